@@ -1,0 +1,110 @@
+// Starts one gateway instance: database (embedded unless DATABASE_URL), migrations, job worker,
+// HTTP server. main.ts and the tests both use this, so what is tested is what runs.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import pino, { type Logger } from 'pino';
+import type { FastifyInstance } from 'fastify';
+import type { Runner } from 'graphile-worker';
+import type { Config } from './config.js';
+import { createDb, createPool } from './db/database.js';
+import { startEmbeddedPostgres, type EmbeddedDb } from './db/embedded.js';
+import { migrate } from './db/migrate.js';
+import { createContext, type AppContext } from './context.js';
+import { buildServer } from './http/server.js';
+import { startWorker } from './jobs/index.js';
+import { systemClock, type Clock } from './domain/clock.js';
+import { randomSecret } from './domain/secrets.js';
+import { featureStartups } from './modules/startup.js';
+
+export interface Gateway {
+  app: FastifyInstance;
+  ctx: AppContext;
+  url: string;
+  worker?: Runner;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  clock?: Clock;
+  logger?: Logger;
+  listen?: boolean;
+  worker?: boolean;
+  /** Seed a demo merchant in sandbox mode when the database has none (npm start). */
+  seedDemo?: boolean;
+  onDemoMerchant?: (m: { id: number; api_key: string; webhook_secret: string }) => void;
+}
+
+async function resolveAdminToken(config: Config, log: Logger): Promise<string | undefined> {
+  if (config.adminToken) return config.adminToken;
+  if (config.platform !== 'sandbox') {
+    log.warn('ADMIN_TOKEN is not set: the operator API answers 401 to everything');
+    return undefined;
+  }
+  const file = path.join(config.dataDir, 'admin-token');
+  try {
+    return (await fs.readFile(file, 'utf8')).trim();
+  } catch {
+    const token = randomSecret('adm_');
+    await fs.mkdir(config.dataDir, { recursive: true });
+    await fs.writeFile(file, token, { mode: 0o600 });
+    return token;
+  }
+}
+
+export async function startGateway(config: Config, opts: StartOptions = {}): Promise<Gateway> {
+  const log = opts.logger ?? pino({ level: config.logLevel });
+  let embedded: EmbeddedDb | undefined;
+  let dbUrl = config.databaseUrl;
+  if (!dbUrl) {
+    log.info({ dataDir: config.dataDir }, 'starting embedded PostgreSQL');
+    embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort, log: (m) => log.debug(m) });
+    dbUrl = embedded.url;
+  }
+  const pool = createPool(dbUrl);
+  const db = createDb(pool);
+  try {
+    await migrate(pool, (m) => log.info(m));
+    const adminToken = await resolveAdminToken(config, log);
+    const ctx = createContext({ config: { ...config, adminToken }, db, pool, clock: opts.clock ?? systemClock, log });
+    for (const startup of featureStartups) await startup(ctx);
+
+    if (opts.seedDemo && config.platform === 'sandbox') {
+      const existing = await db.selectFrom('merchants').select('id').limit(1).executeTakeFirst();
+      if (!existing) {
+        const m = await ctx.merchants.create({ name: 'Demo merchant', deposit_preview_enabled: true });
+        await ctx.ledger.topUp(m.id, 1_000_000, 'demo-initial-balance');
+        opts.onDemoMerchant?.({ id: m.id, api_key: m.api_key, webhook_secret: m.webhook_secret });
+      }
+    }
+
+    const worker = opts.worker === false ? undefined : await startWorker(ctx);
+    const app = await buildServer(ctx);
+    let url = config.publicUrl;
+    if (opts.listen !== false) {
+      const addr = await app.listen({ port: config.port, host: config.host });
+      if (config.port === 0) url = addr;
+    } else {
+      await app.ready();
+    }
+
+    let stopped = false;
+    return {
+      app,
+      ctx,
+      url,
+      worker,
+      async stop() {
+        if (stopped) return;
+        stopped = true;
+        await app.close();
+        await worker?.stop();
+        await db.destroy(); // ends the pool
+        await embedded?.stop();
+      },
+    };
+  } catch (err) {
+    await pool.end().catch(() => {});
+    await embedded?.stop().catch(() => {});
+    throw err;
+  }
+}

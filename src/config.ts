@@ -1,0 +1,110 @@
+// Every setting comes from the environment, is validated here once, and is passed down
+// as a typed object. Nothing else in the code reads process.env.
+import path from 'node:path';
+import type { Game } from './domain/games.js';
+
+export type PlatformKind = 'sandbox' | 'steam';
+
+export interface Config {
+  port: number;
+  host: string;
+  publicUrl: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  embeddedPgPort: number | undefined;
+  adminToken: string | undefined;
+  platform: PlatformKind;
+  trustProxy: boolean | string;
+  quoteTtlSeconds: number;
+  offerTtlSeconds: number;
+  holdSeconds: Record<Game, number>;
+  depositTimeoutMs: number;
+  webhookRetrySchedule: number[];
+  webhookTimeoutMs: number;
+  webhookAllowPrivate: boolean;
+  priceRefreshSeconds: number;
+  priceBookSource: string | undefined;
+  sandboxCatalogueSize: number;
+  bodyLimitBytes: number;
+  logLevel: string;
+  workerConcurrency: number;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, def: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be an integer, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function bool(env: Env, name: string, def: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+export function parseRetrySchedule(raw: string): number[] {
+  const parts = raw.split(',').map((s) => s.trim());
+  if (parts.length === 0 || parts.some((p) => !/^\d+$/.test(p))) {
+    throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE must be comma-separated whole seconds, got "${raw}"`);
+  }
+  return parts.map(Number);
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = int(env, 'PORT', 8080, 0, 65535);
+  const host = env.HOST || '127.0.0.1';
+  const platform = (env.PLATFORM || 'sandbox') as PlatformKind;
+  if (platform !== 'sandbox' && platform !== 'steam') {
+    throw new ConfigError(`PLATFORM must be sandbox or steam, got "${platform}"`);
+  }
+  const trustRaw = env.TRUST_PROXY;
+  let trustProxy: boolean | string = false;
+  if (trustRaw && /^(1|true|yes|on)$/i.test(trustRaw)) trustProxy = true;
+  else if (trustRaw && !/^(0|false|no|off)$/i.test(trustRaw)) trustProxy = trustRaw; // list of proxy IPs/CIDRs
+
+  const publicUrl = (env.PUBLIC_URL || `http://${host}:${port}`).replace(/\/+$/, '');
+  try {
+    new URL(publicUrl);
+  } catch {
+    throw new ConfigError(`PUBLIC_URL must be an absolute URL, got "${publicUrl}"`);
+  }
+
+  return {
+    port,
+    host,
+    publicUrl,
+    databaseUrl: env.DATABASE_URL || undefined,
+    dataDir: path.resolve(env.DATA_DIR || './.data'),
+    embeddedPgPort: env.EMBEDDED_PG_PORT ? int(env, 'EMBEDDED_PG_PORT', 0, 1, 65535) : undefined,
+    adminToken: env.ADMIN_TOKEN || undefined,
+    platform,
+    trustProxy,
+    quoteTtlSeconds: int(env, 'QUOTE_TTL_SECONDS', 300, 1),
+    offerTtlSeconds: int(env, 'OFFER_TTL_SECONDS', 600, 1),
+    holdSeconds: {
+      csgo: int(env, 'HOLD_SECONDS_CSGO', 604800),
+      rust: int(env, 'HOLD_SECONDS_RUST', 3600),
+      dota2: int(env, 'HOLD_SECONDS_DOTA2', 0),
+      tf2: int(env, 'HOLD_SECONDS_TF2', 0),
+    },
+    depositTimeoutMs: int(env, 'DEPOSIT_TIMEOUT_MS', 10000, 1),
+    webhookRetrySchedule: parseRetrySchedule(env.WEBHOOK_RETRY_SCHEDULE || '0,5,300,1800,7200,18000,36000,36000'),
+    webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 15000, 1),
+    webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', platform === 'sandbox'),
+    priceRefreshSeconds: int(env, 'PRICE_REFRESH_SECONDS', 600, 1),
+    priceBookSource: env.PRICE_BOOK || undefined,
+    sandboxCatalogueSize: int(env, 'SANDBOX_CATALOGUE_SIZE', 5000, 0),
+    bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 2 * 1024 * 1024, 1024),
+    logLevel: env.LOG_LEVEL || 'info',
+    workerConcurrency: int(env, 'WORKER_CONCURRENCY', 4, 1, 100),
+  };
+}

@@ -1,0 +1,29 @@
+// The dependencies every route and job handler reaches for, built once in the composition root.
+// Features add their service here; routes and tasks receive the whole context.
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import type { Db } from './db/database.js';
+import type { Clock } from './domain/clock.js';
+import { createMerchantService } from './modules/merchants/merchant-service.js';
+import { createLedgerService } from './modules/ledger/ledger-service.js';
+
+export interface BaseContext {
+  config: Config;
+  db: Db;
+  pool: pg.Pool;
+  clock: Clock;
+  log: Logger;
+}
+
+export function createContext(base: BaseContext) {
+  const merchants = createMerchantService(base.db);
+  const ledger = createLedgerService(base.db);
+  return {
+    ...base,
+    merchants,
+    ledger,
+  };
+}
+
+export type AppContext = ReturnType<typeof createContext>;

@@ -1,0 +1,34 @@
+import pg from 'pg';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import type { DB } from './types.js';
+
+// int8 (bigint) and numeric come back as strings by default; our money is integer mills well
+// inside the safe-integer range, so parse them as numbers (and refuse silently-rounded values).
+pg.types.setTypeParser(20, (v: string) => {
+  const n = Number(v);
+  if (!Number.isSafeInteger(n)) throw new Error(`int8 value out of safe range: ${v}`);
+  return n;
+});
+pg.types.setTypeParser(1700, (v: string) => Number(v));
+
+export type Db = Kysely<DB>;
+
+export function createPool(url: string, max = 20): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000 });
+  // An idle client losing its connection must not crash the process.
+  pool.on('error', () => {});
+  return pool;
+}
+
+export function createDb(pool: pg.Pool): Db {
+  return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+}
+
+export async function ping(db: Db): Promise<boolean> {
+  try {
+    await sql`select 1`.execute(db);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,76 @@
+// Table types for Kysely. Each feature declares its own tables in its module's `*-types.ts`
+// (or here for the foundation) and DB is their union.
+import type { ColumnType, Generated } from 'kysely';
+
+export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+
+export interface MerchantsTable {
+  id: Generated<number>;
+  name: string;
+  enabled: Generated<boolean>;
+  api_key_hash: string;
+  api_key_prefix: string;
+  webhook_secret: string;
+  webhook_url: string | null;
+  ip_whitelist: Generated<string[]>;
+  deposit_preview_enabled: Generated<boolean>;
+  max_items: Generated<number>;
+  deposit_multiplier: Generated<number>;
+  purchase_markup: Generated<number>;
+  frame_ancestors: Generated<string[]>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface BalancesTable {
+  merchant_id: number;
+  available: Generated<number>;
+  hold: Generated<number>;
+  updated_at: Timestamp;
+}
+
+export interface LedgerEntriesTable {
+  id: Generated<number>;
+  merchant_id: number;
+  key: string;
+  kind: string;
+  available_delta: number;
+  hold_delta: number;
+  available_after: number;
+  hold_after: number;
+  ref_type: string | null;
+  ref_id: number | null;
+  created_at: Timestamp;
+}
+
+export interface WithdrawalsTable {
+  id: Generated<number>;
+  merchant_id: number;
+  amount: number;
+  status: Generated<'pending' | 'completed' | 'failed' | 'canceled'>;
+  reference: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface TopUpsTable {
+  id: Generated<number>;
+  merchant_id: number;
+  amount: number;
+  reference: string;
+  created_at: Timestamp;
+}
+
+export interface FoundationTables {
+  merchants: MerchantsTable;
+  balances: BalancesTable;
+  ledger_entries: LedgerEntriesTable;
+  withdrawals: WithdrawalsTable;
+  top_ups: TopUpsTable;
+}
+
+import type { DepositTables } from '../modules/deposits/deposit-types.js';
+import type { PurchaseTables } from '../modules/purchases/purchase-types.js';
+import type { WebhookTables } from '../modules/webhooks/webhook-types.js';
+
+export interface DB extends FoundationTables, DepositTables, PurchaseTables, WebhookTables {}

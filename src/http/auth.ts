@@ -1,0 +1,46 @@
+// Merchant authentication (spec 5) and operator authentication (DESIGN 5).
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { sha256Hex, safeEqual } from '../domain/secrets.js';
+import { AppError } from './errors.js';
+import { findByKeyHash, type MerchantRow } from '../modules/merchants/merchant-repo.js';
+import type { Db } from '../db/database.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    merchant: MerchantRow;
+  }
+}
+
+/** IPv4-mapped IPv6 (::ffff:1.2.3.4) is the same client as 1.2.3.4. */
+export function normaliseIp(ip: string): string {
+  return ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip;
+}
+
+export function merchantAuth(db: Db) {
+  return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+    const header = request.headers['x-api-key'];
+    const key = Array.isArray(header) ? header[0] : header;
+    if (!key) throw new AppError(401, 'missing authorization header');
+    // Lookup by hash: the key never touches the database in clear, and the final comparison is constant-time.
+    const hash = sha256Hex(key);
+    const merchant = key.length <= 200 ? await findByKeyHash(db, hash) : undefined;
+    if (!merchant || !safeEqual(merchant.api_key_hash, hash)) throw new AppError(401, 'invalid API key');
+    if (!merchant.enabled) throw new AppError(403, 'merchant account is disabled');
+    if (merchant.ip_whitelist.length > 0) {
+      const ip = normaliseIp(request.ip);
+      if (!merchant.ip_whitelist.some((allowed) => normaliseIp(allowed) === ip)) {
+        throw new AppError(403, `IP not whitelisted: ${ip}`);
+      }
+    }
+    request.merchant = merchant;
+  };
+}
+
+export function adminAuth(adminToken: string) {
+  return async function authenticateAdmin(request: FastifyRequest): Promise<void> {
+    const header = request.headers.authorization;
+    if (!header) throw new AppError(401, 'missing authorization header');
+    const m = /^Bearer\s+(.+)$/i.exec(header);
+    if (!m || !safeEqual(m[1].trim(), adminToken)) throw new AppError(401, 'invalid admin token');
+  };
+}

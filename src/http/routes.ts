@@ -1,0 +1,29 @@
+// Every route of the service, grouped by audience. Each feature exports a Fastify plugin.
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../context.js';
+import { adminAuth, merchantAuth } from './auth.js';
+import { balanceRoutes } from '../modules/ledger/balance-routes.js';
+import { adminRoutes } from '../modules/admin/admin-routes.js';
+import { merchantFeatureRoutes, adminFeatureRoutes, publicFeatureRoutes } from '../modules/index.js';
+
+export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  await app.register(
+    async (merchantApi) => {
+      merchantApi.addHook('onRequest', merchantAuth(ctx.db));
+      await merchantApi.register(balanceRoutes(ctx));
+      for (const plugin of merchantFeatureRoutes) await merchantApi.register(plugin(ctx));
+    },
+    { prefix: '/api/v1/merchant' },
+  );
+
+  await app.register(
+    async (adminApi) => {
+      adminApi.addHook('onRequest', adminAuth(ctx.config.adminToken ?? ''));
+      await adminApi.register(adminRoutes(ctx));
+      for (const plugin of adminFeatureRoutes) await adminApi.register(plugin(ctx));
+    },
+    { prefix: '/api/admin' },
+  );
+
+  for (const plugin of publicFeatureRoutes) await app.register(plugin(ctx));
+}

@@ -1,0 +1,91 @@
+// Builds the Fastify app: envelope, error mapping, validation, docs, metrics, and every route.
+import crypto from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyError } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { AppError } from './errors.js';
+import { validatorCompiler } from './validation.js';
+import { registerMetrics } from './metrics.js';
+import { ping } from '../db/database.js';
+import { registerRoutes } from './routes.js';
+import type { AppContext } from '../context.js';
+
+const FASTIFY_CLIENT_ERRORS: Record<string, [number, string]> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: [400, 'invalid request body'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'invalid request body'],
+  FST_ERR_CTP_BODY_TOO_LARGE: [413, 'request body too large'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'unsupported content type: send application/json'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'invalid request body'],
+  FST_ERR_CTP_INVALID_TYPE: [400, 'invalid request body'],
+};
+
+export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: ctx.log as FastifyBaseLogger,
+    bodyLimit: ctx.config.bodyLimitBytes,
+    trustProxy: ctx.config.trustProxy,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.-]{1,100}$/.test(given) ? given : crypto.randomUUID();
+    },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    disableRequestLogging: false,
+  });
+
+  app.setValidatorCompiler(validatorCompiler);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  app.setErrorHandler((err: FastifyError | AppError, request, reply) => {
+    if (err instanceof AppError) {
+      if (err.headers) reply.headers(err.headers);
+      return reply.code(err.statusCode).send({ success: false, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) });
+    }
+    const known = err.code ? FASTIFY_CLIENT_ERRORS[err.code] : undefined;
+    if (known) return reply.code(known[0]).send({ success: false, message: known[1] });
+    if (err instanceof SyntaxError || (err.statusCode === 400 && /JSON/i.test(err.message))) {
+      return reply.code(400).send({ success: false, message: 'invalid request body' });
+    }
+    if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+      return reply.code(err.statusCode).send({ success: false, message: err.message });
+    }
+    request.log.error({ err }, 'unhandled error');
+    return reply.code(500).send({ success: false, message: 'internal error' });
+  });
+
+  app.setNotFoundHandler((_request, reply) => {
+    reply.code(404).send({ success: false, message: 'not found error' });
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Skin Trading Gateway',
+        version: '1.0.0',
+        description: 'Merchant API (/api/v1/merchant), operator API (/api/admin) and sandbox helpers.',
+      },
+      components: {
+        securitySchemes: {
+          ApiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
+          AdminToken: { type: 'http', scheme: 'bearer' },
+        },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  registerMetrics(app, ctx.db);
+
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ success: true, message: 'alive', data: { status: 'ok' } }));
+  app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
+    const up = await ping(ctx.db);
+    return reply.code(up ? 200 : 503).send({ success: up, message: up ? 'ready' : 'database unreachable', data: { database: up ? 'ok' : 'down' } });
+  });
+
+  await registerRoutes(app, ctx);
+  return app;
+}

@@ -1,0 +1,142 @@
+// Request validation: Ajv compiled from the TypeBox route schemas, every failure of a request
+// reported (allErrors), mapped to the spec's [{field, code, message}] with field names like
+// `CreateIntentRequest.merchant_tx_id` (schema title + path).
+import AjvModule, { type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { FastifySchemaCompiler } from 'fastify';
+import { validationError, type FieldError } from './errors.js';
+
+const Ajv = AjvModule.default ?? AjvModule;
+const addFormats = addFormatsModule.default ?? addFormatsModule;
+
+function makeAjv(coerce: boolean) {
+  const ajv = new Ajv({
+    allErrors: true,
+    coerceTypes: coerce ? 'array' : false,
+    useDefaults: true,
+    removeAdditional: false,
+    strict: false,
+    messages: true,
+  });
+  addFormats(ajv);
+  ajv.addFormat('http-url', {
+    type: 'string',
+    validate: (s: string) => isHttpUrl(s),
+  });
+  return ajv;
+}
+
+export function isHttpUrl(s: string): boolean {
+  if (s.length > 2048) return false;
+  try {
+    const u = new URL(s);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname.length > 0;
+  } catch {
+    return false;
+  }
+}
+
+const bodyAjv = makeAjv(false);
+const queryAjv = makeAjv(true);
+
+const NUMERIC_PATTERN = '^[0-9]+$';
+
+function codeOf(e: ErrorObject): string {
+  switch (e.keyword) {
+    case 'required':
+      return 'required';
+    case 'minLength':
+    case 'maxLength':
+    case 'minItems':
+    case 'maxItems':
+    case 'minProperties':
+    case 'maxProperties':
+      return 'len';
+    case 'enum':
+    case 'const':
+    case 'anyOf':
+    case 'oneOf':
+      return 'oneof';
+    case 'minimum':
+    case 'exclusiveMinimum':
+      return 'min';
+    case 'maximum':
+    case 'exclusiveMaximum':
+      return 'max';
+    case 'format':
+      return (e.params as { format?: string }).format === 'http-url' ? 'url' : 'format';
+    case 'pattern':
+      return (e.params as { pattern?: string }).pattern === NUMERIC_PATTERN ? 'numeric' : 'format';
+    case 'type':
+      return (e.params as { type?: string }).type === 'integer' || (e.params as { type?: string }).type === 'number'
+        ? 'numeric'
+        : 'type';
+    case 'additionalProperties':
+      return 'unknown';
+    default:
+      return e.keyword;
+  }
+}
+
+function pathOf(e: ErrorObject): string {
+  const parts = e.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (e.keyword === 'required') parts.push((e.params as { missingProperty: string }).missingProperty);
+  if (e.keyword === 'additionalProperties') parts.push((e.params as { additionalProperty: string }).additionalProperty);
+  let out = '';
+  for (const p of parts) out += /^\d+$/.test(p) ? `[${p}]` : out ? `.${p}` : p;
+  return out;
+}
+
+function messageOf(e: ErrorObject, field: string): string {
+  const name = field || 'value';
+  switch (e.keyword) {
+    case 'required':
+      return `${name} is required`;
+    case 'enum':
+      return `${name} must be one of: ${((e.params as { allowedValues: unknown[] }).allowedValues ?? []).join(', ')}`;
+    case 'format':
+      return (e.params as { format?: string }).format === 'http-url'
+        ? `${name} must be a valid http(s) URL`
+        : `${name} ${e.message}`;
+    case 'pattern':
+      return (e.params as { pattern?: string }).pattern === NUMERIC_PATTERN
+        ? `${name} must be numeric`
+        : `${name} has an invalid format`;
+    default:
+      return `${name} ${e.message ?? 'is invalid'}`;
+  }
+}
+
+export function mapAjvErrors(errors: ErrorObject[], title: string): FieldError[] {
+  const seen = new Set<string>();
+  const out: FieldError[] = [];
+  for (const e of errors) {
+    // anyOf reports each branch's failure too; keep the summary only.
+    if (e.keyword === 'if') continue;
+    const path = pathOf(e);
+    const field = title ? (path ? `${title}.${path}` : title) : path;
+    const code = codeOf(e);
+    const key = `${field}|${code}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ field, code, message: messageOf(e, path) });
+  }
+  return out;
+}
+
+const cache = new WeakMap<object, ValidateFunction>();
+
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  const ajv = httpPart === 'body' ? bodyAjv : queryAjv;
+  let validate = cache.get(schema as object);
+  if (!validate) {
+    validate = ajv.compile(schema as object);
+    cache.set(schema as object, validate);
+  }
+  const title = (schema as { title?: string }).title ?? '';
+  const fn = validate;
+  return (data: unknown) => {
+    if (fn(data)) return { value: data };
+    return { error: validationError(mapAjvErrors(fn.errors ?? [], title)) };
+  };
+};

@@ -1,0 +1,22 @@
+// The job queue: graphile-worker on the same database. Features contribute task handlers.
+import { run, type Runner, type TaskList } from 'graphile-worker';
+import type { AppContext } from '../context.js';
+import { quietWorkerLogger } from '../db/migrate.js';
+import { featureTasks } from '../modules/tasks.js';
+
+export function buildTaskList(ctx: AppContext): TaskList {
+  const list: TaskList = {};
+  for (const make of featureTasks) Object.assign(list, make(ctx));
+  return list;
+}
+
+export async function startWorker(ctx: AppContext): Promise<Runner> {
+  return run({
+    pgPool: ctx.pool,
+    taskList: buildTaskList(ctx),
+    concurrency: ctx.config.workerConcurrency,
+    noHandleSignals: true,
+    pollInterval: 1000,
+    logger: quietWorkerLogger,
+  });
+}

@@ -1,0 +1,14 @@
+// Feature route plugins, by audience. A feature adds its plugin factory to the right list.
+import type { FastifyPluginAsync } from 'fastify';
+import type { AppContext } from '../context.js';
+
+export type RoutePlugin = (ctx: AppContext) => FastifyPluginAsync;
+
+/** Mounted under /api/v1/merchant, behind X-Api-Key authentication. */
+export const merchantFeatureRoutes: RoutePlugin[] = [];
+
+/** Mounted under /api/admin, behind the operator bearer token. */
+export const adminFeatureRoutes: RoutePlugin[] = [];
+
+/** Mounted at the root, unauthenticated (hosted deposit page, static assets). */
+export const publicFeatureRoutes: RoutePlugin[] = [];

@@ -1,0 +1,22 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsync } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { envelopeOf, merchantSecurity } from '../../http/schemas.js';
+import { ok } from '../../http/envelope.js';
+
+const BalanceSchema = Type.Object({ total: Type.Number(), hold: Type.Number(), available: Type.Number() });
+
+export const balanceRoutes = (ctx: AppContext): FastifyPluginAsync => async (app) => {
+  app.get(
+    '/balance',
+    {
+      schema: {
+        tags: ['balance'],
+        summary: 'Merchant balance: available, hold and total (USD)',
+        security: merchantSecurity,
+        response: { 200: envelopeOf(BalanceSchema) },
+      },
+    },
+    async (request) => ok(await ctx.ledger.balance(request.merchant.id), 'balance'),
+  );
+};

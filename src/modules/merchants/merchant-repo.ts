@@ -1,0 +1,51 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { MerchantsTable } from '../../db/types.js';
+import type { Selectable, Updateable } from 'kysely';
+import type { Trx } from '../ledger/ledger-repo.js';
+
+export type MerchantRow = Selectable<MerchantsTable>;
+
+export async function insertMerchant(
+  trx: Trx,
+  values: {
+    name: string;
+    api_key_hash: string;
+    api_key_prefix: string;
+    webhook_secret: string;
+    webhook_url: string | null;
+    ip_whitelist: string[];
+    deposit_preview_enabled: boolean;
+    max_items: number;
+    enabled: boolean;
+    deposit_multiplier?: number;
+    purchase_markup?: number;
+    frame_ancestors?: string[];
+  },
+): Promise<MerchantRow> {
+  const row = await trx.insertInto('merchants').values(values).returningAll().executeTakeFirstOrThrow();
+  await trx.insertInto('balances').values({ merchant_id: row.id }).execute();
+  return row;
+}
+
+export function findById(db: Db | Trx, id: number): Promise<MerchantRow | undefined> {
+  return db.selectFrom('merchants').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Looked up on every request (no cache), so a rotated or disabled key takes effect at once everywhere. */
+export function findByKeyHash(db: Db, hash: string): Promise<MerchantRow | undefined> {
+  return db.selectFrom('merchants').selectAll().where('api_key_hash', '=', hash).executeTakeFirst();
+}
+
+export function updateMerchant(db: Db | Trx, id: number, patch: Updateable<MerchantsTable>): Promise<MerchantRow | undefined> {
+  return db
+    .updateTable('merchants')
+    .set({ ...patch, updated_at: sql`now()` as never })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export function listMerchants(db: Db, limit: number, offset: number): Promise<MerchantRow[]> {
+  return db.selectFrom('merchants').selectAll().orderBy('id').limit(limit).offset(offset).execute();
+}

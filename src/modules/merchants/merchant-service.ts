@@ -1,0 +1,137 @@
+// Merchant accounts: creation with fresh secrets, updates, key and secret rotation.
+import net from 'node:net';
+import type { Db } from '../../db/database.js';
+import { randomSecret, sha256Hex } from '../../domain/secrets.js';
+import { millsToUsd } from '../../domain/money.js';
+import { AppError, notFound, validationError, type FieldError } from '../../http/errors.js';
+import { isHttpUrl } from '../../http/validation.js';
+import { getBalance } from '../ledger/ledger-repo.js';
+import * as repo from './merchant-repo.js';
+import type { MerchantRow } from './merchant-repo.js';
+
+export const API_KEY_PREFIX = 'sk_';
+export const WEBHOOK_SECRET_PREFIX = 'whsec_';
+
+export interface MerchantInput {
+  name?: string;
+  webhook_url?: string | null;
+  ip_whitelist?: string[];
+  deposit_preview_enabled?: boolean;
+  max_items?: number;
+  enabled?: boolean;
+  deposit_multiplier?: number;
+  purchase_markup?: number;
+  frame_ancestors?: string[];
+}
+
+export function newApiKey(): { key: string; hash: string; prefix: string } {
+  const key = randomSecret(API_KEY_PREFIX);
+  return { key, hash: sha256Hex(key), prefix: key.slice(0, 10) };
+}
+
+/** The merchant record as the operator sees it: no secrets, ever. */
+export function publicMerchant(m: MerchantRow) {
+  return {
+    id: m.id,
+    name: m.name,
+    enabled: m.enabled,
+    api_key_prefix: m.api_key_prefix,
+    webhook_url: m.webhook_url,
+    ip_whitelist: m.ip_whitelist,
+    deposit_preview_enabled: m.deposit_preview_enabled,
+    max_items: m.max_items,
+    deposit_multiplier: Number(m.deposit_multiplier),
+    purchase_markup: Number(m.purchase_markup),
+    frame_ancestors: m.frame_ancestors,
+    created_at: new Date(m.created_at).toISOString(),
+    updated_at: new Date(m.updated_at).toISOString(),
+  };
+}
+
+function checkInput(input: MerchantInput): void {
+  const errors: FieldError[] = [];
+  if (input.webhook_url != null && !isHttpUrl(input.webhook_url)) {
+    errors.push({ field: 'webhook_url', code: 'url', message: 'webhook_url must be a valid http(s) URL' });
+  }
+  for (const [i, ip] of (input.ip_whitelist ?? []).entries()) {
+    if (net.isIP(ip) === 0) {
+      errors.push({ field: `ip_whitelist[${i}]`, code: 'ip', message: `${ip} is not an IP address (exact addresses only, no CIDR ranges)` });
+    }
+  }
+  for (const [i, origin] of (input.frame_ancestors ?? []).entries()) {
+    if (!/^https?:\/\/[a-z0-9.*:-]+$/i.test(origin)) {
+      errors.push({ field: `frame_ancestors[${i}]`, code: 'url', message: 'frame_ancestors entries are origins like https://shop.example' });
+    }
+  }
+  if (errors.length) throw validationError(errors);
+}
+
+export function createMerchantService(db: Db) {
+  async function get(id: number) {
+    const m = await repo.findById(db, id);
+    if (!m) throw notFound();
+    const b = await getBalance(db, id);
+    const available = b?.available ?? 0;
+    const hold = b?.hold ?? 0;
+    return {
+      ...publicMerchant(m),
+      balance: { available: millsToUsd(available), hold: millsToUsd(hold), total: millsToUsd(available + hold) },
+    };
+  }
+
+  return {
+    async create(input: MerchantInput & { name: string }) {
+      checkInput(input);
+      const key = newApiKey();
+      const webhookSecret = randomSecret(WEBHOOK_SECRET_PREFIX);
+      const row = await db.transaction().execute((trx) =>
+        repo.insertMerchant(trx, {
+          name: input.name,
+          api_key_hash: key.hash,
+          api_key_prefix: key.prefix,
+          webhook_secret: webhookSecret,
+          webhook_url: input.webhook_url ?? null,
+          ip_whitelist: input.ip_whitelist ?? [],
+          deposit_preview_enabled: input.deposit_preview_enabled ?? false,
+          max_items: input.max_items ?? 50,
+          enabled: input.enabled ?? true,
+          deposit_multiplier: input.deposit_multiplier,
+          purchase_markup: input.purchase_markup,
+          frame_ancestors: input.frame_ancestors,
+        }),
+      );
+      return { ...publicMerchant(row), api_key: key.key, webhook_secret: webhookSecret };
+    },
+
+    get,
+
+    async list(limit: number, offset: number) {
+      return (await repo.listMerchants(db, limit, offset)).map(publicMerchant);
+    },
+
+    async update(id: number, patch: MerchantInput) {
+      checkInput(patch);
+      if (Object.keys(patch).length === 0) return get(id);
+      const row = await repo.updateMerchant(db, id, patch);
+      if (!row) throw notFound();
+      return publicMerchant(row);
+    },
+
+    async rotateKey(id: number) {
+      const key = newApiKey();
+      const row = await repo.updateMerchant(db, id, { api_key_hash: key.hash, api_key_prefix: key.prefix });
+      if (!row) throw notFound();
+      return { id: row.id, api_key: key.key, api_key_prefix: key.prefix };
+    },
+
+    async rotateWebhookSecret(id: number) {
+      const secret = randomSecret(WEBHOOK_SECRET_PREFIX);
+      const row = await repo.updateMerchant(db, id, { webhook_secret: secret });
+      if (!row) throw notFound();
+      return { id: row.id, webhook_secret: secret };
+    },
+  };
+}
+
+export type MerchantService = ReturnType<typeof createMerchantService>;
+export { AppError };

@@ -1,0 +1,6 @@
+// Feature start-up hooks (price book load, sandbox seed…), run once per instance before serving.
+import type { AppContext } from '../context.js';
+
+export type StartupHook = (ctx: AppContext) => Promise<void>;
+
+export const featureStartups: StartupHook[] = [];

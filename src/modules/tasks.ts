@@ -1,0 +1,7 @@
+// Feature job handlers. A feature adds a factory returning { task_name: handler }.
+import type { TaskList } from 'graphile-worker';
+import type { AppContext } from '../context.js';
+
+export type TaskFactory = (ctx: AppContext) => TaskList;
+
+export const featureTasks: TaskFactory[] = [];
