@@ -1,0 +1,42 @@
+// The transactional outbox: a status change calls enqueueWebhook inside its own transaction,
+// so the event exists if and only if the change committed.
+import type { Trx } from '../ledger/ledger-repo.js';
+import { addJob } from '../../jobs/enqueue.js';
+
+export interface WebhookEventInput {
+  merchantId: number;
+  kind: 'deposit' | 'purchase';
+  recordId: number;
+  status: string;
+  /** Per-record override (deposit result_url); else the merchant's webhook_url. */
+  resultUrl?: string | null;
+  /** The spec body (6.1 / 6.2) without `sign`. */
+  payload: Record<string, unknown>;
+}
+
+export const WEBHOOK_DELIVER_TASK = 'webhook_deliver';
+
+/** Returns the event id, or null when neither result_url nor a merchant webhook_url is set. */
+export async function enqueueWebhook(trx: Trx, event: WebhookEventInput): Promise<number | null> {
+  let target = event.resultUrl ?? null;
+  if (!target) {
+    const m = await trx.selectFrom('merchants').select('webhook_url').where('id', '=', event.merchantId).executeTakeFirst();
+    target = m?.webhook_url ?? null;
+  }
+  if (!target) return null;
+  const row = await trx
+    .insertInto('webhook_events')
+    .values({
+      merchant_id: event.merchantId,
+      kind: event.kind,
+      record_id: event.recordId,
+      status: event.status,
+      payload: JSON.stringify(event.payload) as never,
+      target_url: target,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  // One named queue per record keeps its events in order (a completed never overtakes its hold).
+  await addJob(trx, WEBHOOK_DELIVER_TASK, { event_id: row.id }, { queueName: `webhook:${event.kind}:${event.recordId}` });
+  return row.id;
+}

@@ -1,0 +1,99 @@
+// The trading-platform port: what the gateway needs from the platform its bots trade on.
+// Adapters: `sandbox` (src/platform/sandbox, the default simulator) and `steam` (real bots).
+// Offer outcomes (accepted, declined, expired, hold ended, reverted) flow back into the deposit
+// and purchase services as transitions; the sandbox drives them from its helpers and timed jobs.
+import type { Game } from '../domain/games.js';
+
+/** Platform refusals for a user (spec 7.3), reported to merchants as validation codes. */
+export type UserErrorCode =
+  | 'trade_link_invalid'
+  | 'trade_link_revoked'
+  | 'trade_banned'
+  | 'profile_private'
+  | 'limited_account'
+  | 'hold'
+  | 'permissions'
+  | 'hold_and_permissions';
+
+export const USER_ERROR_FIELD: Record<UserErrorCode, 'partner' | 'token' | 'game'> = {
+  trade_link_invalid: 'partner',
+  trade_link_revoked: 'token',
+  trade_banned: 'partner',
+  profile_private: 'partner',
+  limited_account: 'partner',
+  hold: 'partner',
+  permissions: 'game',
+  hold_and_permissions: 'partner',
+};
+
+export const USER_ERROR_MESSAGE: Record<UserErrorCode, string> = {
+  trade_link_invalid: 'trade link is incorrect or expired',
+  trade_link_revoked: 'the user reset their trade URL',
+  trade_banned: 'the account has a trade ban',
+  profile_private: 'the profile is private',
+  limited_account: 'the account is limited',
+  hold: 'a temporary trade hold is active on the account',
+  permissions: 'the inventory for this game is private',
+  hold_and_permissions: 'trade hold and inventory permission problems',
+};
+
+export class PlatformUserError extends Error {
+  constructor(readonly code: UserErrorCode) {
+    super(USER_ERROR_MESSAGE[code]);
+  }
+  get field() {
+    return USER_ERROR_FIELD[this.code];
+  }
+}
+
+/** The platform did not answer (or answered garbage): retryable, never the user's fault. */
+export class PlatformUnavailableError extends Error {
+  constructor(message = 'the trading platform is unavailable') {
+    super(message);
+  }
+}
+
+export interface PlatformUser {
+  partner: number;
+  token: string;
+  /** 64-bit platform ID as a decimal string. */
+  platformId: string;
+  name?: string;
+  avatarUrl?: string;
+}
+
+export interface PlatformItem {
+  assetId: string;
+  marketHashName: string;
+  classId?: string;
+  instanceId?: string;
+}
+
+export interface Bot {
+  id: number;
+  name: string;
+  platformId: string;
+}
+
+export interface SentOffer {
+  bot: Bot;
+  tradeOfferId: string;
+  expiresAt: Date;
+}
+
+export interface TradingPlatform {
+  readonly kind: 'sandbox' | 'steam';
+  /** Validates a trade link for a game; throws PlatformUserError or PlatformUnavailableError. */
+  checkTradeLink(game: Game, partner: number, token: string): Promise<PlatformUser>;
+  /** The user's tradable items for a game (after checkTradeLink's checks). */
+  loadInventory(game: Game, partner: number, token: string): Promise<PlatformItem[]>;
+  /** Sends an offer asking the user for these assets, from one of our bots. */
+  sendDepositOffer(req: { depositId: number; game: Game; partner: number; token: string; assetIds: string[] }): Promise<SentOffer>;
+  /** Sends an offer giving the user one item (a catalogue listing) from one of our bots. */
+  sendPurchaseOffer(req: { purchaseId: number; game: Game; partner: number; token: string; listingId: string; assetId?: string }): Promise<SentOffer>;
+}
+
+/** 76561197960265728 + partner: the 64-bit ID of a 32-bit account ID. */
+export function platformIdOf(partner: number): string {
+  return (76561197960265728n + BigInt(partner)).toString();
+}
