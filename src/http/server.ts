@@ -29,7 +29,6 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
       return typeof given === 'string' && /^[\w.-]{1,100}$/.test(given) ? given : crypto.randomUUID();
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
-    disableRequestLogging: false,
   });
 
   app.setValidatorCompiler(validatorCompiler);

@@ -1,0 +1,196 @@
+// The `gateway` CLI: the operator API's operations, run against the database directly with the
+// same services the HTTP API uses. Human-readable output by default, JSON with --json.
+import { Command, Option } from 'commander';
+import { AppError } from '../http/errors.js';
+import { loadConfig } from '../config.js';
+import { openCliContext, type CliContext } from './context.js';
+import { amountToMills } from '../modules/admin/admin-routes.js';
+import { progressBar } from './progress.js';
+
+const program = new Command();
+program
+  .name('gateway')
+  .description('Skin trading gateway operator CLI (uses DATABASE_URL, or the embedded database under DATA_DIR)')
+  .option('--json', 'print JSON');
+
+type Action = (ctx: CliContext, ...args: any[]) => Promise<unknown>;
+
+/** Opens the database, runs the action, prints the result, and always closes. */
+function run(action: Action, humanTitle?: string) {
+  return async (...args: unknown[]) => {
+    const json = Boolean(program.opts().json);
+    let ctx: CliContext | undefined;
+    try {
+      ctx = await openCliContext(loadConfig());
+      const result = await action(ctx, ...args);
+      print(result, json, humanTitle);
+    } catch (err) {
+      if (err instanceof AppError) {
+        const out = { success: false, message: err.message, data: err.data };
+        console.error(json ? JSON.stringify(out) : `error: ${err.message}${err.data ? `\n${JSON.stringify(err.data, null, 2)}` : ''}`);
+      } else {
+        console.error(`error: ${(err as Error).message}`);
+      }
+      process.exitCode = 1;
+    } finally {
+      await ctx?.close();
+    }
+  };
+}
+
+function print(result: unknown, json: boolean, title?: string) {
+  if (result === undefined) return;
+  if (json) {
+    console.log(JSON.stringify(result, null, 2));
+    return;
+  }
+  if (title) console.log(title);
+  if (Array.isArray(result)) {
+    if (result.length === 0) console.log('(none)');
+    else console.table(result);
+  } else if (result && typeof result === 'object') {
+    for (const [k, v] of Object.entries(result)) {
+      console.log(`  ${k.padEnd(24)} ${typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v)}`);
+    }
+  } else {
+    console.log(String(result));
+  }
+}
+
+const int = (v: string) => {
+  if (!/^\d+$/.test(v)) throw new Error(`not a positive integer: ${v}`);
+  return Number(v);
+};
+const num = (v: string) => {
+  const n = Number(v);
+  if (!Number.isFinite(n)) throw new Error(`not a number: ${v}`);
+  return n;
+};
+const collect = (v: string, prev: string[] = []) => [...prev, v];
+const onOff = (v: string) => {
+  if (/^(on|true|yes|1)$/i.test(v)) return true;
+  if (/^(off|false|no|0)$/i.test(v)) return false;
+  throw new Error(`expected on or off, got ${v}`);
+};
+
+// ---- merchants
+const merchant = program.command('merchant').description('merchant accounts');
+merchant
+  .command('create')
+  .description('create a merchant; prints its API key and webhook secret once')
+  .requiredOption('--name <name>')
+  .option('--webhook-url <url>')
+  .option('--ip <address>', 'whitelisted IP (repeat)', collect)
+  .option('--preview', 'enable deposit-preview')
+  .option('--max-items <n>', 'per-deposit item limit', int)
+  .option('--deposit-multiplier <x>', 'deposit price multiplier', num)
+  .option('--purchase-markup <x>', 'catalogue price markup', num)
+  .action(
+    run((ctx, o) =>
+      ctx.merchants.create({
+        name: o.name,
+        webhook_url: o.webhookUrl,
+        ip_whitelist: o.ip,
+        deposit_preview_enabled: o.preview,
+        max_items: o.maxItems,
+        deposit_multiplier: o.depositMultiplier,
+        purchase_markup: o.purchaseMarkup,
+      }),
+    'merchant created (the API key and webhook secret are shown only now):'),
+  );
+merchant.command('list').option('--limit <n>', '', int, 100).option('--offset <n>', '', int, 0)
+  .action(run((ctx, o) => ctx.merchants.list(o.limit, o.offset)));
+merchant.command('show <id>').description('a merchant with its balance').action(run((ctx, id) => ctx.merchants.get(int(id))));
+merchant
+  .command('update <id>')
+  .option('--name <name>')
+  .addOption(new Option('--enabled <on|off>').argParser(onOff))
+  .option('--webhook-url <url>', 'webhook URL ("" to clear)')
+  .option('--ip <address>', 'replace the whitelist (repeat; --ip "" clears)', collect)
+  .addOption(new Option('--preview <on|off>').argParser(onOff))
+  .option('--max-items <n>', '', int)
+  .option('--deposit-multiplier <x>', '', num)
+  .option('--purchase-markup <x>', '', num)
+  .action(
+    run((ctx, id, o) => {
+      const patch: Record<string, unknown> = {};
+      if (o.name !== undefined) patch.name = o.name;
+      if (o.enabled !== undefined) patch.enabled = o.enabled;
+      if (o.webhookUrl !== undefined) patch.webhook_url = o.webhookUrl === '' ? null : o.webhookUrl;
+      if (o.ip !== undefined) patch.ip_whitelist = (o.ip as string[]).filter((x) => x !== '');
+      if (o.preview !== undefined) patch.deposit_preview_enabled = o.preview;
+      if (o.maxItems !== undefined) patch.max_items = o.maxItems;
+      if (o.depositMultiplier !== undefined) patch.deposit_multiplier = o.depositMultiplier;
+      if (o.purchaseMarkup !== undefined) patch.purchase_markup = o.purchaseMarkup;
+      return ctx.merchants.update(int(id), patch);
+    }),
+  );
+merchant.command('rotate-key <id>').description('new API key; the old one stops working at once')
+  .action(run((ctx, id) => ctx.merchants.rotateKey(int(id))));
+merchant.command('rotate-webhook-secret <id>').action(run((ctx, id) => ctx.merchants.rotateWebhookSecret(int(id))));
+
+// ---- money
+program.command('top-up <merchantId> <amount>').description('credit available balance (USD)')
+  .option('--reference <ref>', 'idempotency reference')
+  .action(run((ctx, id, amount, o) => ctx.ledger.topUp(int(id), amountToMills(num(amount)), o.reference)));
+
+const withdrawal = program.command('withdrawal').description('merchant withdrawals');
+withdrawal.command('create <merchantId> <amount>').option('--reference <ref>')
+  .action(run((ctx, id, amount, o) => ctx.ledger.createWithdrawal(int(id), amountToMills(num(amount)), o.reference)));
+withdrawal.command('list <merchantId>').option('--limit <n>', '', int, 50).option('--offset <n>', '', int, 0)
+  .action(run((ctx, id, o) => ctx.ledger.listWithdrawals(int(id), o.limit, o.offset)));
+for (const action of ['complete', 'fail', 'cancel'] as const) {
+  withdrawal.command(`${action} <withdrawalId>`).action(run((ctx, id) => ctx.ledger.transitionWithdrawal(int(id), action)));
+}
+
+const ledger = program.command('ledger').description('the balance ledger');
+ledger.command('list <merchantId>').option('--limit <n>', '', int, 50).option('--offset <n>', '', int, 0)
+  .action(run((ctx, id, o) => ctx.ledger.entries(int(id), o.limit, o.offset)));
+ledger
+  .command('verify')
+  .description('prove every balance equals the sum of its ledger entries (exit 1 on a mismatch)')
+  .option('--merchant <id>', '', int)
+  .action(
+    run(async (ctx, o) => {
+      const r = await ctx.ledger.verify(o.merchant);
+      if (r.mismatches.length) process.exitCode = 1;
+      return { ok: r.mismatches.length === 0, checked: r.checked, mismatches: r.mismatches };
+    }),
+  );
+
+// ---- webhooks
+const webhooks = program.command('webhook').description('webhook deliveries');
+webhooks.command('deliveries <merchantId>').option('--limit <n>', '', int, 50).option('--offset <n>', '', int, 0)
+  .option('--status <s>', 'pending, delivered or exhausted')
+  .action(run((ctx, id, o) => requireFeature(ctx, 'webhooks').listDeliveries(int(id), { limit: o.limit, offset: o.offset, status: o.status })));
+webhooks.command('redeliver <eventId>').action(run((ctx, id) => requireFeature(ctx, 'webhooks').redeliver(int(id))));
+
+// ---- catalogue
+const catalogue = program.command('catalogue').description('the purchase catalogue');
+catalogue
+  .command('import <file>')
+  .description('load a listing file (JSON lines or CSV) into the catalogue, with progress')
+  .action(
+    run(async (ctx, file) => {
+      const modulePath = '../modules/catalogue/catalogue-import.js'; // built by the catalogue feature
+      const mod = await import(modulePath).catch(() => undefined);
+      if (!mod?.importListings) throw new Error('catalogue import is not available in this build');
+      const bar = progressBar('importing');
+      try {
+        return await mod.importListings(ctx, file, (done: number, total?: number) => bar.update(done, total));
+      } finally {
+        bar.done();
+      }
+    }),
+  );
+
+function requireFeature<K extends string>(ctx: CliContext, key: K): any {
+  const svc = (ctx as unknown as Record<string, unknown>)[key];
+  if (!svc) throw new Error(`${key} is not available in this build`);
+  return svc;
+}
+
+program.parseAsync(process.argv).catch((err) => {
+  console.error(`error: ${(err as Error).message}`);
+  process.exit(1);
+});
