@@ -7,6 +7,7 @@ import type { Db } from './db/database.js';
 import type { Clock } from './domain/clock.js';
 import { createMerchantService } from './modules/merchants/merchant-service.js';
 import { createLedgerService } from './modules/ledger/ledger-service.js';
+import { createWebhookService } from './modules/webhooks/webhook-service.js';
 
 export interface BaseContext {
   config: Config;
@@ -17,12 +18,14 @@ export interface BaseContext {
 }
 
 export function createContext(base: BaseContext) {
-  const merchants = createMerchantService(base.db);
+  const merchants = createMerchantService(base.db, base.config);
   const ledger = createLedgerService(base.db);
+  const webhooks = createWebhookService(base);
   return {
     ...base,
     merchants,
     ledger,
+    webhooks,
   };
 }
 

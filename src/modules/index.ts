@@ -1,6 +1,7 @@
 // Feature route plugins, by audience. A feature adds its plugin factory to the right list.
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../context.js';
+import { webhookAdminRoutes } from './webhooks/webhook-admin-routes.js';
 
 export type RoutePlugin = (ctx: AppContext) => FastifyPluginAsync;
 
@@ -8,7 +9,7 @@ export type RoutePlugin = (ctx: AppContext) => FastifyPluginAsync;
 export const merchantFeatureRoutes: RoutePlugin[] = [];
 
 /** Mounted under /api/admin, behind the operator bearer token. */
-export const adminFeatureRoutes: RoutePlugin[] = [];
+export const adminFeatureRoutes: RoutePlugin[] = [webhookAdminRoutes];
 
 /** Mounted at the root, unauthenticated (hosted deposit page, static assets). */
 export const publicFeatureRoutes: RoutePlugin[] = [];

@@ -1,7 +1,8 @@
 // Feature job handlers. A feature adds a factory returning { task_name: handler }.
 import type { TaskList } from 'graphile-worker';
 import type { AppContext } from '../context.js';
+import { webhookTasks } from './webhooks/webhook-tasks.js';
 
 export type TaskFactory = (ctx: AppContext) => TaskList;
 
-export const featureTasks: TaskFactory[] = [];
+export const featureTasks: TaskFactory[] = [webhookTasks];

@@ -11,10 +11,33 @@ create table webhook_events (
   payload jsonb not null,
   target_url text not null,
   state text not null default 'pending' check (state in ('pending', 'delivered', 'exhausted')),
+  -- attempts made so far (all time, redeliveries included); numbers the rows of webhook_attempts
   attempts integer not null default 0,
+  -- null: as many attempts as WEBHOOK_RETRY_SCHEDULE has entries; a redelivery sets attempts + 1
+  max_attempts integer,
+  -- when the next attempt is due (null: now); the job's run_at mirrors it
+  next_attempt_at timestamptz,
   last_attempt_at timestamptz,
+  last_status_code integer,
+  last_error text,
   delivered_at timestamptz,
   created_at timestamptz not null default now()
 );
 create index webhook_events_merchant_idx on webhook_events (merchant_id, id desc);
 create index webhook_events_record_idx on webhook_events (kind, record_id, id);
+-- the ordering check ("is an earlier event of this record still pending?") reads only pending rows
+create index webhook_events_pending_idx on webhook_events (kind, record_id, id) where state = 'pending';
+
+-- One row per HTTP attempt (or refused attempt): the delivery log operators read.
+create table webhook_attempts (
+  id bigserial primary key,
+  event_id bigint not null references webhook_events(id) on delete cascade,
+  attempt integer not null,
+  attempted_at timestamptz not null default now(),
+  target_url text not null,
+  status_code integer,
+  latency_ms integer not null default 0,
+  error text,
+  response_excerpt text,
+  unique (event_id, attempt)
+);

@@ -6,6 +6,7 @@ import { millsToUsd } from '../../domain/money.js';
 import { AppError, notFound, validationError, type FieldError } from '../../http/errors.js';
 import { isHttpUrl } from '../../http/validation.js';
 import { getBalance } from '../ledger/ledger-repo.js';
+import { assertWebhookTarget } from '../webhooks/target.js';
 import * as repo from './merchant-repo.js';
 import type { MerchantRow } from './merchant-repo.js';
 
@@ -66,7 +67,12 @@ function checkInput(input: MerchantInput): void {
   if (errors.length) throw validationError(errors);
 }
 
-export function createMerchantService(db: Db) {
+/** SSRF check of webhook_url (resolves the host unless private targets are allowed). */
+async function checkWebhookTarget(input: MerchantInput, allowPrivate: boolean): Promise<void> {
+  if (input.webhook_url != null) await assertWebhookTarget(input.webhook_url, allowPrivate, 'webhook_url');
+}
+
+export function createMerchantService(db: Db, opts: { webhookAllowPrivate?: boolean } = {}) {
   async function get(id: number) {
     const m = await repo.findById(db, id);
     if (!m) throw notFound();
@@ -82,6 +88,7 @@ export function createMerchantService(db: Db) {
   return {
     async create(input: MerchantInput & { name: string }) {
       checkInput(input);
+      await checkWebhookTarget(input, opts.webhookAllowPrivate ?? false);
       const key = newApiKey();
       const webhookSecret = randomSecret(WEBHOOK_SECRET_PREFIX);
       const row = await db.transaction().execute((trx) =>
@@ -111,6 +118,7 @@ export function createMerchantService(db: Db) {
 
     async update(id: number, patch: MerchantInput) {
       checkInput(patch);
+      await checkWebhookTarget(patch, opts.webhookAllowPrivate ?? false);
       if (Object.keys(patch).length === 0) return get(id);
       const row = await repo.updateMerchant(db, id, patch);
       if (!row) throw notFound();

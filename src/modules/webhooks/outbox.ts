@@ -1,7 +1,7 @@
 // The transactional outbox: a status change calls enqueueWebhook inside its own transaction,
 // so the event exists if and only if the change committed.
 import type { Trx } from '../ledger/ledger-repo.js';
-import { addJob } from '../../jobs/enqueue.js';
+import { scheduleDelivery, WEBHOOK_DELIVER_TASK } from './webhook-jobs.js';
 
 export interface WebhookEventInput {
   merchantId: number;
@@ -14,7 +14,7 @@ export interface WebhookEventInput {
   payload: Record<string, unknown>;
 }
 
-export const WEBHOOK_DELIVER_TASK = 'webhook_deliver';
+export { WEBHOOK_DELIVER_TASK };
 
 /** Returns the event id, or null when neither result_url nor a merchant webhook_url is set. */
 export async function enqueueWebhook(trx: Trx, event: WebhookEventInput): Promise<number | null> {
@@ -36,7 +36,8 @@ export async function enqueueWebhook(trx: Trx, event: WebhookEventInput): Promis
     })
     .returning('id')
     .executeTakeFirstOrThrow();
-  // One named queue per record keeps its events in order (a completed never overtakes its hold).
-  await addJob(trx, WEBHOOK_DELIVER_TASK, { event_id: row.id }, { queueName: `webhook:${event.kind}:${event.recordId}` });
+  // One named queue per record keeps its events in order (a completed never overtakes its hold);
+  // the delivery handler also holds an event back while an earlier one of its record is pending.
+  await scheduleDelivery(trx, { id: row.id, kind: event.kind, record_id: event.recordId });
   return row.id;
 }

@@ -2,6 +2,8 @@
 import type { Generated } from 'kysely';
 import type { Timestamp } from '../../db/types.js';
 
+export type WebhookState = 'pending' | 'delivered' | 'exhausted';
+
 export interface WebhookEventsTable {
   id: Generated<number>;
   merchant_id: number;
@@ -10,13 +12,30 @@ export interface WebhookEventsTable {
   status: string;
   payload: unknown;
   target_url: string;
-  state: Generated<'pending' | 'delivered' | 'exhausted'>;
+  state: Generated<WebhookState>;
   attempts: Generated<number>;
+  max_attempts: number | null;
+  next_attempt_at: Timestamp | null;
   last_attempt_at: Timestamp | null;
+  last_status_code: number | null;
+  last_error: string | null;
   delivered_at: Timestamp | null;
   created_at: Timestamp;
 }
 
+export interface WebhookAttemptsTable {
+  id: Generated<number>;
+  event_id: number;
+  attempt: number;
+  attempted_at: Timestamp;
+  target_url: string;
+  status_code: number | null;
+  latency_ms: number;
+  error: string | null;
+  response_excerpt: string | null;
+}
+
 export interface WebhookTables {
   webhook_events: WebhookEventsTable;
+  webhook_attempts: WebhookAttemptsTable;
 }

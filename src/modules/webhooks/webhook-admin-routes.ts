@@ -1,0 +1,37 @@
+// Operator API for webhook deliveries (DESIGN 5): the delivery log per merchant and redelivery.
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsync } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { adminSecurity, IdParam } from '../../http/schemas.js';
+import { ok } from '../../http/envelope.js';
+import type { WebhookState } from './webhook-types.js';
+
+const ListQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
+    offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000_000, default: 0 })),
+    status: Type.Optional(Type.String({ enum: ['pending', 'delivered', 'exhausted'] })),
+  },
+  { title: 'ListWebhookDeliveriesQuery' },
+);
+
+export const webhookAdminRoutes = (ctx: AppContext): FastifyPluginAsync => async (app) => {
+  const common = { tags: ['admin', 'webhooks'], security: adminSecurity };
+
+  app.get(
+    '/merchants/:id/webhook-deliveries',
+    { schema: { ...common, summary: 'Webhook events of a merchant, newest first, with every attempt', params: IdParam, querystring: ListQuery } },
+    async (req) => {
+      const q = req.query as { limit: number; offset: number; status?: WebhookState };
+      return ok(await ctx.webhooks.listDeliveries((req.params as { id: number }).id, q), 'webhook deliveries');
+    },
+  );
+
+  app.post(
+    '/webhook-deliveries/:id/redeliver',
+    { schema: { ...common, summary: 'Queue one more attempt of a webhook event now (any state)', params: IdParam } },
+    async (req, reply) => {
+      return reply.code(202).send(ok(await ctx.webhooks.redeliver((req.params as { id: number }).id), 'redelivery queued'));
+    },
+  );
+};
