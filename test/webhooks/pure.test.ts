@@ -1,0 +1,165 @@
+// Unit tests of the pure parts: body building and signing, retry timing, address classification.
+import crypto from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { buildWebhookBody, legacySign, MAX_WEBHOOK_BODY_BYTES, standardSignature, standardWebhookKey, WebhookPayloadError } from '../../src/modules/webhooks/signing.js';
+import { isAcknowledged, MAX_RETRY_AFTER_SECONDS, nextRetry, parseRetryAfter, withJitter } from '../../src/modules/webhooks/schedule.js';
+import { blockedAddressReason } from '../../src/modules/webhooks/ip-policy.js';
+import { resolveTarget, TargetRefusedError } from '../../src/modules/webhooks/target.js';
+
+const secret = 'whsec_' + crypto.randomBytes(32).toString('base64url');
+
+describe('webhook body and signatures', () => {
+  it('sign = base64(sha256(String(id) + secret)) over the whole secret string', () => {
+    expect(legacySign(42, 'abc')).toBe(crypto.createHash('sha256').update('42abc').digest('base64'));
+    expect(legacySign('42', 'abc')).toBe(legacySign(42, 'abc'));
+  });
+
+  it('the Standard Webhooks key is the 32 bytes after whsec_ (base64url); other secrets are their UTF-8 bytes', () => {
+    const raw = crypto.randomBytes(32);
+    expect(standardWebhookKey('whsec_' + raw.toString('base64url')).equals(raw)).toBe(true);
+    // standard base64 (+ /) decodes to the same bytes, so converted secrets verify too
+    expect(standardWebhookKey('whsec_' + raw.toString('base64')).equals(raw)).toBe(true);
+    expect(standardWebhookKey('plain secret').equals(Buffer.from('plain secret'))).toBe(true);
+  });
+
+  it('webhook-signature is v1,<base64 HMAC-SHA256 of "id.timestamp.body">', () => {
+    const key = Buffer.from(secret.slice(6), 'base64url');
+    const expected = crypto.createHmac('sha256', key).update('evt_1.1700000000.{"a":1}').digest('base64');
+    expect(standardSignature(secret, 'evt_1', 1700000000, '{"a":1}')).toBe(`v1,${expected}`);
+  });
+
+  it('a deposit body: sign added, ids JSON integers, no purchase_id key', () => {
+    const { body } = buildWebhookBody('deposit', 7, { status: 'completed', trade_id: '7', purchase_id: null, amount: 1.5, sign: 'forged' }, secret);
+    const parsed = JSON.parse(body);
+    expect(parsed.trade_id).toBe(7);
+    expect('purchase_id' in parsed).toBe(false);
+    expect(parsed.sign).toBe(legacySign(7, secret));
+    expect(parsed.amount).toBe(1.5);
+  });
+
+  it('a purchase body signs purchase_id; a missing id falls back to the record id', () => {
+    const parsed = JSON.parse(buildWebhookBody('purchase', 99, { status: 'active' }, secret).body);
+    expect(parsed.purchase_id).toBe(99);
+    expect(parsed.sign).toBe(legacySign(99, secret));
+  });
+
+  it('refuses a body over 4 KiB instead of sending a broken one', () => {
+    const big = { status: 'completed', trade_id: 1, merchant_tx_id: 'x'.repeat(MAX_WEBHOOK_BODY_BYTES) };
+    expect(() => buildWebhookBody('deposit', 1, big, secret)).toThrow(WebhookPayloadError);
+    const fits = buildWebhookBody('deposit', 1, { status: 'completed', trade_id: 1, merchant_tx_id: 'x'.repeat(3500) }, secret);
+    expect(fits.bytes).toBeLessThanOrEqual(MAX_WEBHOOK_BODY_BYTES);
+  });
+
+  it('refuses payloads that are not objects or have no usable id', () => {
+    expect(() => buildWebhookBody('deposit', 1, [1], secret)).toThrow(WebhookPayloadError);
+    expect(() => buildWebhookBody('deposit', 0, { trade_id: 'abc' }, secret)).toThrow(WebhookPayloadError);
+  });
+});
+
+describe('retry timing', () => {
+  it('jitter stays within ±10% and is never negative', () => {
+    expect(withJitter(10, () => 0)).toBe(9000);
+    expect(withJitter(10, () => 1)).toBe(11000);
+    expect(withJitter(10, () => 0.5)).toBe(10000);
+    expect(withJitter(0, () => 0)).toBe(0);
+    for (let i = 0; i < 200; i++) {
+      const v = withJitter(5);
+      expect(v).toBeGreaterThanOrEqual(4500);
+      expect(v).toBeLessThanOrEqual(5500);
+    }
+  });
+
+  it('attempt count = schedule length; entry k is the wait before attempt k+1', () => {
+    const base = { schedule: [0, 5, 300], maxAttempts: null, statusCode: 500, nowMs: 0, random: () => 0.5 };
+    expect(nextRetry({ ...base, attemptsDone: 1 })).toEqual({ exhausted: false, delayMs: 5000 });
+    expect(nextRetry({ ...base, attemptsDone: 2 })).toEqual({ exhausted: false, delayMs: 300000 });
+    expect(nextRetry({ ...base, attemptsDone: 3 })).toEqual({ exhausted: true });
+    // a redelivery allows exactly one more attempt
+    expect(nextRetry({ ...base, attemptsDone: 4, maxAttempts: 4 })).toEqual({ exhausted: true });
+  });
+
+  it('Retry-After (seconds or HTTP date) on 429/503 postpones the retry, capped at a day', () => {
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    expect(parseRetryAfter('7', now)).toBe(7000);
+    expect(parseRetryAfter('Thu, 01 Jan 2026 00:00:30 GMT', now)).toBe(30000);
+    expect(parseRetryAfter('Wed, 31 Dec 2025 00:00:00 GMT', now)).toBe(0);
+    expect(parseRetryAfter('999999999', now)).toBe(MAX_RETRY_AFTER_SECONDS * 1000);
+    expect(parseRetryAfter('soon', now)).toBeUndefined();
+    expect(parseRetryAfter(undefined, now)).toBeUndefined();
+    const base = { schedule: [0, 1, 1], attemptsDone: 1, maxAttempts: null, nowMs: now, random: () => 0.5 };
+    expect(nextRetry({ ...base, statusCode: 429, retryAfterHeader: '20' })).toEqual({ exhausted: false, delayMs: 20000 });
+    expect(nextRetry({ ...base, statusCode: 503, retryAfterHeader: '20' })).toEqual({ exhausted: false, delayMs: 20000 });
+    // only 429 and 503 carry a meaningful Retry-After
+    expect(nextRetry({ ...base, statusCode: 500, retryAfterHeader: '20' })).toEqual({ exhausted: false, delayMs: 1000 });
+    // never earlier than the schedule says
+    expect(nextRetry({ ...base, schedule: [0, 60], statusCode: 429, retryAfterHeader: '1' })).toEqual({ exhausted: false, delayMs: 60000 });
+  });
+
+  it('only 2xx acknowledges', () => {
+    expect(isAcknowledged(200)).toBe(true);
+    expect(isAcknowledged(204)).toBe(true);
+    expect(isAcknowledged(302)).toBe(false);
+    expect(isAcknowledged(404)).toBe(false);
+    expect(isAcknowledged(null)).toBe(false);
+  });
+});
+
+describe('address classification (SSRF)', () => {
+  it.each([
+    ['127.0.0.1', 'loopback'],
+    ['127.255.0.9', 'loopback'],
+    ['10.1.2.3', 'private'],
+    ['172.16.0.1', 'private'],
+    ['172.31.255.255', 'private'],
+    ['192.168.1.1', 'private'],
+    ['169.254.169.254', 'metadata'],
+    ['100.64.0.1', 'carrier-grade'],
+    ['100.127.255.254', 'carrier-grade'],
+    ['0.0.0.0', 'this-network'],
+    ['224.0.0.1', 'multicast'],
+    ['255.255.255.255', 'reserved'],
+    ['::1', 'loopback'],
+    ['::', 'unspecified'],
+    ['fc00::1', 'unique local'],
+    ['fd12:3456::1', 'unique local'],
+    ['fe80::1%eth0', 'link-local'],
+    ['ff02::1', 'multicast'],
+    ['::ffff:127.0.0.1', 'IPv4-mapped loopback'],
+    ['::ffff:7f00:1', 'IPv4-mapped loopback'],
+    ['::ffff:169.254.169.254', 'IPv4-mapped link-local'],
+    ['::ffff:10.0.0.1', 'IPv4-mapped private'],
+    ['64:ff9b::a9fe:a9fe', 'NAT64 link-local'],
+    ['2002:7f00:1::', '6to4 loopback'],
+    ['[::1]', 'loopback'],
+    ['not-an-ip', 'not an IP'],
+  ])('%s is refused (%s)', (ip, why) => {
+    expect(blockedAddressReason(ip)).toContain(why);
+  });
+
+  it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2a00:1450:4001:81b::200e'])(
+    '%s is public',
+    (ip) => {
+      expect(blockedAddressReason(ip)).toBeNull();
+    },
+  );
+
+  it('delivery-time resolution: one blocked address refuses the host (DNS rebinding)', async () => {
+    const lookup = async () => [
+      { address: '93.184.216.34', family: 4 as const },
+      { address: '10.0.0.5', family: 4 as const },
+    ];
+    await expect(resolveTarget('https://hooks.example/x', false, lookup)).rejects.toThrow(TargetRefusedError);
+    await expect(resolveTarget('https://hooks.example/x', true, lookup)).resolves.toHaveLength(2);
+    await expect(resolveTarget('https://hooks.example/x', false, async () => [{ address: '93.184.216.34', family: 4 }])).resolves.toEqual([
+      { address: '93.184.216.34', family: 4 },
+    ]);
+    await expect(resolveTarget('http://[::ffff:127.0.0.1]:8080/', false)).rejects.toThrow(/loopback/);
+    await expect(resolveTarget('http://2130706433/', false)).rejects.toThrow(/loopback/); // 127.0.0.1 as an integer
+    await expect(resolveTarget('ftp://example.com/', true)).rejects.toThrow(TargetRefusedError);
+    await expect(
+      resolveTarget('https://nx.example/', false, async () => {
+        throw Object.assign(new Error('nope'), { code: 'ENOTFOUND' });
+      }),
+    ).rejects.toThrow(/does not resolve/);
+  });
+});
