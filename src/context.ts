@@ -8,6 +8,10 @@ import type { Clock } from './domain/clock.js';
 import { createMerchantService } from './modules/merchants/merchant-service.js';
 import { createLedgerService } from './modules/ledger/ledger-service.js';
 import { createWebhookService } from './modules/webhooks/webhook-service.js';
+import { createPricingService } from './modules/pricing/pricing-service.js';
+import { createDepositService } from './modules/deposits/deposit-service.js';
+import { createPlatform } from './platform/index.js';
+import type { TradingPlatform } from './platform/port.js';
 
 export interface BaseContext {
   config: Config;
@@ -21,11 +25,17 @@ export function createContext(base: BaseContext) {
   const merchants = createMerchantService(base.db, base.config);
   const ledger = createLedgerService(base.db);
   const webhooks = createWebhookService(base);
+  const pricing = createPricingService(base);
+  const platform: TradingPlatform = createPlatform({ ...base, namesFor: pricing.namesFor });
+  const deposits = createDepositService({ ...base, platform, pricing });
   return {
     ...base,
     merchants,
     ledger,
     webhooks,
+    pricing,
+    platform,
+    deposits,
   };
 }
 

@@ -3,4 +3,7 @@ import type { AppContext } from '../context.js';
 
 export type StartupHook = (ctx: AppContext) => Promise<void>;
 
-export const featureStartups: StartupHook[] = [];
+export const featureStartups: StartupHook[] = [
+  // The price book is needed by the first inventory request.
+  (ctx) => ctx.pricing.start(),
+];

@@ -2,7 +2,8 @@
 import type { TaskList } from 'graphile-worker';
 import type { AppContext } from '../context.js';
 import { webhookTasks } from './webhooks/webhook-tasks.js';
+import { depositTasks } from './deposits/deposit-tasks.js';
 
 export type TaskFactory = (ctx: AppContext) => TaskList;
 
-export const featureTasks: TaskFactory[] = [webhookTasks];
+export const featureTasks: TaskFactory[] = [webhookTasks, depositTasks];

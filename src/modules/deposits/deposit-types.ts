@@ -1,3 +1,99 @@
 // Kysely table types of this feature; DB in src/db/types.ts is the union of every feature's tables.
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface DepositTables {}
+import type { ColumnType, Generated } from 'kysely';
+import type { Timestamp } from '../../db/types.js';
+import type { DepositStatus } from '../../domain/deposit-state.js';
+
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+
+export interface BotsTable {
+  id: Generated<number>;
+  name: string;
+  platform_id: string;
+  enabled: Generated<boolean>;
+  created_at: Timestamp;
+}
+
+export type DepositFlow = 'inventory' | 'hash_name' | 'intent';
+
+export interface DepositsTable {
+  id: Generated<number>;
+  merchant_id: number;
+  merchant_tx_id: string | null;
+  flow: DepositFlow;
+  status: Generated<DepositStatus>;
+  game: string | null;
+  partner: number | null;
+  token: string | null;
+  platform_id: string | null;
+  amount: Generated<number>;
+  bot_id: number | null;
+  bot_name: string | null;
+  bot_platform_id: string | null;
+  trade_offer_id: string | null;
+  trade_offer_expiry_at: NullableTimestamp;
+  hold_end_date: NullableTimestamp;
+  fail_reason: string | null;
+  result_url: string | null;
+  success_url: string | null;
+  fail_url: string | null;
+  custom_currency: string | null;
+  custom_currency_multiplier: number | null;
+  custom_currency_rate: number | null;
+  quote_expires_at: NullableTimestamp;
+  from_preview: Generated<boolean>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface DepositItemsTable {
+  id: Generated<number>;
+  deposit_id: number;
+  asset_id: string | null;
+  market_hash_name: string;
+  price: number;
+  original_price: number | null;
+  min_price: number | null;
+  image_url: string | null;
+  exterior: string | null;
+  rarity: string | null;
+  rarity_color: string | null;
+  phase: string | null;
+}
+
+export interface DepositQuoteItemsTable {
+  deposit_id: number;
+  market_hash_name: string;
+  price: number;
+  original_price: number;
+}
+
+export interface InventorySnapshotsTable {
+  id: Generated<number>;
+  merchant_id: number;
+  game: string;
+  partner: number;
+  items: ColumnType<SnapshotItem[], string, string>;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+/** One priced item of an inventory snapshot (mills). */
+export interface SnapshotItem {
+  asset_id: string;
+  name: string;
+  price: number;
+  original_price: number;
+  image_url?: string;
+  exterior?: string;
+  rarity?: string;
+  rarity_color?: string;
+  phase?: string;
+}
+
+export interface DepositTables {
+  bots: BotsTable;
+  deposits: DepositsTable;
+  deposit_items: DepositItemsTable;
+  deposit_quote_items: DepositQuoteItemsTable;
+  inventory_snapshots: InventorySnapshotsTable;
+}

@@ -1,0 +1,88 @@
+// SQL of the deposits feature. Every merchant-facing query filters by merchant_id.
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { Trx } from '../ledger/ledger-repo.js';
+import type { DepositStatus } from '../../domain/deposit-state.js';
+import type { DepositItemsTable, DepositsTable, SnapshotItem } from './deposit-types.js';
+
+export type DepositRow = Selectable<DepositsTable>;
+export type DepositItemRow = Selectable<DepositItemsTable>;
+type Q = Db | Trx;
+
+export function insertDeposit(q: Q, values: Insertable<DepositsTable>): Promise<DepositRow> {
+  return q.insertInto('deposits').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export function findDepositById(q: Q, id: number): Promise<DepositRow | undefined> {
+  return q.selectFrom('deposits').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function findMerchantDeposit(q: Q, merchantId: number, by: { id?: number; merchantTxId?: string }): Promise<DepositRow | undefined> {
+  let query = q.selectFrom('deposits').selectAll().where('merchant_id', '=', merchantId);
+  if (by.id !== undefined) query = query.where('id', '=', by.id);
+  if (by.merchantTxId !== undefined) query = query.where('merchant_tx_id', '=', by.merchantTxId);
+  return query.executeTakeFirst();
+}
+
+/** The guarded status change: only a row still in one of `from` is updated (a concurrent change loses). */
+export function updateStatusGuarded(
+  trx: Trx,
+  id: number,
+  from: readonly DepositStatus[],
+  set: Updateable<DepositsTable>,
+  merchantId?: number,
+): Promise<DepositRow | undefined> {
+  let query = trx
+    .updateTable('deposits')
+    .set({ ...set, updated_at: sql`now()` as never })
+    .where('id', '=', id)
+    .where('status', 'in', [...from]);
+  if (merchantId !== undefined) query = query.where('merchant_id', '=', merchantId);
+  return query.returningAll().executeTakeFirst();
+}
+
+export async function insertItems(trx: Trx, depositId: number, items: Omit<Insertable<DepositItemsTable>, 'deposit_id'>[]): Promise<void> {
+  if (items.length === 0) return;
+  await trx.insertInto('deposit_items').values(items.map((i) => ({ ...i, deposit_id: depositId }))).execute();
+}
+
+export function listItems(q: Q, depositId: number): Promise<DepositItemRow[]> {
+  return q.selectFrom('deposit_items').selectAll().where('deposit_id', '=', depositId).orderBy('id').execute();
+}
+
+export async function insertQuoteItems(trx: Trx, depositId: number, items: { name: string; price: number; originalPrice: number }[]): Promise<void> {
+  if (items.length === 0) return;
+  await trx
+    .insertInto('deposit_quote_items')
+    .values(items.map((i) => ({ deposit_id: depositId, market_hash_name: i.name, price: i.price, original_price: i.originalPrice })))
+    .execute();
+}
+
+export function listQuoteItems(q: Q, depositId: number) {
+  return q.selectFrom('deposit_quote_items').selectAll().where('deposit_id', '=', depositId).execute();
+}
+
+/** One live snapshot per merchant, user and game: a new inventory call replaces the old one. */
+export async function upsertSnapshot(q: Q, v: { merchantId: number; game: string; partner: number; items: SnapshotItem[]; expiresAt: Date }): Promise<void> {
+  await q
+    .insertInto('inventory_snapshots')
+    .values({ merchant_id: v.merchantId, game: v.game, partner: v.partner, items: JSON.stringify(v.items), expires_at: v.expiresAt })
+    .onConflict((oc) =>
+      oc.columns(['merchant_id', 'partner', 'game']).doUpdateSet({
+        items: JSON.stringify(v.items),
+        expires_at: v.expiresAt,
+        created_at: sql`now()` as never,
+      }),
+    )
+    .execute();
+}
+
+export function findSnapshot(q: Q, merchantId: number, partner: number, game: string) {
+  return q
+    .selectFrom('inventory_snapshots')
+    .select(['items', 'expires_at'])
+    .where('merchant_id', '=', merchantId)
+    .where('partner', '=', partner)
+    .where('game', '=', game)
+    .executeTakeFirst();
+}

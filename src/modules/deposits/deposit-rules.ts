@@ -1,0 +1,63 @@
+// Request rules shared by every deposit creation path (create-deposit, by-hash-name, intents):
+// custom currency (spec 4.1, 8) and the redirect URLs.
+import { isHttpUrl } from '../../http/validation.js';
+import type { FieldError } from '../../http/errors.js';
+
+export interface CustomCurrencyInput {
+  custom_currency?: string | null;
+  custom_currency_multiplier?: number | null;
+  custom_currency_rate?: number | null;
+}
+
+export const CUSTOM_CURRENCY_LIMITS = { minLen: 1, maxLen: 4, minMultiplier: 0.5, maxMultiplier: 2.0, minRate: 0.1 } as const;
+
+/** All three custom currency fields or none; 1–4 characters; multiplier 0.5–2.0; rate ≥ 0.1. */
+export function customCurrencyErrors(input: CustomCurrencyInput, prefix = ''): FieldError[] {
+  const f = (name: string) => `${prefix}${name}`;
+  const given = {
+    custom_currency: input.custom_currency != null,
+    custom_currency_multiplier: input.custom_currency_multiplier != null,
+    custom_currency_rate: input.custom_currency_rate != null,
+  };
+  const count = Object.values(given).filter(Boolean).length;
+  const errors: FieldError[] = [];
+  if (count === 0) return errors;
+  if (count < 3) {
+    for (const [name, present] of Object.entries(given)) {
+      if (!present) errors.push({ field: f(name), code: 'required', message: `${name} is required: the three custom currency fields go together` });
+    }
+  }
+  const { custom_currency: cur, custom_currency_multiplier: mul, custom_currency_rate: rate } = input;
+  const L = CUSTOM_CURRENCY_LIMITS;
+  if (cur != null && (typeof cur !== 'string' || cur.length < L.minLen || cur.length > L.maxLen)) {
+    errors.push({ field: f('custom_currency'), code: 'len', message: 'custom_currency must be 1 to 4 characters' });
+  }
+  if (mul != null) {
+    if (typeof mul !== 'number' || !Number.isFinite(mul)) errors.push({ field: f('custom_currency_multiplier'), code: 'numeric', message: 'custom_currency_multiplier must be a number' });
+    else if (mul < L.minMultiplier) errors.push({ field: f('custom_currency_multiplier'), code: 'min', message: 'custom_currency_multiplier must be at least 0.5' });
+    else if (mul > L.maxMultiplier) errors.push({ field: f('custom_currency_multiplier'), code: 'max', message: 'custom_currency_multiplier must be at most 2.0' });
+  }
+  if (rate != null) {
+    if (typeof rate !== 'number' || !Number.isFinite(rate)) errors.push({ field: f('custom_currency_rate'), code: 'numeric', message: 'custom_currency_rate must be a number' });
+    else if (rate < L.minRate) errors.push({ field: f('custom_currency_rate'), code: 'min', message: 'custom_currency_rate must be at least 0.1' });
+  }
+  return errors;
+}
+
+/** success_url / fail_url: valid http(s) URLs when given (result_url is checked as a webhook target). */
+export function redirectUrlErrors(input: { success_url?: string | null; fail_url?: string | null }, prefix = ''): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const name of ['success_url', 'fail_url'] as const) {
+    const v = input[name];
+    if (v != null && !isHttpUrl(v)) errors.push({ field: `${prefix}${name}`, code: 'url', message: `${name} must be a valid http(s) URL` });
+  }
+  return errors;
+}
+
+/** Mills of a merchant-given USD floor; undefined when absent, not a number, or 0 and below (ignored). */
+export function floorMills(value: unknown): number | undefined {
+  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0) return undefined;
+  // A floor with more than 3 decimals still compares exactly: round it up to the next mill.
+  return Math.ceil(n * 1000 - 1e-6);
+}

@@ -1,0 +1,176 @@
+// TypeBox schemas of the deposit endpoints (spec 4.2–4.7). Titles prefix field names in
+// validation errors; unknown body fields are ignored, not rejected.
+import { Type, type TSchema } from '@sinclair/typebox';
+import { GameEnum as GameString, HttpUrl, MerchantTxId, Partner, Token } from '../../http/schemas.js';
+import type { Game } from '../../domain/games.js';
+
+/** One of the games, typed as Game for the service. */
+const GameEnum = Type.Unsafe<Game>({ ...GameString });
+
+const Nullable = <T extends TSchema>(s: T) => Type.Unsafe<T['static'] | null>({ ...s, nullable: true });
+
+const currencyFields = {
+  custom_currency: Type.Optional(Type.String({ minLength: 1, maxLength: 4 })),
+  custom_currency_multiplier: Type.Optional(Type.Number({ minimum: 0.5, maximum: 2.0 })),
+  custom_currency_rate: Type.Optional(Type.Number({ minimum: 0.1 })),
+};
+const urlFields = {
+  result_url: Type.Optional(HttpUrl),
+  success_url: Type.Optional(HttpUrl),
+  fail_url: Type.Optional(HttpUrl),
+};
+
+export const InventoryRequest = Type.Object({ game: GameEnum, partner: Partner, token: Token }, { title: 'InventoryRequest' });
+
+export const CreateDepositRequest = Type.Object(
+  {
+    merchant_tx_id: MerchantTxId,
+    game: GameEnum,
+    partner: Partner,
+    token: Token,
+    asset_ids: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: 1000 }),
+    // asset_id → minimum USD price; anything else in it is ignored rather than rejected.
+    min_prices: Type.Optional(Type.Record(Type.String(), Type.Union([Type.Number(), Type.String(), Type.Null()]))),
+    from_preview: Type.Optional(Type.Boolean()),
+    ...urlFields,
+    ...currencyFields,
+  },
+  { title: 'CreateDepositRequest' },
+);
+
+export const GetPricesRequest = Type.Object(
+  {
+    game: GameEnum,
+    marketHashNames: Type.Array(Type.String({ minLength: 1, maxLength: 512 }), { minItems: 1, maxItems: 2000 }),
+    no_deposit_intent: Type.Optional(Type.Boolean({ default: false })),
+  },
+  { title: 'GetPricesRequest' },
+);
+
+export const CreateDepositByHashNameRequest = Type.Object(
+  {
+    id: Type.Integer({ minimum: 1, maximum: 9007199254740991 }),
+    merchant_tx_id: MerchantTxId,
+    game: GameEnum,
+    partner: Partner,
+    token: Token,
+    items: Type.Array(
+      Type.Object({
+        asset_id: Type.String({ pattern: '^[0-9]+$', minLength: 1, maxLength: 64 }),
+        name: Type.String({ minLength: 1, maxLength: 512 }),
+        min_price: Type.Optional(Nullable(Type.Number())),
+      }),
+      { minItems: 1, maxItems: 1000 },
+    ),
+    ...urlFields,
+    ...currencyFields,
+  },
+  { title: 'CreateDepositByHashNameRequest' },
+);
+
+export const DepositPreviewRequest = Type.Object(
+  {
+    game: GameEnum,
+    partner: Type.Optional(Partner),
+    token: Type.Optional(Token),
+    items: Type.Optional(
+      Type.Array(
+        Type.Object({
+          asset_id: Type.String({ minLength: 1, maxLength: 64 }),
+          name: Type.String({ minLength: 1, maxLength: 512 }),
+          icon_url: Type.String({ maxLength: 2048 }),
+        }),
+        { maxItems: 1000 },
+      ),
+    ),
+  },
+  { title: 'DepositPreviewRequest' },
+);
+
+export const DepositStatusQuery = Type.Object(
+  {
+    id: Type.Optional(Type.Integer({ minimum: 1, maximum: 9007199254740991 })),
+    merchant_tx_id: Type.Optional(MerchantTxId),
+  },
+  { title: 'DepositStatusQuery' },
+);
+
+// ---- responses (also the OpenAPI document) ----
+
+const BotPlatformId = Nullable(Type.Integer({ description: '64-bit platform ID of the bot' }));
+
+export const InventoryItem = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  price: Type.Number(),
+  image_url: Type.String(),
+  exterior: Type.Optional(Type.String()),
+  rarity: Type.Optional(Type.String()),
+  rarity_color: Type.Optional(Type.String()),
+  phase: Type.Optional(Type.String()),
+});
+
+export const InventoryResponse = Type.Object({
+  items: Type.Array(InventoryItem),
+  total: Type.Integer(),
+  sum: Type.Number(),
+  game: Type.String(),
+  max_items: Type.Integer(),
+});
+
+export const CommitResponse = Type.Object({
+  id: Type.Integer(),
+  merchant_tx_id: Nullable(Type.String()),
+  status: Type.String(),
+  amount: Type.Number(),
+  bot_name: Nullable(Type.String()),
+  bot_platform_id: BotPlatformId,
+  trade_offer_id: Nullable(Type.String()),
+  trade_offer_expiry_at: Nullable(Type.String()),
+  fail_reason: Type.Optional(Nullable(Type.String())),
+});
+
+export const QuoteResponse = Type.Object({
+  id: Type.Optional(Type.Integer()),
+  total: Type.Integer(),
+  sum: Type.Number(),
+  items: Nullable(Type.Array(Type.Object({ name: Type.String(), price: Type.Number(), originalPrice: Type.Number() }))),
+});
+
+export const PreviewResponse = Type.Object({
+  items: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      name: Type.String(),
+      price: Type.Number(),
+      image_url: Type.Optional(Type.String()),
+      exterior: Type.Optional(Type.String()),
+      rarity: Type.Optional(Type.String()),
+      rarity_color: Type.Optional(Type.String()),
+      phase: Type.Optional(Type.String()),
+    }),
+  ),
+  total: Type.Integer(),
+  sum: Type.Number(),
+  game: Type.String(),
+  max_items: Type.Integer(),
+});
+
+export const DepositStatusResponse = Type.Object({
+  id: Type.Integer(),
+  merchant_tx_id: Nullable(Type.String()),
+  status: Type.String(),
+  amount: Type.Number(),
+  bot_name: Nullable(Type.String()),
+  bot_platform_id: BotPlatformId,
+  trade_offer_id: Nullable(Type.String()),
+  trade_offer_expiry_at: Nullable(Type.String()),
+  success_url: Type.Optional(Type.String()),
+  fail_url: Type.Optional(Type.String()),
+  hold_end_date: Type.Optional(Nullable(Type.String())),
+  fail_reason: Nullable(Type.String()),
+  custom_currency: Type.Optional(Nullable(Type.String())),
+  custom_currency_multiplier: Type.Optional(Nullable(Type.Number())),
+  custom_currency_rate: Type.Optional(Nullable(Type.Number())),
+  custom_currency_sum: Type.Optional(Nullable(Type.Number())),
+});

@@ -1,0 +1,23 @@
+// Time-driven deposit transitions (DESIGN 6): offer expiry and hold end, scheduled with run_at
+// when the deposit enters active / hold. Idempotent: a deposit that moved on is left alone.
+import type { TaskList } from 'graphile-worker';
+import type { AppContext } from '../../context.js';
+import { DEPOSIT_HOLD_END_TASK, DEPOSIT_OFFER_EXPIRE_TASK } from './deposit-service.js';
+
+function depositIdOf(payload: unknown): number | undefined {
+  const id = (payload as { deposit_id?: unknown } | null)?.deposit_id;
+  return typeof id === 'number' && Number.isSafeInteger(id) && id > 0 ? id : undefined;
+}
+
+export function depositTasks(ctx: AppContext): TaskList {
+  return {
+    [DEPOSIT_OFFER_EXPIRE_TASK]: async (payload) => {
+      const id = depositIdOf(payload);
+      if (id !== undefined) await ctx.deposits.tryTransition(id, 'expire');
+    },
+    [DEPOSIT_HOLD_END_TASK]: async (payload) => {
+      const id = depositIdOf(payload);
+      if (id !== undefined) await ctx.deposits.tryTransition(id, 'release');
+    },
+  };
+}

@@ -1,0 +1,17 @@
+// Chooses the platform adapter from config.platform.
+import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
+import type { Clock } from '../domain/clock.js';
+import type { Game } from '../domain/games.js';
+import type { TradingPlatform } from './port.js';
+import { createSandboxPlatform } from './sandbox/sandbox-platform.js';
+
+export class PlatformConfigError extends Error {}
+
+export function createPlatform(deps: { config: Config; db: Db; clock: Clock; namesFor(game: Game): readonly string[] }): TradingPlatform {
+  if (deps.config.platform === 'sandbox') {
+    return createSandboxPlatform({ db: deps.db, clock: deps.clock, offerTtlSeconds: deps.config.offerTtlSeconds, namesFor: deps.namesFor });
+  }
+  // No network here: a steam adapter (steam-user, steam-tradeoffer-manager) is not built yet.
+  throw new PlatformConfigError('PLATFORM=steam is not supported by this build: the steam adapter is not implemented; use PLATFORM=sandbox');
+}

@@ -1,0 +1,70 @@
+// The sandbox adapter of the trading-platform port (DESIGN 6): a faithful simulator. Users and
+// their error conditions come from users.ts, inventories from the sandbox price book, bots and
+// offer IDs from the database (so several instances agree).
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { Clock } from '../../domain/clock.js';
+import type { Game } from '../../domain/games.js';
+import {
+  PlatformUnavailableError,
+  type Bot,
+  type PlatformItem,
+  type PlatformUser,
+  type SentOffer,
+  type TradingPlatform,
+} from '../port.js';
+import { isUnavailablePartner, sandboxUser } from './users.js';
+import { sandboxInventory } from './inventory.js';
+
+export interface SandboxDeps {
+  db: Db;
+  clock: Clock;
+  offerTtlSeconds: number;
+  /** Market hash names the sandbox may put into inventories, per game (the price book's). */
+  namesFor(game: Game): readonly string[];
+}
+
+export function createSandboxPlatform(deps: SandboxDeps): TradingPlatform {
+  const { db, clock } = deps;
+
+  async function pickBot(seed: number): Promise<Bot> {
+    const bots = await db.selectFrom('bots').select(['id', 'name', 'platform_id']).where('enabled', '=', true).orderBy('id').execute();
+    if (bots.length === 0) throw new PlatformUnavailableError('no bot is available');
+    const b = bots[Math.abs(seed) % bots.length];
+    return { id: b.id, name: b.name, platformId: b.platform_id };
+  }
+
+  async function sendOffer(seed: number): Promise<SentOffer> {
+    const bot = await pickBot(seed);
+    const row = await sql<{ id: string }>`select nextval('sandbox_trade_offer_seq')::text as id`.execute(db);
+    return { bot, tradeOfferId: row.rows[0].id, expiresAt: new Date(clock.now().getTime() + deps.offerTtlSeconds * 1000) };
+  }
+
+  return {
+    kind: 'sandbox',
+
+    async checkTradeLink(_game: Game, partner: number, token: string): Promise<PlatformUser> {
+      return sandboxUser(partner, token);
+    },
+
+    async loadInventory(game: Game, partner: number, token: string): Promise<PlatformItem[]> {
+      sandboxUser(partner, token);
+      // The platform "does not answer": fail fast instead of hanging the merchant's request.
+      if (isUnavailablePartner(partner)) throw new PlatformUnavailableError('the trading platform did not answer');
+      return sandboxInventory(partner, game, deps.namesFor(game));
+    },
+
+    async sendDepositOffer(req): Promise<SentOffer> {
+      sandboxUser(req.partner, req.token);
+      // Silence: the caller's DEPOSIT_TIMEOUT_MS decides (spec 4.5 rule 8).
+      if (isUnavailablePartner(req.partner)) return new Promise<SentOffer>(() => {});
+      return sendOffer(req.depositId);
+    },
+
+    async sendPurchaseOffer(req): Promise<SentOffer> {
+      sandboxUser(req.partner, req.token);
+      if (isUnavailablePartner(req.partner)) throw new PlatformUnavailableError('the trading platform did not answer');
+      return sendOffer(req.purchaseId);
+    },
+  };
+}
