@@ -5,14 +5,16 @@ import { webhookAdminRoutes } from './webhooks/webhook-admin-routes.js';
 import { depositRoutes } from './deposits/deposit-routes.js';
 import { sandboxDepositRoutes } from './sandbox/sandbox-deposit-routes.js';
 import { itemImageRoutes } from './pricing/item-image-routes.js';
+import { intentRoutes } from './intents/intent-routes.js';
+import { hostedRoutes } from './hosted/hosted-routes.js';
 
 export type RoutePlugin = (ctx: AppContext) => FastifyPluginAsync;
 
 /** Mounted under /api/v1/merchant, behind X-Api-Key authentication. */
-export const merchantFeatureRoutes: RoutePlugin[] = [depositRoutes, sandboxDepositRoutes];
+export const merchantFeatureRoutes: RoutePlugin[] = [depositRoutes, sandboxDepositRoutes, intentRoutes];
 
 /** Mounted under /api/admin, behind the operator bearer token. */
 export const adminFeatureRoutes: RoutePlugin[] = [webhookAdminRoutes];
 
 /** Mounted at the root, unauthenticated (hosted deposit page, static assets). */
-export const publicFeatureRoutes: RoutePlugin[] = [itemImageRoutes];
+export const publicFeatureRoutes: RoutePlugin[] = [itemImageRoutes, hostedRoutes];

@@ -1,0 +1,125 @@
+// The hosted deposit page (GET /deposit/:token), its static assets (/hosted/assets/*, from web/),
+// and its public JSON API (/api/v1/hosted/:token/...), authenticated by the hosted token only.
+// Mounted at the root (publicFeatureRoutes).
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { ok } from '../../http/envelope.js';
+import { AppError } from '../../http/errors.js';
+import { hostedPageCsp } from './frame-policy.js';
+import { createHostedService } from './hosted-service.js';
+import {
+  HostedDepositRequest,
+  HostedInventoryRequest,
+  AssetParams,
+  HostedTokenParams,
+  type HostedDepositBody,
+  type HostedInventoryBody,
+} from './hosted-schemas.js';
+
+export const WEB_DIR = fileURLToPath(new URL('../../../web/', import.meta.url));
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+};
+
+interface Asset {
+  body: Buffer;
+  type: string;
+  etag: string;
+}
+
+/** web/ is small and flat: read once at start-up, served from memory with an ETag. */
+function loadAssets(dir: string): Map<string, Asset> {
+  const assets = new Map<string, Asset>();
+  for (const name of fs.readdirSync(dir)) {
+    const type = CONTENT_TYPES[path.extname(name)];
+    if (!type || !/^[\w.-]+$/.test(name)) continue;
+    const body = fs.readFileSync(path.join(dir, name));
+    assets.set(name, { body, type, etag: `"${crypto.createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` });
+  }
+  return assets;
+}
+
+function commonHeaders(reply: FastifyReply): FastifyReply {
+  // The token is in the page's URL: never leak it through Referer to image hosts or merchants.
+  return reply.header('referrer-policy', 'no-referrer').header('x-content-type-options', 'nosniff');
+}
+
+export const hostedRoutes = (ctx: AppContext): FastifyPluginAsync => async (app) => {
+  const assets = loadAssets(WEB_DIR);
+  const page = assets.get('deposit.html');
+  if (!page) throw new Error(`hosted page missing: ${path.join(WEB_DIR, 'deposit.html')}`);
+  const hosted = createHostedService({
+    db: ctx.db,
+    config: ctx.config,
+    clock: ctx.clock,
+    deposits: ctx.deposits,
+  });
+  const hidden = { hide: true };
+
+  app.get('/deposit/:token', { schema: { ...hidden, params: HostedTokenParams } }, async (req, reply) => {
+    const { token } = req.params as { token: string };
+    let frameAncestors: string[] = [];
+    let status = 200;
+    try {
+      frameAncestors = (await hosted.load(token)).merchant.frame_ancestors ?? [];
+    } catch (err) {
+      if (!(err instanceof AppError && err.statusCode === 404)) throw err;
+      status = 404; // the page itself explains that the link is not valid
+    }
+    return commonHeaders(reply)
+      .code(status)
+      .header('content-type', page.type)
+      .header('cache-control', 'no-store')
+      .header('content-security-policy', hostedPageCsp(frameAncestors))
+      .send(page.body);
+  });
+
+  app.get('/hosted/assets/:file', { schema: { ...hidden, params: AssetParams } }, async (req, reply) => {
+    const { file } = req.params as { file: string };
+    const asset = file === 'deposit.html' ? undefined : assets.get(file);
+    if (!asset) throw new AppError(404, 'not found error');
+    commonHeaders(reply).header('etag', asset.etag).header('cache-control', 'no-cache');
+    if (req.headers['if-none-match'] === asset.etag) return reply.code(304).send();
+    return reply.header('content-type', asset.type).send(asset.body);
+  });
+
+  const api = { tags: ['hosted'], params: HostedTokenParams };
+  const noStore = (reply: FastifyReply) => commonHeaders(reply).header('cache-control', 'no-store');
+
+  app.get('/api/v1/hosted/:token', { schema: { ...api, summary: 'Hosted page: the intent and its deposit state' } }, async (req, reply) => {
+    noStore(reply);
+    return ok(await hosted.state((req.params as { token: string }).token), 'intent');
+  });
+
+  app.get('/api/v1/hosted/:token/status', { schema: { ...api, summary: 'Hosted page: deposit status (poll)' } }, async (req, reply) => {
+    noStore(reply);
+    return ok(await hosted.state((req.params as { token: string }).token), 'status');
+  });
+
+  app.post(
+    '/api/v1/hosted/:token/inventory',
+    { schema: { ...api, summary: "Hosted page: the user's priced inventory", body: HostedInventoryRequest } },
+    async (req, reply) => {
+      noStore(reply);
+      return ok(await hosted.inventory((req.params as { token: string }).token, req.body as HostedInventoryBody), 'inventory');
+    },
+  );
+
+  app.post(
+    '/api/v1/hosted/:token/deposit',
+    { schema: { ...api, summary: 'Hosted page: deposit the selected items', body: HostedDepositRequest } },
+    async (req, reply) => {
+      noStore(reply);
+      const result = await hosted.deposit((req.params as { token: string }).token, req.body as HostedDepositBody);
+      return reply.code(result.statusCode).send(ok(result.data, 'deposit created'));
+    },
+  );
+};

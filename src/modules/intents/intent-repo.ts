@@ -1,0 +1,73 @@
+// SQL of the redirect flow: the intent row (a `deposits` row with flow 'intent') and its lookup by
+// hosted token. Only this feature reads or writes deposits.hosted_token.
+import type { Kysely, Transaction } from 'kysely';
+import type { DB } from '../../db/types.js';
+import { hostedDb } from '../hosted/hosted-types.js';
+
+type DbOrTrx = Kysely<DB> | Transaction<DB>;
+
+export interface NewIntent {
+  merchant_id: number;
+  merchant_tx_id: string;
+  game: string | null;
+  partner: number | null;
+  token: string | null;
+  platform_id: string | null;
+  result_url: string | null;
+  success_url: string | null;
+  fail_url: string | null;
+  custom_currency: string | null;
+  custom_currency_multiplier: number | null;
+  custom_currency_rate: number | null;
+  hosted_token: string;
+}
+
+/** Inserts the intent; a duplicate merchant_tx_id fails on deposits_merchant_tx_id_key (23505). */
+export async function insertIntent(db: DbOrTrx, intent: NewIntent): Promise<{ id: number }> {
+  return hostedDb(db)
+    .insertInto('deposits')
+    .values({ ...intent, flow: 'intent', status: 'new' })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+}
+
+export interface IntentRow {
+  id: number;
+  merchant_id: number;
+  merchant_tx_id: string;
+  status: string;
+  game: string | null;
+  partner: number | null;
+  token: string | null;
+  result_url: string | null;
+  success_url: string | null;
+  fail_url: string | null;
+  custom_currency: string | null;
+  custom_currency_multiplier: number | null;
+  custom_currency_rate: number | null;
+}
+
+/** The intent behind a hosted token, or undefined. Only intents carry a token. */
+export async function findIntentByToken(db: DbOrTrx, hostedToken: string): Promise<IntentRow | undefined> {
+  const row = await hostedDb(db)
+    .selectFrom('deposits')
+    .select([
+      'id',
+      'merchant_id',
+      'merchant_tx_id',
+      'status',
+      'game',
+      'partner',
+      'token',
+      'result_url',
+      'success_url',
+      'fail_url',
+      'custom_currency',
+      'custom_currency_multiplier',
+      'custom_currency_rate',
+    ])
+    .where('hosted_token', '=', hostedToken)
+    .where('flow', '=', 'intent')
+    .executeTakeFirst();
+  return row as IntentRow | undefined;
+}

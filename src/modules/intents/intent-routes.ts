@@ -1,0 +1,24 @@
+// POST /merchant/create-intent (spec 4.1), under /api/v1/merchant (authenticated).
+import type { FastifyPluginAsync } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { ok } from '../../http/envelope.js';
+import { merchantSecurity } from '../../http/schemas.js';
+import { CreateIntentRequest, CreateIntentResponse, type CreateIntentBody } from './intent-schemas.js';
+import { createIntentService } from './intent-service.js';
+
+export const intentRoutes = (ctx: AppContext): FastifyPluginAsync => async (app) => {
+  const intents = createIntentService(ctx);
+  app.post(
+    '/create-intent',
+    {
+      schema: {
+        tags: ['deposits'],
+        summary: 'Create a deposit intent (redirect flow): answers the hosted deposit page URL',
+        security: merchantSecurity,
+        body: CreateIntentRequest,
+        response: { 200: CreateIntentResponse },
+      },
+    },
+    async (req) => ok(await intents.create(req.merchant, req.body as CreateIntentBody), 'intent created'),
+  );
+};
