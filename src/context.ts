@@ -12,6 +12,7 @@ import { createPricingService } from './modules/pricing/pricing-service.js';
 import { createDepositService } from './modules/deposits/deposit-service.js';
 import { createPlatform } from './platform/index.js';
 import type { TradingPlatform } from './platform/port.js';
+import { createCatalogueService } from './modules/catalogue/catalogue-service.js';
 
 export interface BaseContext {
   config: Config;
@@ -28,6 +29,7 @@ export function createContext(base: BaseContext) {
   const pricing = createPricingService(base);
   const platform: TradingPlatform = createPlatform({ ...base, namesFor: pricing.namesFor });
   const deposits = createDepositService({ ...base, platform, pricing });
+  const catalogue = createCatalogueService(base);
   return {
     ...base,
     merchants,
@@ -36,6 +38,7 @@ export function createContext(base: BaseContext) {
     pricing,
     platform,
     deposits,
+    catalogue,
   };
 }
 

@@ -1,9 +1,12 @@
 // Feature start-up hooks (price book load, sandbox seed…), run once per instance before serving.
 import type { AppContext } from '../context.js';
+import { catalogueStartup } from './catalogue/catalogue-tasks.js';
 
 export type StartupHook = (ctx: AppContext) => Promise<void>;
 
 export const featureStartups: StartupHook[] = [
   // The price book is needed by the first inventory request.
   (ctx) => ctx.pricing.start(),
+  // After the price book: the sandbox catalogue seed is drawn from it.
+  catalogueStartup,
 ];

@@ -3,7 +3,8 @@ import type { TaskList } from 'graphile-worker';
 import type { AppContext } from '../context.js';
 import { webhookTasks } from './webhooks/webhook-tasks.js';
 import { depositTasks } from './deposits/deposit-tasks.js';
+import { catalogueTasks } from './catalogue/catalogue-tasks.js';
 
 export type TaskFactory = (ctx: AppContext) => TaskList;
 
-export const featureTasks: TaskFactory[] = [webhookTasks, depositTasks];
+export const featureTasks: TaskFactory[] = [webhookTasks, depositTasks, catalogueTasks];

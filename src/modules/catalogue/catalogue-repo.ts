@@ -1,0 +1,316 @@
+// Catalogue SQL. Listings, per-page versions and the change feed are kept consistent by the
+// statement-level triggers of 003_purchases.sql: every write path here is a plain INSERT/UPDATE on
+// `listings`, and the triggers add the catalogue_events rows and bump catalogue_pages in the same
+// statement (so in the same transaction).
+import { sql, type Selectable } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { Game } from '../../domain/games.js';
+import type { Trx } from '../ledger/ledger-repo.js';
+import type { ListingsTable, ListingSource } from '../purchases/purchase-types.js';
+
+export type ListingRow = Selectable<ListingsTable>;
+
+export interface ListingInput {
+  id: string;
+  game: Game;
+  name: string;
+  base_price: number;
+  image_url: string;
+  exterior?: string | null;
+  rarity?: string | null;
+  rarity_color?: string | null;
+  class_id?: number | null;
+  instance_id?: number | null;
+  asset_id?: string | null;
+  float?: number | null;
+  paint_seed?: number | null;
+  inspect_url?: string | null;
+  phase?: string | null;
+  source: ListingSource;
+  source_ref?: string | null;
+}
+
+/** Columns a reader needs (not the bookkeeping ones). */
+export const LISTING_COLUMNS = [
+  'id', 'game', 'name', 'base_price', 'image_url', 'exterior', 'rarity', 'rarity_color', 'class_id', 'instance_id',
+  'asset_id', 'float', 'paint_seed', 'inspect_url', 'phase', 'status', 'page',
+] as const;
+export type ListingView = Pick<ListingRow, (typeof LISTING_COLUMNS)[number]>;
+
+/** Listing IDs are lowercase hex or digits, at most 300 characters (DESIGN 8). */
+export const LISTING_ID_RE = /^[0-9a-f]{1,300}$/;
+
+function toValues(rows: readonly ListingInput[]) {
+  return rows.map((r) => ({
+    id: r.id,
+    game: r.game,
+    name: r.name,
+    base_price: r.base_price,
+    image_url: r.image_url,
+    exterior: r.exterior ?? null,
+    rarity: r.rarity ?? null,
+    rarity_color: r.rarity_color ?? null,
+    class_id: r.class_id ?? null,
+    instance_id: r.instance_id ?? null,
+    asset_id: r.asset_id ?? null,
+    float: r.float ?? null,
+    paint_seed: r.paint_seed ?? null,
+    inspect_url: r.inspect_url ?? null,
+    phase: r.phase ?? null,
+    source: r.source,
+    source_ref: r.source_ref ?? null,
+    reserved_by: null,
+  }));
+}
+
+/**
+ * One multi-row INSERT (callers batch ≤ 1000 rows: 18 columns × 1000 stays under the 65535
+ * parameter limit). Existing IDs are left alone: seeds and deposit tasks are replayable.
+ */
+export async function insertListingsIgnore(db: Db | Trx, rows: readonly ListingInput[]): Promise<number> {
+  if (rows.length === 0) return 0;
+  const res = await db
+    .insertInto('listings')
+    .values(toValues(rows))
+    .onConflict((oc) => oc.column('id').doNothing())
+    .executeTakeFirst();
+  return Number(res.numInsertedOrUpdatedRows ?? 0);
+}
+
+/**
+ * Import upsert: new IDs are inserted; a live listing with the same ID takes the file's fields
+ * (re-pricing) when anything differs; reserved or sold listings are not touched.
+ */
+export async function upsertListings(db: Db | Trx, rows: readonly ListingInput[]): Promise<number> {
+  if (rows.length === 0) return 0;
+  const res = await db
+    .insertInto('listings')
+    .values(toValues(rows))
+    .onConflict((oc) =>
+      oc
+        .column('id')
+        .doUpdateSet((eb) => ({
+          name: eb.ref('excluded.name'),
+          base_price: eb.ref('excluded.base_price'),
+          image_url: eb.ref('excluded.image_url'),
+          exterior: eb.ref('excluded.exterior'),
+          rarity: eb.ref('excluded.rarity'),
+          rarity_color: eb.ref('excluded.rarity_color'),
+          class_id: eb.ref('excluded.class_id'),
+          instance_id: eb.ref('excluded.instance_id'),
+          asset_id: eb.ref('excluded.asset_id'),
+          float: eb.ref('excluded.float'),
+          paint_seed: eb.ref('excluded.paint_seed'),
+          inspect_url: eb.ref('excluded.inspect_url'),
+          phase: eb.ref('excluded.phase'),
+          updated_at: sql`now()`,
+        }))
+        .where('listings.status', '=', 'live')
+        .where(
+          sql<boolean>`(listings.game, listings.name, listings.base_price, listings.image_url, listings.exterior, listings.rarity,
+                        listings.rarity_color, listings.class_id, listings.instance_id, listings.asset_id, listings.float,
+                        listings.paint_seed, listings.inspect_url, listings.phase)
+                       is distinct from
+                       (listings.game, excluded.name, excluded.base_price, excluded.image_url, excluded.exterior, excluded.rarity,
+                        excluded.rarity_color, excluded.class_id, excluded.instance_id, excluded.asset_id, excluded.float,
+                        excluded.paint_seed, excluded.inspect_url, excluded.phase)`,
+        ),
+    )
+    .executeTakeFirst();
+  return Number(res.numInsertedOrUpdatedRows ?? 0);
+}
+
+export async function countBySource(db: Db, source: ListingSource): Promise<number> {
+  const r = await db.selectFrom('listings').select((eb) => eb.fn.countAll<number>().as('n')).where('source', '=', source).executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+export async function findListing(db: Db | Trx, id: string): Promise<ListingView | undefined> {
+  return db.selectFrom('listings').select(LISTING_COLUMNS).where('id', '=', id).executeTakeFirst();
+}
+
+// ---- rebuild lease --------------------------------------------------------------------------
+
+/** Seconds left on the rebuild lease (0 = not rebuilding). Compared on the database clock. */
+export async function rebuildSecondsLeft(db: Db | Trx): Promise<number> {
+  const r = await sql<{ left: number | null }>`
+    select extract(epoch from (rebuilding_until - now()))::float8 as left from catalogue_state where id = 1`.execute(db);
+  const left = r.rows[0]?.left;
+  return left && left > 0 ? left : 0;
+}
+
+export async function setRebuildLease(db: Db, seconds: number, reason: string): Promise<void> {
+  await sql`update catalogue_state set rebuilding_until = now() + make_interval(secs => ${seconds}), rebuild_reason = ${reason} where id = 1`.execute(db);
+}
+
+export async function clearRebuildLease(db: Db, reason?: string): Promise<void> {
+  if (reason) {
+    await sql`update catalogue_state set rebuilding_until = null, rebuild_reason = null where id = 1 and rebuild_reason = ${reason}`.execute(db);
+  } else {
+    await sql`update catalogue_state set rebuilding_until = null, rebuild_reason = null where id = 1`.execute(db);
+  }
+}
+
+// ---- pages ----------------------------------------------------------------------------------
+
+export interface PageMeta {
+  version: number;
+  live_count: number;
+  updated_at: Date;
+}
+
+export async function pageMeta(db: Db | Trx, game: Game, page: number): Promise<PageMeta> {
+  return db
+    .selectFrom('catalogue_pages')
+    .select(['version', 'live_count', 'updated_at'])
+    .where('game', '=', game)
+    .where('page', '=', page)
+    .executeTakeFirstOrThrow() as Promise<PageMeta>;
+}
+
+/** The whole game: sum of page versions (each only grows, so the sum changes iff a page did). */
+export async function gameMeta(db: Db | Trx, game: Game): Promise<PageMeta> {
+  const r = await sql<PageMeta>`
+    select coalesce(sum(version), 0)::bigint as version, coalesce(sum(live_count), 0)::bigint as live_count,
+           max(updated_at) as updated_at
+      from catalogue_pages where game = ${game}`.execute(db);
+  return r.rows[0];
+}
+
+export async function pageListings(db: Db | Trx, game: Game, page: number): Promise<ListingView[]> {
+  return db
+    .selectFrom('listings')
+    .select(LISTING_COLUMNS)
+    .where('game', '=', game)
+    .where('page', '=', page)
+    .where('status', '=', 'live')
+    .orderBy('id')
+    .execute();
+}
+
+export interface GroupRow {
+  name: string;
+  count: number;
+  min_price: number;
+  image_url: string;
+}
+
+export async function groupedListings(db: Db | Trx, game: Game, afterName: string | null, limit: number): Promise<GroupRow[]> {
+  const r = await sql<GroupRow>`
+    select name, count(*)::int as count, min(base_price) as min_price, min(image_url) as image_url
+      from listings
+     where game = ${game} and status = 'live' and (${afterName}::text is null or name > ${afterName}::text)
+     group by name
+     order by name
+     limit ${limit}`.execute(db);
+  return r.rows;
+}
+
+export async function liveListingsAfter(db: Db | Trx, game: Game, afterId: string | null, limit: number): Promise<ListingView[]> {
+  let q = db.selectFrom('listings').select(LISTING_COLUMNS).where('game', '=', game).where('status', '=', 'live');
+  if (afterId !== null) q = q.where('id', '>', afterId);
+  return q.orderBy('id').limit(limit).execute();
+}
+
+export async function searchByNames(db: Db, game: Game, names: readonly string[]): Promise<ListingView[]> {
+  if (names.length === 0) return [];
+  return db
+    .selectFrom('listings')
+    .select(LISTING_COLUMNS)
+    .where('game', '=', game)
+    .where('status', '=', 'live')
+    .where('name', 'in', [...names])
+    .orderBy('name')
+    .orderBy('base_price')
+    .orderBy('id')
+    .execute();
+}
+
+// ---- events ---------------------------------------------------------------------------------
+
+export interface ClockRow {
+  last_event_at: Date | null;
+  retained_from: Date | null;
+  /** '-infinity' comes back as a non-finite date; reported as null. */
+}
+
+export async function readClock(db: Db): Promise<{ lastEventMs: number | null; retainedFromMs: number | null }> {
+  const r = await sql<{ last: string | null; retained: string | null }>`
+    select case when last_event_at = '-infinity' then null
+                else (extract(epoch from date_trunc('milliseconds', last_event_at)) * 1000)::bigint::text end as last,
+           case when retained_from = '-infinity' then null
+                else (extract(epoch from retained_from) * 1000)::bigint::text end as retained
+      from catalogue_clock where id = 1`.execute(db);
+  const row = r.rows[0];
+  return { lastEventMs: row?.last ? Number(row.last) : null, retainedFromMs: row?.retained ? Number(row.retained) : null };
+}
+
+export interface EventRow {
+  id: number;
+  at_ms: number;
+  game: Game;
+  type: 'upsert' | 'remove';
+  listing_id: string;
+}
+
+const EVENT_SELECT = sql`e.id, (extract(epoch from date_trunc('milliseconds', e.at)) * 1000)::bigint as at_ms, e.game, e.type, e.listing_id`;
+
+/** Events at or after `sinceMs` (inclusive, millisecond precision), oldest first. */
+export async function eventsSince(db: Db, sinceMs: number, game: Game | undefined, limit: number): Promise<(EventRow & { at_raw: string })[]> {
+  const r = await sql<EventRow & { at_raw: string }>`
+    select ${EVENT_SELECT}, e.at::text as at_raw
+      from catalogue_events e
+     where e.at >= (timestamptz 'epoch' + ${sinceMs}::bigint * interval '1 millisecond')
+       and (${game ?? null}::text is null or e.game = ${game ?? null}::text)
+     order by e.at, e.id
+     limit ${limit}`.execute(db);
+  return r.rows;
+}
+
+/** The rest of one millisecond after a given event (a page of events never ends inside one). */
+export async function eventsRestOfMillisecond(db: Db, afterAtRaw: string, afterId: number, msEnd: number, game: Game | undefined): Promise<EventRow[]> {
+  const r = await sql<EventRow>`
+    select ${EVENT_SELECT}
+      from catalogue_events e
+     where (e.at, e.id) > (${afterAtRaw}::timestamptz, ${afterId}::bigint)
+       and e.at < (timestamptz 'epoch' + ${msEnd}::bigint * interval '1 millisecond')
+       and (${game ?? null}::text is null or e.game = ${game ?? null}::text)
+     order by e.at, e.id`.execute(db);
+  return r.rows;
+}
+
+export async function eventsExistFrom(db: Db, fromMs: number, game: Game | undefined): Promise<boolean> {
+  const r = await sql<{ x: number }>`
+    select 1 as x from catalogue_events e
+     where e.at >= (timestamptz 'epoch' + ${fromMs}::bigint * interval '1 millisecond')
+       and (${game ?? null}::text is null or e.game = ${game ?? null}::text)
+     limit 1`.execute(db);
+  return r.rows.length > 0;
+}
+
+export async function listingsByIds(db: Db, ids: readonly string[]): Promise<Map<string, ListingView>> {
+  const out = new Map<string, ListingView>();
+  if (ids.length === 0) return out;
+  for (let i = 0; i < ids.length; i += 5000) {
+    const rows = await db.selectFrom('listings').select(LISTING_COLUMNS).where('id', 'in', [...ids.slice(i, i + 5000)]).execute();
+    for (const r of rows) out.set(r.id, r);
+  }
+  return out;
+}
+
+/**
+ * Drops events older than the cutoff and remembers the cutoff: a `since` before it can no longer
+ * be served from history (reset: true).
+ */
+export async function pruneEvents(db: Db, olderThanSeconds: number): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const cutoff = await sql<{ c: Date }>`select now() - make_interval(secs => ${olderThanSeconds}) as c`.execute(trx);
+    const c = cutoff.rows[0].c;
+    const del = await trx.deleteFrom('catalogue_events').where('at', '<', c).executeTakeFirst();
+    const n = Number(del.numDeletedRows ?? 0);
+    if (n > 0) {
+      await sql`update catalogue_clock set retained_from = greatest(retained_from, ${c}::timestamptz) where id = 1`.execute(trx);
+    }
+    return n;
+  });
+}

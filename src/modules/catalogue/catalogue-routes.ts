@@ -1,0 +1,75 @@
+// Catalogue endpoints (spec 4.11, 4.12) and the /purchase/events change feed. Thin: parsing and
+// HTTP details here, rules in catalogue-service.ts.
+import type { FastifyPluginAsync } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { merchantSecurity } from '../../http/schemas.js';
+import { ok } from '../../http/envelope.js';
+import { AvailableQuerySchema, EventsQuerySchema, SearchQuerySchema, parseBool, parseGame, parsePage } from './catalogue-schemas.js';
+
+export const catalogueRoutes = (ctx: AppContext): FastifyPluginAsync => async (app) => {
+  const common = { tags: ['purchases'], security: merchantSecurity };
+
+  app.get(
+    '/purchase/available',
+    {
+      schema: {
+        ...common,
+        summary: 'Catalogue: grouped or full, whole (streamed) or one of 16 pages with ETag',
+        description:
+          'Without page the whole catalogue of the game is streamed in one response. With page (1-16): a fixed slice keyed by listing ID, ' +
+          'ETag per page (If-None-Match answers 304), 503 with Retry-After while the catalogue is rebuilt.',
+        querystring: AvailableQuerySchema,
+      },
+    },
+    async (req, reply) => {
+      const q = req.query as { game: string; full?: string; extended?: string; page?: string };
+      const page = parsePage(q.page);
+      const query = { game: parseGame(q.game), full: parseBool(q.full, 'full'), extended: parseBool(q.extended, 'extended') };
+      if (page === undefined) {
+        const stream = await ctx.catalogue.stream(req.merchant, query);
+        return reply.code(200).type('application/json; charset=utf-8').header('cache-control', 'no-store').send(stream);
+      }
+      const queryString = req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '';
+      const ifNoneMatch = req.headers['if-none-match'];
+      const result = await ctx.catalogue.page(req.merchant, { ...query, page }, queryString, typeof ifNoneMatch === 'string' ? ifNoneMatch : undefined);
+      reply.header('etag', result.etag).header('cache-control', 'private, no-cache');
+      if (result.kind === 'not-modified') return reply.code(304).send();
+      return reply.code(200).send(ok(result.data, 'OK'));
+    },
+  );
+
+  app.get(
+    '/purchase/search',
+    {
+      schema: {
+        ...common,
+        summary: 'Live listings with the given names (full format)',
+        querystring: SearchQuerySchema,
+      },
+    },
+    async (req) => {
+      const q = req.query as { game: string; names: string[]; extended?: string };
+      const game = parseGame(q.game);
+      return ok(await ctx.catalogue.search(req.merchant, game, q.names, parseBool(q.extended, 'extended')), 'OK');
+    },
+  );
+
+  app.get(
+    '/purchase/events',
+    {
+      schema: {
+        ...common,
+        summary: 'Catalogue change feed: upserts and removals since a cursor',
+        description:
+          'since: a cursor (next of a previous answer, or a page last_update_at); omitted = from now. reset: true means the cursor is ' +
+          'older than the kept history: reload the whole catalogue, then continue from next.',
+        querystring: EventsQuerySchema,
+      },
+    },
+    async (req) => {
+      const q = req.query as { since?: string; game?: string; extended?: string; limit: number };
+      const game = q.game === undefined ? undefined : parseGame(q.game);
+      return ok(await ctx.catalogue.events(req.merchant, { since: q.since, game, extended: parseBool(q.extended, 'extended'), limit: q.limit ?? 1000 }), 'OK');
+    },
+  );
+};

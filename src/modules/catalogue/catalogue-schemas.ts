@@ -1,0 +1,63 @@
+// TypeBox schemas of the catalogue endpoints (spec 4.11, 4.12 and the /purchase/events feed).
+// page, full, extended and game are read as strings and checked by hand: the spec fixes their
+// messages (`page must be 1 or greater`, `invalid game code`), which a schema error would not give.
+import { Type } from '@sinclair/typebox';
+import { GAMES, isGame, type Game } from '../../domain/games.js';
+import { AppError, validationError } from '../../http/errors.js';
+
+const QueryBool = Type.String({ maxLength: 5, description: 'true or false (also 1/0)' });
+
+export const AvailableQuerySchema = Type.Object(
+  {
+    game: Type.String({ maxLength: 16, description: 'csgo, rust, dota2 or tf2' }),
+    full: Type.Optional({ ...QueryBool, description: 'true: one entry per listing; false (default): grouped by name' }),
+    extended: Type.Optional({ ...QueryBool, description: 'extra fields (full format only)' }),
+    page: Type.Optional(Type.String({ maxLength: 32, description: 'page 1 to 16; omit for the whole catalogue in one (streamed) response' })),
+  },
+  { title: 'AvailableRequest' },
+);
+
+export const SearchQuerySchema = Type.Object(
+  {
+    game: Type.String({ maxLength: 16 }),
+    names: Type.Array(Type.String({ minLength: 1, maxLength: 512 }), { minItems: 1, maxItems: 50, description: 'repeat the parameter per name; at most 50' }),
+    extended: Type.Optional(QueryBool),
+  },
+  { title: 'SearchRequest' },
+);
+
+export const EventsQuerySchema = Type.Object(
+  {
+    since: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: 'cursor (next of a previous answer, or a page last_update_at); omitted = from now' })),
+    game: Type.Optional(Type.String({ maxLength: 16 })),
+    extended: Type.Optional(QueryBool),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, default: 1000 })),
+  },
+  { title: 'CatalogueEventsRequest' },
+);
+
+export function parseGame(value: string | undefined): Game {
+  if (!isGame(value)) {
+    throw new AppError(400, 'invalid game code', [{ field: 'game', code: 'oneof', message: `game must be one of: ${GAMES.join(', ')}` }]);
+  }
+  return value;
+}
+
+export function parseBool(value: string | undefined, field: string): boolean {
+  if (value === undefined || value === '') return false;
+  const v = value.toLowerCase();
+  if (v === 'true' || v === '1') return true;
+  if (v === 'false' || v === '0') return false;
+  throw validationError([{ field: `AvailableRequest.${field}`, code: 'oneof', message: `${field} must be true or false` }]);
+}
+
+/** page 0, negative or not a number → 400 `page must be 1 or greater` (spec 7.2). */
+export function parsePage(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const v = value.trim();
+  if (!/^\d+$/.test(v) || Number(v) < 1) {
+    throw new AppError(400, 'page must be 1 or greater', [{ field: 'page', code: 'min', message: 'page must be 1 or greater' }]);
+  }
+  const n = Number(v);
+  return Number.isSafeInteger(n) ? n : Number.MAX_SAFE_INTEGER;
+}
