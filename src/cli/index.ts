@@ -35,6 +35,9 @@ function run(action: Action, humanTitle?: string) {
     } finally {
       await ctx?.close();
     }
+    // Exit explicitly: the embedded database's exit hook would otherwise end the process with 0.
+    const code = Number(process.exitCode ?? 0);
+    process.stdout.write('', () => process.exit(code));
   };
 }
 
