@@ -1,0 +1,261 @@
+// Hash-name flow (spec 4.4, 4.5): get-prices drafts and the nine commit rules in order.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OffsetClock } from '../../src/domain/clock.js';
+import { startTestGateway, type TestGateway } from '../helpers.js';
+import { TOKEN, nextPartner, nextTx, expectBooksBalance, webhookEvents, payloadOf } from './deposit-helpers.js';
+
+let gw: TestGateway;
+let m: any;
+const clock = new OffsetClock();
+let names: string[];
+beforeAll(async () => {
+  gw = await startTestGateway({ QUOTE_TTL_SECONDS: '300', DEPOSIT_TIMEOUT_MS: '400' }, { clock });
+  m = await gw.createMerchant({ name: 'Hash name', webhook_url: 'http://127.0.0.1:9/hooks' });
+  names = [...gw.ctx.pricing.namesFor('csgo')].slice(0, 10);
+});
+afterAll(async () => gw?.stop());
+
+const quote = (key: string, body: Record<string, unknown>) => gw.merchant(key, 'POST', '/get-prices', body);
+const commit = (key: string, body: Record<string, unknown>) => gw.merchant(key, 'POST', '/create-deposit-by-hash-name', body);
+
+async function draft(key = m.api_key, n = 2) {
+  const res = await quote(key, { game: 'csgo', marketHashNames: names.slice(0, n) });
+  expect(res.status).toBe(200);
+  return res.body.data as { id: number; total: number; sum: number; items: { name: string; price: number; originalPrice: number }[] };
+}
+const itemsOf = (q: { items: { name: string }[] }, extra: Record<string, unknown> = {}) =>
+  q.items.map((it, i) => ({ asset_id: String(30000000000 + i), name: it.name, ...extra }));
+const commitBody = (q: { id: number; items: { name: string }[] }, extra: Record<string, unknown> = {}) => ({
+  id: q.id, merchant_tx_id: nextTx('h'), game: 'csgo', partner: nextPartner(), token: TOKEN, items: itemsOf(q), ...extra,
+});
+const row = (id: number) => gw.ctx.db.selectFrom('deposits').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+
+describe('POST /get-prices', () => {
+  it('quotes names and leaves a draft (status new) with an id', async () => {
+    const res = await quote(m.api_key, { game: 'csgo', marketHashNames: [...names.slice(0, 3), 'Not A Real Item', names[0]] });
+    expect(res.status).toBe(200);
+    const d = res.body.data;
+    expect(Object.keys(d).sort()).toEqual(['id', 'items', 'sum', 'total']);
+    expect(d.total).toBe(3);
+    expect(d.items.map((i: any) => i.name)).toEqual(names.slice(0, 3));
+    for (const it of d.items) {
+      expect(Object.keys(it)).toEqual(['name', 'price', 'originalPrice']);
+      expect(it.originalPrice).toBe(gw.ctx.pricing.entry('csgo', it.name)!.price / 1000);
+    }
+    expect(d.sum).toBe(d.items.reduce((s: number, i: any) => s + Math.round(i.price * 1000), 0) / 1000);
+    const r = await row(d.id);
+    expect(r).toMatchObject({ status: 'new', flow: 'hash_name', merchant_tx_id: null, game: 'csgo' });
+    const st = await gw.merchant(m.api_key, 'GET', `/deposit/status?id=${d.id}`);
+    expect(st.body.data.status).toBe('new');
+  });
+
+  it('price = base × deposit multiplier; originalPrice is the base', async () => {
+    const mm = await gw.createMerchant({ name: 'Mult' });
+    await gw.admin('PATCH', `/merchants/${mm.id}`, { deposit_multiplier: 1.2345 });
+    const res = await quote(mm.api_key, { game: 'csgo', marketHashNames: names.slice(0, 5), no_deposit_intent: true });
+    for (const it of res.body.data.items) {
+      const base = gw.ctx.pricing.entry('csgo', it.name)!.price;
+      expect(it.originalPrice).toBe(base / 1000);
+      expect(it.price).toBe(Math.round(base * 1.2345) / 1000);
+    }
+  });
+
+  it('no_deposit_intent: prices only, no id, no record', async () => {
+    const before = await gw.ctx.db.selectFrom('deposits').select('id').execute();
+    const res = await quote(m.api_key, { game: 'csgo', marketHashNames: names.slice(0, 2), no_deposit_intent: true });
+    expect(res.status).toBe(200);
+    expect(res.body.data).not.toHaveProperty('id');
+    expect(res.body.data.total).toBe(2);
+    expect((await gw.ctx.db.selectFrom('deposits').select('id').execute()).length).toBe(before.length);
+  });
+
+  it('nothing priced: total 0, sum 0, items null, no id, no draft', async () => {
+    const before = (await gw.ctx.db.selectFrom('deposits').select('id').execute()).length;
+    const res = await quote(m.api_key, { game: 'csgo', marketHashNames: ['Nope 1', 'Nope 2'] });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ total: 0, sum: 0, items: null });
+    expect((await gw.ctx.db.selectFrom('deposits').select('id').execute()).length).toBe(before);
+  });
+
+  it('1 to 2000 names: 0 and 2001 are validation errors, 2000 passes; bad game is 400', async () => {
+    const empty = await quote(m.api_key, { game: 'csgo', marketHashNames: [] });
+    expect(empty.status).toBe(400);
+    expect(empty.body.data[0]).toMatchObject({ field: 'GetPricesRequest.marketHashNames', code: 'len' });
+    const many = Array.from({ length: 2000 }, (_, i) => names[i % names.length] + (i >= names.length ? ` #${i}` : ''));
+    expect((await quote(m.api_key, { game: 'csgo', marketHashNames: many, no_deposit_intent: true })).status).toBe(200);
+    const over = await quote(m.api_key, { game: 'csgo', marketHashNames: [...many, 'x'] });
+    expect(over.status).toBe(400);
+    expect(over.body.data[0].code).toBe('len');
+    const game = await quote(m.api_key, { game: 'chess', marketHashNames: ['x'] });
+    expect(game.status).toBe(400);
+    expect(game.body.data[0]).toMatchObject({ field: 'GetPricesRequest.game', code: 'oneof' });
+  });
+});
+
+describe('POST /create-deposit-by-hash-name', () => {
+  it('commits a draft: active with bot and offer, amount from the quote, items stored', async () => {
+    const q = await draft();
+    const body = commitBody(q, { success_url: 'https://shop.example/s', result_url: 'http://127.0.0.1:9/r' });
+    const res = await commit(m.api_key, body);
+    expect(res.status).toBe(200);
+    const d = res.body.data;
+    expect(Object.keys(d)).toEqual(['id', 'merchant_tx_id', 'status', 'amount', 'bot_name', 'bot_platform_id', 'trade_offer_id', 'trade_offer_expiry_at']);
+    expect(d).toMatchObject({ id: q.id, merchant_tx_id: body.merchant_tx_id, status: 'active', amount: q.sum });
+    const r = await row(q.id);
+    expect(r).toMatchObject({ status: 'active', partner: body.partner, token: TOKEN, success_url: 'https://shop.example/s', result_url: 'http://127.0.0.1:9/r', amount: Math.round(q.sum * 1000) });
+    const items = await gw.ctx.db.selectFrom('deposit_items').selectAll().where('deposit_id', '=', q.id).execute();
+    expect(items.map((i) => i.market_hash_name)).toEqual(q.items.map((i) => i.name));
+  });
+
+  it('rule 1: the trade key first (magic partners → their code), the draft stays new', async () => {
+    const q = await draft();
+    const res = await commit(m.api_key, commitBody(q, { partner: 90000002 }));
+    expect(res.status).toBe(400);
+    expect(res.body.data[0]).toMatchObject({ field: 'token', code: 'trade_link_revoked' });
+    expect((await row(q.id)).status).toBe('new');
+    // rule 1 comes before rule 2: a bad key on a missing trade is still the key error
+    const missing = await commit(m.api_key, { ...commitBody(q, { partner: 90000003 }), id: 999999999 });
+    expect(missing.body.data[0]).toMatchObject({ code: 'trade_banned' });
+  });
+
+  it("rule 2: another merchant's or a missing trade → 404; not new → 400 denied", async () => {
+    const q = await draft();
+    const other = await gw.createMerchant({ name: 'Other' });
+    const foreign = await commit(other.api_key, commitBody(q));
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.message).toBe('not found error');
+    expect((await commit(m.api_key, { ...commitBody(q), id: 999999999 })).status).toBe(404);
+    expect((await commit(m.api_key, commitBody(q))).status).toBe(200);
+    const again = await commit(m.api_key, commitBody(q));
+    expect(again.status).toBe(400);
+    expect(again.body.message).toBe('validation error');
+    expect(again.body.data[0]).toMatchObject({ field: 'status', code: 'denied' });
+  });
+
+  it('rule 3: a duplicate merchant_tx_id → 409 already exist error', async () => {
+    const q1 = await draft();
+    const body = commitBody(q1);
+    expect((await commit(m.api_key, body)).status).toBe(200);
+    const q2 = await draft();
+    const dup = await commit(m.api_key, { ...commitBody(q2), merchant_tx_id: body.merchant_tx_id });
+    expect(dup.status).toBe(409);
+    expect(dup.body.message).toBe('already exist error');
+    expect((await row(q2.id)).status).toBe('new'); // the draft can still be committed
+    expect((await commit(m.api_key, commitBody(q2))).status).toBe(200);
+  });
+
+  it('rule 4: a quote older than QUOTE_TTL → 400 inventory_reload, stored as failed', async () => {
+    const q = await draft();
+    clock.advance(301_000);
+    const res = await commit(m.api_key, commitBody(q));
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe('validation error');
+    expect(res.body.data[0]).toMatchObject({ field: 'inventory', code: 'inventory_reload' });
+    const st = (await gw.merchant(m.api_key, 'GET', `/deposit/status?id=${q.id}`)).body.data;
+    expect(st).toMatchObject({ status: 'failed', fail_reason: 'inventory_reload' });
+    const ev = await webhookEvents(gw, q.id);
+    expect(ev.map((e) => e.status)).toEqual(['failed']);
+    expect(payloadOf(ev[0])).toMatchObject({ status: 'failed', fail_reason: 'inventory_reload', trade_id: q.id });
+  });
+
+  it('rule 6: a price below min_price → 400 item_specified_price_not_found, stored; min_price <= 0 ignored; at the floor passes', async () => {
+    const q = await draft();
+    const items = itemsOf(q);
+    items[1] = { ...items[1], min_price: q.items[1].price + 0.001 } as any;
+    const res = await commit(m.api_key, { ...commitBody(q), items });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe('item_specified_price_not_found');
+    expect(res.body.data[0]).toMatchObject({ field: 'items[1].min_price', code: 'item_specified_price_not_found' });
+    expect(await row(q.id)).toMatchObject({ status: 'failed', fail_reason: 'item_specified_price_not_found' });
+
+    const q2 = await draft();
+    const ok = itemsOf(q2).map((it, i) => ({ ...it, min_price: i === 0 ? q2.items[0].price : -5 }));
+    expect((await commit(m.api_key, { ...commitBody(q2), items: ok })).status).toBe(200);
+  });
+
+  it('rule 4 comes before rule 6', async () => {
+    const q = await draft();
+    clock.advance(301_000);
+    const items = itemsOf(q).map((it) => ({ ...it, min_price: 1_000_000 }));
+    const res = await commit(m.api_key, { ...commitBody(q), items });
+    expect(res.body.data[0].code).toBe('inventory_reload');
+  });
+
+  it('rule 8: the platform does not answer (90000010) → HTTP 200 failed/service_unavailable after DEPOSIT_TIMEOUT_MS', async () => {
+    const q = await draft();
+    const t0 = Date.now();
+    const res = await commit(m.api_key, commitBody(q, { partner: 90000010 }));
+    const took = Date.now() - t0;
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ id: q.id, status: 'failed', fail_reason: 'service_unavailable', bot_name: null, bot_platform_id: null, trade_offer_id: null });
+    expect(took).toBeGreaterThanOrEqual(380);
+    expect(took).toBeLessThan(5000);
+    expect(await row(q.id)).toMatchObject({ status: 'failed', fail_reason: 'service_unavailable' });
+    const ev = await webhookEvents(gw, q.id);
+    expect(payloadOf(ev[0])).toMatchObject({ status: 'failed', fail_reason: 'service_unavailable' });
+  });
+
+  it('names must have been quoted; asset_id numeric; at least one item', async () => {
+    const q = await draft();
+    const res = await commit(m.api_key, { ...commitBody(q), items: [{ asset_id: '1', name: 'Not quoted' }] });
+    expect(res.status).toBe(400);
+    expect(res.body.data[0]).toMatchObject({ field: 'items[0].name', code: 'item_not_available' });
+    expect((await row(q.id)).status).toBe('new');
+    const nonNumeric = await commit(m.api_key, { ...commitBody(q), items: [{ asset_id: 'abc', name: q.items[0].name }] });
+    expect(nonNumeric.status).toBe(400);
+    expect(nonNumeric.body.data[0]).toMatchObject({ field: 'CreateDepositByHashNameRequest.items[0].asset_id', code: 'numeric' });
+    const none = await commit(m.api_key, { ...commitBody(q), items: [] });
+    expect(none.body.data[0]).toMatchObject({ code: 'len' });
+    const wrongGame = await commit(m.api_key, { ...commitBody(q), game: 'rust' });
+    expect(wrongGame.status).toBe(400);
+  });
+
+  it('more items than max_items → 400 too_many_items, the draft untouched; the edge passes', async () => {
+    const mm = await gw.createMerchant({ name: 'Max 2', max_items: 2 });
+    const q = await draft(mm.api_key, 3);
+    const over = await commit(mm.api_key, commitBody(q));
+    expect(over.status).toBe(400);
+    expect(over.body.message).toBe('deposit exceeds the maximum of 2 items per deposit');
+    expect(over.body.data[0]).toMatchObject({ field: 'items', code: 'too_many_items' });
+    expect((await row(q.id)).status).toBe('new');
+    const edge = await commit(mm.api_key, { ...commitBody(q), items: itemsOf(q).slice(0, 2) });
+    expect(edge.status).toBe(200);
+    expect(edge.body.data.amount).toBe((Math.round(q.items[0].price * 1000) + Math.round(q.items[1].price * 1000)) / 1000);
+  });
+
+  it('custom currency on this path: limits checked, stored, shown by status in hold with the computed sum', async () => {
+    const q = await draft();
+    const bad = await commit(m.api_key, commitBody(q, { custom_currency: 'EUR', custom_currency_multiplier: 1 }));
+    expect(bad.status).toBe(400);
+    expect(bad.body.data[0]).toMatchObject({ code: 'required' });
+    const res = await commit(m.api_key, commitBody(q, { custom_currency: 'EUR', custom_currency_multiplier: 1.5, custom_currency_rate: 0.9 }));
+    expect(res.status).toBe(200);
+    expect(res.body.data).not.toHaveProperty('custom_currency');
+    let st = (await gw.merchant(m.api_key, 'GET', `/deposit/status?id=${q.id}`)).body.data;
+    expect(st).not.toHaveProperty('custom_currency'); // active
+    await gw.merchant(m.api_key, 'POST', `/sandbox/deposit/${q.id}/accept`, { hold: true });
+    st = (await gw.merchant(m.api_key, 'GET', `/deposit/status?id=${q.id}`)).body.data;
+    expect(st).toMatchObject({ status: 'hold', custom_currency: 'EUR', custom_currency_multiplier: 1.5, custom_currency_rate: 0.9 });
+    expect(st.custom_currency_sum).toBe(Math.round(Math.round(q.sum * 1000) * 0.9 * 1.5) / 1000);
+    expect(st.hold_end_date).toBeTruthy();
+  });
+
+  it('two concurrent commits of the same draft produce one deposit', async () => {
+    for (let round = 0; round < 3; round++) {
+      const q = await draft();
+      const bodies = [commitBody(q), commitBody(q), commitBody(q)];
+      const results = await Promise.all(bodies.map((b) => commit(m.api_key, b)));
+      const okRes = results.filter((r) => r.status === 200);
+      expect(okRes).toHaveLength(1);
+      for (const r of results.filter((x) => x.status !== 200)) {
+        expect(r.status).toBe(400);
+        expect(r.body.data[0].code).toBe('denied');
+      }
+      const r = await row(q.id);
+      expect(r.merchant_tx_id).toBe(okRes[0].body.data.merchant_tx_id);
+      const items = await gw.ctx.db.selectFrom('deposit_items').select('id').where('deposit_id', '=', q.id).execute();
+      expect(items).toHaveLength(q.items.length);
+    }
+    await expectBooksBalance(gw);
+  });
+});
