@@ -13,6 +13,7 @@ import { createDepositService } from './modules/deposits/deposit-service.js';
 import { createPlatform } from './platform/index.js';
 import type { TradingPlatform } from './platform/port.js';
 import { createCatalogueService } from './modules/catalogue/catalogue-service.js';
+import { createPurchaseService } from './modules/purchases/purchase-service.js';
 
 export interface BaseContext {
   config: Config;
@@ -30,6 +31,7 @@ export function createContext(base: BaseContext) {
   const platform: TradingPlatform = createPlatform({ ...base, namesFor: pricing.namesFor });
   const deposits = createDepositService({ ...base, platform, pricing });
   const catalogue = createCatalogueService(base);
+  const purchases = createPurchaseService({ ...base, platform });
   return {
     ...base,
     merchants,
@@ -39,6 +41,7 @@ export function createContext(base: BaseContext) {
     platform,
     deposits,
     catalogue,
+    purchases,
   };
 }
 

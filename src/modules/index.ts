@@ -6,13 +6,15 @@ import { depositRoutes } from './deposits/deposit-routes.js';
 import { sandboxDepositRoutes } from './sandbox/sandbox-deposit-routes.js';
 import { itemImageRoutes } from './pricing/item-image-routes.js';
 import { catalogueRoutes } from './catalogue/catalogue-routes.js';
+import { purchaseRoutes } from './purchases/purchase-routes.js';
+import { sandboxPurchaseRoutes } from './sandbox/sandbox-purchase-routes.js';
 import { intentRoutes } from './intents/intent-routes.js';
 import { hostedRoutes } from './hosted/hosted-routes.js';
 
 export type RoutePlugin = (ctx: AppContext) => FastifyPluginAsync;
 
 /** Mounted under /api/v1/merchant, behind X-Api-Key authentication. */
-export const merchantFeatureRoutes: RoutePlugin[] = [depositRoutes, sandboxDepositRoutes, intentRoutes, catalogueRoutes];
+export const merchantFeatureRoutes: RoutePlugin[] = [depositRoutes, sandboxDepositRoutes, intentRoutes, catalogueRoutes, purchaseRoutes, sandboxPurchaseRoutes];
 
 /** Mounted under /api/admin, behind the operator bearer token. */
 export const adminFeatureRoutes: RoutePlugin[] = [webhookAdminRoutes];

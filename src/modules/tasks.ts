@@ -4,7 +4,8 @@ import type { AppContext } from '../context.js';
 import { webhookTasks } from './webhooks/webhook-tasks.js';
 import { depositTasks } from './deposits/deposit-tasks.js';
 import { catalogueTasks } from './catalogue/catalogue-tasks.js';
+import { purchaseTasks } from './purchases/purchase-tasks.js';
 
 export type TaskFactory = (ctx: AppContext) => TaskList;
 
-export const featureTasks: TaskFactory[] = [webhookTasks, depositTasks, catalogueTasks];
+export const featureTasks: TaskFactory[] = [webhookTasks, depositTasks, catalogueTasks, purchaseTasks];

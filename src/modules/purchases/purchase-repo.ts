@@ -1,0 +1,193 @@
+// Purchase SQL. Every read filters by merchant_id (another merchant's purchase is a 404).
+//
+// Lock order, the same in every purchase transaction so they cannot deadlock each other:
+//   purchases row (insert / guarded update) → listings row (+ the catalogue_clock row its trigger
+//   takes) → balances row (applyMovement).
+import { sql, type Selectable } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { Game } from '../../domain/games.js';
+import type { PurchaseStatus } from '../../domain/purchase-state.js';
+import type { Trx } from '../ledger/ledger-repo.js';
+import { LISTING_COLUMNS, type ListingView } from '../catalogue/catalogue-repo.js';
+import type { PurchasesTable } from './purchase-types.js';
+
+export type PurchaseRow = Selectable<PurchasesTable>;
+
+export interface NewPurchase {
+  merchant_id: number;
+  merchant_tx_id: string | null;
+  game: Game;
+  partner: number;
+  token: string;
+  platform_id: string;
+  platform_name: string | null;
+  platform_avatar_url: string | null;
+  created_at: Date;
+}
+
+/**
+ * Inserts a pending purchase, or nothing when (merchant_id, merchant_tx_id) exists. A concurrent
+ * twin's insert waits on the unique index until the first transaction ends, then does nothing:
+ * the constraint decides, not a read-then-write.
+ */
+export async function insertPurchase(trx: Trx, p: NewPurchase): Promise<PurchaseRow | undefined> {
+  return trx
+    .insertInto('purchases')
+    .values({ ...p, status: 'pending', updated_at: p.created_at })
+    .onConflict((oc) => oc.constraint('purchases_merchant_tx_id_key').doNothing())
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function findPurchase(db: Db | Trx, merchantId: number, q: { id?: number; merchantTxId?: string }): Promise<PurchaseRow | undefined> {
+  let query = db.selectFrom('purchases').selectAll().where('merchant_id', '=', merchantId);
+  if (q.id !== undefined) query = query.where('id', '=', q.id);
+  if (q.merchantTxId !== undefined) query = query.where('merchant_tx_id', '=', q.merchantTxId);
+  return query.executeTakeFirst();
+}
+
+export async function getPurchase(db: Db | Trx, id: number): Promise<PurchaseRow | undefined> {
+  return db.selectFrom('purchases').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function updatePurchaseGuarded(
+  trx: Trx,
+  id: number,
+  from: PurchaseStatus,
+  patch: Partial<Omit<PurchaseRow, 'id' | 'merchant_id'>>,
+): Promise<PurchaseRow | undefined> {
+  return trx.updateTable('purchases').set(patch).where('id', '=', id).where('status', '=', from).returningAll().executeTakeFirst();
+}
+
+export async function updatePurchase(trx: Trx, id: number, patch: Partial<Omit<PurchaseRow, 'id' | 'merchant_id'>>): Promise<PurchaseRow> {
+  return trx.updateTable('purchases').set(patch).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+// ---- listings, as purchases see them --------------------------------------------------------
+
+/** The listing by ID, row-locked: a concurrent buyer of the same listing waits here, then sees it reserved. */
+export async function lockListing(trx: Trx, id: string, game: Game): Promise<ListingView | undefined> {
+  return trx.selectFrom('listings').select(LISTING_COLUMNS).where('id', '=', id).where('game', '=', game).forUpdate().executeTakeFirst();
+}
+
+/**
+ * The cheapest live listing of a name, row-locked. SKIP LOCKED: concurrent buyers of one name
+ * take different listings instead of queueing on the cheapest one.
+ */
+export async function lockCheapestByName(trx: Trx, game: Game, name: string): Promise<ListingView | undefined> {
+  return trx
+    .selectFrom('listings')
+    .select(LISTING_COLUMNS)
+    .where('game', '=', game)
+    .where('name', '=', name)
+    .where('status', '=', 'live')
+    .orderBy('base_price')
+    .orderBy('id')
+    .limit(1)
+    .forUpdate()
+    .skipLocked()
+    .executeTakeFirst();
+}
+
+export async function cheapestByName(db: Db | Trx, game: Game, name: string): Promise<ListingView | undefined> {
+  return db
+    .selectFrom('listings')
+    .select(LISTING_COLUMNS)
+    .where('game', '=', game)
+    .where('name', '=', name)
+    .where('status', '=', 'live')
+    .orderBy('base_price')
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+export async function nameEverListed(db: Db | Trx, game: Game, name: string): Promise<boolean> {
+  const r = await db.selectFrom('listings').select('id').where('game', '=', game).where('name', '=', name).limit(1).executeTakeFirst();
+  return r !== undefined;
+}
+
+/** Takes a live listing off the catalogue for a purchase. False when it is no longer live. */
+export async function reserveListing(trx: Trx, id: string, purchaseId: number): Promise<boolean> {
+  const r = await trx
+    .updateTable('listings')
+    .set({ status: 'reserved', reserved_by: purchaseId, updated_at: sql`now()` as never })
+    .where('id', '=', id)
+    .where('status', '=', 'live')
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/** Canceled / failed / reverted purchase: the listing goes back on sale. */
+export async function releaseListing(trx: Trx, id: string, purchaseId: number): Promise<void> {
+  await trx
+    .updateTable('listings')
+    .set({ status: 'live', reserved_by: null, updated_at: sql`now()` as never })
+    .where('id', '=', id)
+    .where('status', '=', 'reserved')
+    .where('reserved_by', '=', purchaseId)
+    .execute();
+}
+
+/** Completed purchase: the listing is gone for good (the row stays, status sold). */
+export async function markListingSold(trx: Trx, id: string, purchaseId: number): Promise<void> {
+  await trx
+    .updateTable('listings')
+    .set({ status: 'sold', updated_at: sql`now()` as never })
+    .where('id', '=', id)
+    .where('status', '=', 'reserved')
+    .where('reserved_by', '=', purchaseId)
+    .execute();
+}
+
+export async function ledgerKeyExists(trx: Trx, key: string): Promise<boolean> {
+  const r = await trx.selectFrom('ledger_entries').select('id').where('key', '=', key).executeTakeFirst();
+  return r !== undefined;
+}
+
+// ---- history --------------------------------------------------------------------------------
+
+export const SORTS = ['id', '-id', 'merchant_tx_id', '-merchant_tx_id', 'status', '-status', 'amount', '-amount', 'created_at', '-created_at'] as const;
+export type PurchaseSort = (typeof SORTS)[number];
+
+export interface HistoryQuery {
+  limit: number;
+  offset: number;
+  status?: PurchaseStatus;
+  sinceDate?: Date;
+  search?: string;
+  sort: PurchaseSort;
+}
+
+/** `%`, `_` and the escape character itself match literally. */
+export function escapeLike(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+export async function listPurchases(db: Db, merchantId: number, q: HistoryQuery): Promise<{ rows: PurchaseRow[]; total: number }> {
+  let base = db.selectFrom('purchases').where('merchant_id', '=', merchantId);
+  if (q.status) base = base.where('status', '=', q.status);
+  if (q.sinceDate) base = base.where('created_at', '>=', q.sinceDate);
+  if (q.search) {
+    const pattern = `%${escapeLike(q.search)}%`;
+    base = base.where((eb) =>
+      eb.or([
+        eb(sql`merchant_tx_id`, 'ilike', sql`${pattern} escape '\\'`),
+        eb(sql`item_name`, 'ilike', sql`${pattern} escape '\\'`),
+      ]),
+    );
+  }
+  const desc = q.sort.startsWith('-');
+  const column = (desc ? q.sort.slice(1) : q.sort) as 'id' | 'merchant_tx_id' | 'status' | 'amount' | 'created_at';
+  const [rows, count] = await Promise.all([
+    base
+      .selectAll()
+      .orderBy(column, desc ? 'desc' : 'asc')
+      .orderBy('id', desc ? 'desc' : 'asc')
+      .limit(q.limit)
+      .offset(q.offset)
+      .execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.n) };
+}

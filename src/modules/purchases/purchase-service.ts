@@ -1,0 +1,391 @@
+// Purchase rules (spec 3.2, 3.3, 3.4, 4.8–4.10; DESIGN 6, 8).
+//
+// Creation, in one transaction: claim merchant_tx_id (INSERT … ON CONFLICT DO NOTHING on the
+// unique constraint) → pick and reserve the listing (UPDATE … WHERE status = 'live') → debit
+// available (`purchase:<id>:reserve`) → enqueue the dispatch job. A creation failure (3.3) is
+// stored as a `failed` purchase with its fail_reason; nothing is taken (the reservation and the
+// debit are undone together with a savepoint).
+//
+// Later changes go through applyEvent only: the transition table of src/domain/purchase-state.ts,
+// a guarded UPDATE (WHERE status = <from>), and in the same transaction the listing effect (back on
+// sale / sold), the refund (`purchase:<id>:refund`), the webhook and the timed jobs.
+import { sql } from 'kysely';
+import type { Logger } from 'pino';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import type { Clock } from '../../domain/clock.js';
+import type { Game } from '../../domain/games.js';
+import { MoneyError, usdToMills } from '../../domain/money.js';
+import {
+  STATUS_EFFECTS,
+  acceptEvent,
+  findTransition,
+  type CreationFailReason,
+  type PurchaseEvent,
+  type PurchaseFailReason,
+  type PurchaseStatus,
+} from '../../domain/purchase-state.js';
+import { invalidTransition, notFound, validationError } from '../../http/errors.js';
+import { addJob } from '../../jobs/enqueue.js';
+import { PlatformUnavailableError, PlatformUserError, platformIdOf, type PlatformUser, type SentOffer, type TradingPlatform } from '../../platform/port.js';
+import { applyMovement, InsufficientFundsError, type Trx } from '../ledger/ledger-repo.js';
+import { enqueueWebhook } from '../webhooks/outbox.js';
+import { salePrice, type MerchantPricing } from '../catalogue/catalogue-service.js';
+import type { ListingView } from '../catalogue/catalogue-repo.js';
+import {
+  cheapestByName,
+  findPurchase,
+  getPurchase,
+  insertPurchase,
+  ledgerKeyExists,
+  listPurchases,
+  lockCheapestByName,
+  lockListing,
+  markListingSold,
+  nameEverListed,
+  releaseListing,
+  reserveListing,
+  updatePurchase,
+  updatePurchaseGuarded,
+  type PurchaseRow,
+  type PurchaseSort,
+} from './purchase-repo.js';
+import { purchaseWebhookPayload, purchaseWire, type PurchaseWire } from './purchase-views.js';
+
+export const PURCHASE_DISPATCH_TASK = 'purchase_dispatch';
+export const PURCHASE_EXPIRE_TASK = 'purchase_offer_expire';
+export const PURCHASE_HOLD_END_TASK = 'purchase_hold_end';
+export const DISPATCH_MAX_ATTEMPTS = 5;
+
+export interface CreatePurchaseInput {
+  partner: number;
+  token: string;
+  game: Game;
+  name?: string;
+  asset_id?: string;
+  merchant_tx_id?: string;
+  max_price?: number;
+}
+
+export interface MerchantRef extends MerchantPricing {
+  id: number;
+}
+
+export type SandboxPurchaseAction = 'accept' | 'decline' | 'expire' | 'release' | 'revert';
+
+interface Deps {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  platform: TradingPlatform;
+}
+
+type Pick =
+  | { ok: true; listing: ListingView; price: number }
+  | { ok: false; reason: CreationFailReason; listing?: ListingView; price?: number };
+
+export function createPurchaseService(deps: Deps) {
+  const { config, db, clock, log, platform } = deps;
+  const wire = (p: PurchaseRow) => purchaseWire(p, config.publicUrl);
+
+  /** Which listing this request buys, locked in `trx`; the reason when none can be bought. */
+  async function pickListing(trx: Trx, merchant: MerchantRef, input: CreatePurchaseInput, maxPrice: number | undefined): Promise<Pick> {
+    if (input.asset_id !== undefined) {
+      const l = await lockListing(trx, input.asset_id, input.game);
+      if (!l) return { ok: false, reason: 'item_not_available' };
+      const price = salePrice(l.base_price, merchant);
+      if (l.status !== 'live') return { ok: false, reason: 'item_sold', listing: l, price };
+      if (maxPrice !== undefined && price > maxPrice) return { ok: false, reason: 'price_changed', listing: l, price };
+      return { ok: true, listing: l, price };
+    }
+    const name = input.name!;
+    const l = await lockCheapestByName(trx, input.game, name);
+    if (!l) {
+      return { ok: false, reason: (await nameEverListed(trx, input.game, name)) ? 'item_sold' : 'item_not_available' };
+    }
+    const price = salePrice(l.base_price, merchant);
+    if (maxPrice !== undefined && price > maxPrice) return { ok: false, reason: 'item_specified_price_not_found', listing: l, price };
+    return { ok: true, listing: l, price };
+  }
+
+  function snapshot(l: ListingView | undefined, price: number | undefined) {
+    if (!l) return {};
+    return { listing_id: l.id, item_name: l.name, item_price: price ?? null, item_image_url: l.image_url, item_asset_id: l.asset_id, amount: price ?? 0 };
+  }
+
+  /** Stores a creation failure on the (just inserted) purchase: nothing reserved, nothing taken. */
+  async function failAtCreation(trx: Trx, p: PurchaseRow, reason: CreationFailReason, l?: ListingView, price?: number): Promise<PurchaseRow> {
+    const failed = await updatePurchase(trx, p.id, { ...snapshot(l, price), status: 'failed', fail_reason: reason, updated_at: clock.now() });
+    await enqueueWebhook(trx, { merchantId: failed.merchant_id, kind: 'purchase', recordId: failed.id, status: 'failed', payload: purchaseWebhookPayload(failed) });
+    return failed;
+  }
+
+  async function scheduleFor(trx: Trx, p: PurchaseRow): Promise<void> {
+    if (p.status === 'active' && p.offer_expires_at) {
+      await addJob(trx, PURCHASE_EXPIRE_TASK, { purchase_id: p.id }, { runAt: new Date(p.offer_expires_at), jobKey: `${PURCHASE_EXPIRE_TASK}:${p.id}` });
+    }
+    if (p.status === 'hold' && p.hold_end_date) {
+      await addJob(trx, PURCHASE_HOLD_END_TASK, { purchase_id: p.id }, { runAt: new Date(p.hold_end_date), jobKey: `${PURCHASE_HOLD_END_TASK}:${p.id}` });
+    }
+  }
+
+  interface EventOptions {
+    merchantId?: number;
+    failReason?: PurchaseFailReason;
+    holdEndDate?: Date;
+    offer?: SentOffer;
+  }
+
+  /**
+   * The one function that changes a purchase's status after creation. Throws 404 (not found /
+   * another merchant's) or 409 invalid transition; a concurrent change is retried against the
+   * new status, so exactly one of two racing events wins.
+   */
+  async function applyEvent(purchaseId: number, event: PurchaseEvent, opts: EventOptions = {}): Promise<PurchaseRow> {
+    for (let attempt = 0; ; attempt++) {
+      const result = await db.transaction().execute(async (trx) => {
+        const cur = opts.merchantId !== undefined ? await findPurchase(trx, opts.merchantId, { id: purchaseId }) : await getPurchase(trx, purchaseId);
+        if (!cur) throw notFound();
+        const t = findTransition(event, cur.status);
+        if (!t) throw invalidTransition(cur.status, event);
+        const now = clock.now();
+        const patch: Partial<PurchaseRow> = { status: t.to, updated_at: now };
+        const failReason = opts.failReason ?? t.failReason;
+        if (STATUS_EFFECTS[t.to].keepsFailReason && failReason) patch.fail_reason = failReason;
+        if (t.to === 'hold') patch.hold_end_date = opts.holdEndDate ?? now;
+        if (opts.offer) {
+          patch.trade_offer_id = opts.offer.tradeOfferId;
+          patch.bot_id = opts.offer.bot.id;
+          patch.bot_name = opts.offer.bot.name;
+          patch.offer_expires_at = opts.offer.expiresAt;
+        }
+        const updated = await updatePurchaseGuarded(trx, cur.id, cur.status, patch);
+        if (!updated) return undefined; // lost a race: read the new status and decide again
+        const effects = STATUS_EFFECTS[updated.status];
+        if (updated.listing_id) {
+          if (effects.listing === 'release') await releaseListing(trx, updated.listing_id, updated.id);
+          if (effects.listing === 'sold') await markListingSold(trx, updated.listing_id, updated.id);
+        }
+        if (effects.refund && updated.amount > 0 && (await ledgerKeyExists(trx, `purchase:${updated.id}:reserve`))) {
+          await applyMovement(trx, {
+            merchantId: updated.merchant_id,
+            key: `purchase:${updated.id}:refund`,
+            kind: 'purchase_refund',
+            availableDelta: updated.amount,
+            holdDelta: 0,
+            refType: 'purchase',
+            refId: updated.id,
+          });
+        }
+        if (effects.webhook) {
+          await enqueueWebhook(trx, { merchantId: updated.merchant_id, kind: 'purchase', recordId: updated.id, status: updated.status, payload: purchaseWebhookPayload(updated) });
+        }
+        await scheduleFor(trx, updated);
+        return updated;
+      });
+      if (result) return result;
+      if (attempt >= 5) throw new Error(`purchase ${purchaseId}: too many concurrent status changes`);
+    }
+  }
+
+  const service = {
+    applyEvent,
+
+    /**
+     * POST /merchant/purchase. Returns the purchase (new or, for a repeated merchant_tx_id, the
+     * stored one); HTTP 200 either way. Platform errors for the user are 400 validation errors.
+     */
+    async create(merchant: MerchantRef, input: CreatePurchaseInput): Promise<{ purchase: PurchaseWire; created: boolean }> {
+      if (input.name === undefined && input.asset_id === undefined) {
+        throw validationError([
+          { field: 'CreatePurchaseRequest.name', code: 'required', message: 'name or asset_id is required' },
+          { field: 'CreatePurchaseRequest.asset_id', code: 'required', message: 'name or asset_id is required' },
+        ]);
+      }
+      let maxPrice: number | undefined;
+      if (input.max_price !== undefined) {
+        try {
+          maxPrice = usdToMills(input.max_price);
+        } catch (err) {
+          if (err instanceof MoneyError) throw validationError([{ field: 'CreatePurchaseRequest.max_price', code: 'numeric', message: `max_price: ${err.message}` }]);
+          throw err;
+        }
+      }
+      const txId = input.merchant_tx_id;
+      if (txId !== undefined) {
+        const existing = await findPurchase(db, merchant.id, { merchantTxId: txId });
+        if (existing) return { purchase: wire(existing), created: false };
+      }
+
+      // The user first: a platform refusal is the merchant's input problem (400), not a purchase.
+      let user: PlatformUser | undefined;
+      let providerDown = false;
+      try {
+        user = await platform.checkTradeLink(input.game, input.partner, input.token);
+      } catch (err) {
+        if (err instanceof PlatformUserError) throw validationError([{ field: err.field, code: err.code, message: err.message }]);
+        if (err instanceof PlatformUnavailableError) providerDown = true;
+        else throw err;
+      }
+
+      const now = clock.now();
+      const row = await db.transaction().execute(async (trx) => {
+        const p = await insertPurchase(trx, {
+          merchant_id: merchant.id,
+          merchant_tx_id: txId ?? null,
+          game: input.game,
+          partner: input.partner,
+          token: input.token,
+          platform_id: user?.platformId ?? platformIdOf(input.partner),
+          platform_name: user?.name ?? null,
+          platform_avatar_url: user?.avatarUrl ?? null,
+          created_at: now,
+        });
+        if (!p) return undefined; // a twin with this merchant_tx_id committed first
+
+        if (providerDown) {
+          const l = input.asset_id !== undefined ? await lockListing(trx, input.asset_id, input.game) : await cheapestByName(trx, input.game, input.name!);
+          return failAtCreation(trx, p, 'provider_unavailable', l, l ? salePrice(l.base_price, merchant) : undefined);
+        }
+
+        const pick = await pickListing(trx, merchant, input, maxPrice);
+        if (!pick.ok) return failAtCreation(trx, p, pick.reason, pick.listing, pick.price);
+
+        // Reserve the listing and take the money together; undo both if the balance is short.
+        await sql`savepoint purchase_reserve`.execute(trx);
+        try {
+          if (!(await reserveListing(trx, pick.listing.id, p.id))) {
+            await sql`rollback to savepoint purchase_reserve`.execute(trx);
+            return failAtCreation(trx, p, 'item_sold', pick.listing, pick.price);
+          }
+          const reserved = await updatePurchase(trx, p.id, { ...snapshot(pick.listing, pick.price), updated_at: now });
+          await applyMovement(trx, {
+            merchantId: merchant.id,
+            key: `purchase:${p.id}:reserve`,
+            kind: 'purchase_reserve',
+            availableDelta: -pick.price,
+            holdDelta: 0,
+            refType: 'purchase',
+            refId: p.id,
+          });
+          await sql`release savepoint purchase_reserve`.execute(trx);
+          await addJob(trx, PURCHASE_DISPATCH_TASK, { purchase_id: p.id }, { jobKey: `${PURCHASE_DISPATCH_TASK}:${p.id}`, maxAttempts: DISPATCH_MAX_ATTEMPTS });
+          return reserved;
+        } catch (err) {
+          if (!(err instanceof InsufficientFundsError)) throw err;
+          await sql`rollback to savepoint purchase_reserve`.execute(trx);
+          return failAtCreation(trx, p, 'insufficient_balance', pick.listing, pick.price);
+        }
+      });
+      if (row) return { purchase: wire(row), created: true };
+      const twin = await findPurchase(db, merchant.id, { merchantTxId: txId });
+      if (!twin) throw new Error('purchase: merchant_tx_id conflict without a stored purchase');
+      return { purchase: wire(twin), created: false };
+    },
+
+    /** GET /merchant/purchase/status: by id and/or merchant_tx_id (both must match when both given). */
+    async status(merchantId: number, q: { id?: number; merchantTxId?: string }): Promise<PurchaseWire> {
+      if (q.id === undefined && q.merchantTxId === undefined) {
+        throw validationError([
+          { field: 'PurchaseStatusRequest.id', code: 'required', message: 'id or merchant_tx_id is required' },
+          { field: 'PurchaseStatusRequest.merchant_tx_id', code: 'required', message: 'id or merchant_tx_id is required' },
+        ]);
+      }
+      const p = await findPurchase(db, merchantId, q);
+      if (!p) throw notFound();
+      return wire(p);
+    },
+
+    /** GET /merchant/purchase: history with filters, sort and paging. */
+    async history(merchantId: number, q: { limit: number; offset: number; status?: PurchaseStatus; dateRange?: number; search?: string; sort: PurchaseSort }) {
+      const sinceDate = q.dateRange !== undefined ? new Date(clock.now().getTime() - q.dateRange * 86_400_000) : undefined;
+      const { rows, total } = await listPurchases(db, merchantId, { limit: q.limit, offset: q.offset, status: q.status, sinceDate, search: q.search, sort: q.sort });
+      return { data: rows.map(wire), total };
+    },
+
+    /**
+     * Job purchase_dispatch: send the offer. The platform's silence → failed provider_unavailable;
+     * a refusal for the user's trade link → failed trade_url_error; other errors retry, and the
+     * last attempt gives up with gateway_too_slow. Either way the amount returns.
+     */
+    async dispatch(purchaseId: number, attempt: { attempts: number; maxAttempts: number }): Promise<void> {
+      const p = await getPurchase(db, purchaseId);
+      if (!p || p.status !== 'pending') return;
+      let offer: SentOffer;
+      try {
+        offer = await platform.sendPurchaseOffer({
+          purchaseId: p.id,
+          game: p.game,
+          partner: p.partner,
+          token: p.token,
+          listingId: p.listing_id ?? '',
+          ...(p.item_asset_id ? { assetId: p.item_asset_id } : {}),
+        });
+      } catch (err) {
+        const reason: PurchaseFailReason | undefined =
+          err instanceof PlatformUnavailableError ? 'provider_unavailable' : err instanceof PlatformUserError ? 'trade_url_error' : undefined;
+        if (!reason && attempt.attempts < attempt.maxAttempts) throw err;
+        if (!reason) log.error({ err, purchaseId }, 'purchase dispatch failed on its last attempt');
+        await applyEvent(p.id, 'dispatch_failed', { failReason: reason ?? 'gateway_too_slow' }).catch(ignoreInvalidTransition);
+        return;
+      }
+      await applyEvent(p.id, 'offer_sent', { offer }).catch(ignoreInvalidTransition);
+    },
+
+    /** Job purchase_offer_expire: the user did not accept in time → canceled buyer_too_slow. */
+    async expireIfDue(purchaseId: number): Promise<'done' | { retryAt: Date }> {
+      const p = await getPurchase(db, purchaseId);
+      if (!p || p.status !== 'active' || !p.offer_expires_at) return 'done';
+      if (new Date(p.offer_expires_at).getTime() > clock.now().getTime()) return { retryAt: new Date(p.offer_expires_at) };
+      await applyEvent(p.id, 'expired').catch(ignoreInvalidTransition);
+      return 'done';
+    },
+
+    /** Job purchase_hold_end: hold_end_date reached → completed. */
+    async endHoldIfDue(purchaseId: number): Promise<'done' | { retryAt: Date }> {
+      const p = await getPurchase(db, purchaseId);
+      if (!p || p.status !== 'hold' || !p.hold_end_date) return 'done';
+      if (new Date(p.hold_end_date).getTime() > clock.now().getTime()) return { retryAt: new Date(p.hold_end_date) };
+      await applyEvent(p.id, 'hold_ended').catch(ignoreInvalidTransition);
+      return 'done';
+    },
+
+    /** Sandbox helpers (DESIGN 6): the user's side of the offer, and the platform's hold. */
+    async sandboxAction(merchantId: number, id: number, action: SandboxPurchaseAction, body: { hold?: boolean; by?: 'user' | 'gateway' }): Promise<PurchaseWire> {
+      let row: PurchaseRow;
+      switch (action) {
+        case 'accept': {
+          const p = await findPurchase(db, merchantId, { id });
+          if (!p) throw notFound();
+          const seconds = config.holdSeconds[p.game];
+          const event = acceptEvent(seconds, body.hold);
+          row = await applyEvent(id, event, { merchantId, holdEndDate: new Date(clock.now().getTime() + seconds * 1000) });
+          break;
+        }
+        case 'decline':
+          row = await applyEvent(id, 'declined', { merchantId });
+          break;
+        case 'expire':
+          row = await applyEvent(id, 'expired', { merchantId });
+          break;
+        case 'release':
+          row = await applyEvent(id, 'hold_ended', { merchantId });
+          break;
+        case 'revert':
+          row = await applyEvent(id, 'reverted', { merchantId, failReason: body.by === 'gateway' ? 'gateway_reverted' : 'user_reverted' });
+          break;
+      }
+      return wire(row);
+    },
+  };
+  return service;
+}
+
+function ignoreInvalidTransition(err: unknown): void {
+  // A helper or another job moved the purchase first: nothing left to do.
+  if ((err as { statusCode?: number })?.statusCode === 409) return;
+  throw err;
+}
+
+export type PurchaseService = ReturnType<typeof createPurchaseService>;

@@ -1,0 +1,33 @@
+// Purchase jobs: dispatch (send the offer), offer expiry and hold end by time.
+import type { TaskList } from 'graphile-worker';
+import type { AppContext } from '../../context.js';
+import { addJob } from '../../jobs/enqueue.js';
+import { PURCHASE_DISPATCH_TASK, PURCHASE_EXPIRE_TASK, PURCHASE_HOLD_END_TASK } from './purchase-service.js';
+
+function purchaseIdOf(payload: unknown): number | undefined {
+  const id = Number((payload as { purchase_id?: unknown })?.purchase_id);
+  return Number.isSafeInteger(id) && id > 0 ? id : undefined;
+}
+
+export function purchaseTasks(ctx: AppContext): TaskList {
+  return {
+    [PURCHASE_DISPATCH_TASK]: async (payload, helpers) => {
+      const id = purchaseIdOf(payload);
+      if (id === undefined) return;
+      await ctx.purchases.dispatch(id, { attempts: helpers.job.attempts, maxAttempts: helpers.job.max_attempts });
+    },
+    [PURCHASE_EXPIRE_TASK]: async (payload) => {
+      const id = purchaseIdOf(payload);
+      if (id === undefined) return;
+      const r = await ctx.purchases.expireIfDue(id);
+      // The service clock can run ahead of or behind the database's: try again at the due time.
+      if (r !== 'done') await addJob(ctx.db, PURCHASE_EXPIRE_TASK, { purchase_id: id }, { runAt: r.retryAt, jobKey: `${PURCHASE_EXPIRE_TASK}:${id}` });
+    },
+    [PURCHASE_HOLD_END_TASK]: async (payload) => {
+      const id = purchaseIdOf(payload);
+      if (id === undefined) return;
+      const r = await ctx.purchases.endHoldIfDue(id);
+      if (r !== 'done') await addJob(ctx.db, PURCHASE_HOLD_END_TASK, { purchase_id: id }, { runAt: r.retryAt, jobKey: `${PURCHASE_HOLD_END_TASK}:${id}` });
+    },
+  };
+}
