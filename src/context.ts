@@ -28,7 +28,7 @@ export function createContext(base: BaseContext) {
   const ledger = createLedgerService(base.db);
   const webhooks = createWebhookService(base);
   const pricing = createPricingService(base);
-  const platform: TradingPlatform = createPlatform({ ...base, namesFor: pricing.namesFor });
+  const platform: TradingPlatform = createPlatform({ ...base, itemsFor: pricing.sandboxItems });
   const deposits = createDepositService({ ...base, platform, pricing });
   const catalogue = createCatalogueService(base);
   const purchases = createPurchaseService({ ...base, platform });

@@ -8,9 +8,9 @@ import { createSandboxPlatform } from './sandbox/sandbox-platform.js';
 
 export class PlatformConfigError extends Error {}
 
-export function createPlatform(deps: { config: Config; db: Db; clock: Clock; namesFor(game: Game): readonly string[] }): TradingPlatform {
+export function createPlatform(deps: { config: Config; db: Db; clock: Clock; itemsFor(game: Game): readonly { name: string; phase?: string }[] }): TradingPlatform {
   if (deps.config.platform === 'sandbox') {
-    return createSandboxPlatform({ db: deps.db, clock: deps.clock, offerTtlSeconds: deps.config.offerTtlSeconds, namesFor: deps.namesFor });
+    return createSandboxPlatform({ db: deps.db, clock: deps.clock, offerTtlSeconds: deps.config.offerTtlSeconds, itemsFor: deps.itemsFor });
   }
   // No network here: a steam adapter (steam-user, steam-tradeoffer-manager) is not built yet.
   throw new PlatformConfigError('PLATFORM=steam is not supported by this build: the steam adapter is not implemented; use PLATFORM=sandbox');

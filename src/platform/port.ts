@@ -67,6 +67,8 @@ export interface PlatformItem {
   marketHashName: string;
   classId?: string;
   instanceId?: string;
+  /** Doppler-type phase of phased items (priced per phase). */
+  phase?: string;
 }
 
 export interface Bot {

@@ -34,13 +34,26 @@ describe('POST /inventory', () => {
       expect(typeof it.id).toBe('string');
       expect(it.price).toBe(Math.round(it.price * 1000) / 1000);
       expect(it.image_url).toMatch(new RegExp(`^${gw.url}/static/item-image/csgo/.+\\.svg$`));
-      expect(gw.ctx.pricing.entry('csgo', it.name)!.price).toBe(Math.round(it.price * 1000)); // multiplier 1
+      expect(gw.ctx.pricing.entry('csgo', it.name, it.phase)!.price).toBe(Math.round(it.price * 1000)); // multiplier 1
     }
     // deterministic per (partner, game)
     const again = await gw.merchant(m.api_key, 'POST', '/inventory', { game: 'csgo', partner, token: TOKEN });
     expect(again.body.data.items).toEqual(d.items);
     const otherGame = await gw.merchant(m.api_key, 'POST', '/inventory', { game: 'rust', partner, token: TOKEN });
     expect(otherGame.body.data.items.map((i: any) => i.id)).not.toEqual(d.items.map((i: any) => i.id));
+  });
+
+  it('phased items carry the plain market hash name and their phase, priced per phase', async () => {
+    let phased: any;
+    for (let i = 0; i < 40 && !phased; i++) {
+      const inv = await inventory(gw, m.api_key, 77_000_000 + i);
+      phased = inv.items.find((it: any) => it.phase);
+    }
+    expect(phased).toBeTruthy();
+    expect(phased.name.endsWith(` - ${phased.phase}`)).toBe(false);
+    expect(Math.round(phased.price * 1000)).toBe(gw.ctx.pricing.entry('csgo', phased.name, phased.phase)!.price);
+    const img = await gw.app.inject({ method: 'GET', url: new URL(phased.image_url).pathname });
+    expect(img.statusCode).toBe(200);
   });
 
   it('applies the merchant deposit multiplier, rounded to mills', async () => {

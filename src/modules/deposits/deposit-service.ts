@@ -178,7 +178,7 @@ export function createDepositService(deps: DepositDeps) {
     const items = await loadItems(k);
     const out: SnapshotItem[] = [];
     for (const it of items) {
-      const q = pricing.quote(merchant, k.game, it.marketHashName);
+      const q = pricing.quote(merchant, k.game, it.marketHashName, it.phase);
       if (q) out.push(snapshotItem(it, q));
     }
     return out;

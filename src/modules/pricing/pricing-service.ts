@@ -5,9 +5,24 @@ import type { Config } from '../../config.js';
 import { GAMES, type Game } from '../../domain/games.js';
 import { applyRate } from '../../domain/money.js';
 import type { MerchantRow } from '../merchants/merchant-repo.js';
-import { loadBookEntries, type BookEntry } from './book-source.js';
+import { PriceBook, SANDBOX_PRICEBOOK_DIR, type PriceBookEntry } from './pricebook.js';
 
-export type { BookEntry };
+/** A price book entry as pricing shows it: base price in mills. */
+export interface BookEntry {
+  game: Game;
+  name: string;
+  price: number;
+  exterior?: string;
+  rarity?: string;
+  rarity_color?: string;
+  phase?: string;
+}
+
+/** An item the sandbox may put into an inventory: the market hash name, and the phase of phased items. */
+export interface SandboxItemName {
+  name: string;
+  phase?: string;
+}
 
 export interface ItemCard {
   image_url: string;
@@ -26,17 +41,29 @@ export interface Quote {
   card: ItemCard;
 }
 
-interface Book {
-  byGame: Map<Game, Map<string, BookEntry>>;
-  names: Map<Game, string[]>;
-  loadedAt: Date;
+function view(e: PriceBookEntry): BookEntry {
+  const out: BookEntry = { game: e.game, name: e.market_hash_name, price: e.price_mills };
+  if (e.exterior) out.exterior = e.exterior;
+  if (e.rarity) out.rarity = e.rarity;
+  if (e.rarity_color) out.rarity_color = e.rarity_color;
+  if (e.phase) out.phase = e.phase;
+  return out;
 }
 
-function index(entries: BookEntry[]): Book {
-  const byGame = new Map<Game, Map<string, BookEntry>>(GAMES.map((g) => [g, new Map()]));
-  for (const e of entries) byGame.get(e.game)?.set(e.name, e);
-  const names = new Map<Game, string[]>(GAMES.map((g) => [g, [...byGame.get(g)!.keys()]]));
-  return { byGame, names, loadedAt: new Date() };
+/** Per-phase entries are named "<name> - <phase>"; an inventory item carries the plain name and the phase. */
+function sandboxNames(book: PriceBook): Map<Game, SandboxItemName[]> {
+  const out = new Map<Game, SandboxItemName[]>();
+  for (const g of GAMES) {
+    const list: SandboxItemName[] = [];
+    for (const e of book.list(g)) {
+      if (e.price_mills <= 0) continue;
+      const suffix = e.phase ? ` - ${e.phase}` : undefined;
+      if (suffix && e.market_hash_name.endsWith(suffix)) list.push({ name: e.market_hash_name.slice(0, -suffix.length), phase: e.phase });
+      else list.push({ name: e.market_hash_name });
+    }
+    out.set(g, list);
+  }
+  return out;
 }
 
 /** Safe file part of an image URL: the name, URL-encoded, with a .svg suffix. */
@@ -46,22 +73,27 @@ export function imageFileOf(name: string): string {
 
 export function createPricingService(deps: { config: Config; log: Logger }) {
   const { config, log } = deps;
-  let book: Book = index([]);
+  let book = new PriceBook();
+  let names = sandboxNames(book);
+  let loadedAt = new Date(0);
   let timer: NodeJS.Timeout | undefined;
 
   async function load(): Promise<void> {
-    const entries = await loadBookEntries(config.priceBookSource);
-    book = index(entries);
-    log.info({ items: entries.length, source: config.priceBookSource ?? 'sandbox' }, 'price book loaded');
+    const next = await PriceBook.load(config.priceBookSource ?? SANDBOX_PRICEBOOK_DIR);
+    book = next;
+    names = sandboxNames(next);
+    loadedAt = new Date();
+    log.info({ items: next.totalSize, source: config.priceBookSource ?? 'sandbox' }, 'price book loaded');
   }
 
-  function entry(game: Game, name: string): BookEntry | undefined {
-    return book.byGame.get(game)?.get(name);
+  /** The book entry (base price in mills); a zero price counts as unpriced. */
+  function entry(game: Game, name: string, phase?: string): BookEntry | undefined {
+    const e = book.get(game, name, phase);
+    return e && e.price_mills > 0 ? view(e) : undefined;
   }
 
-  /** Sandbox items show our own generated image; a real book's image is used when it has one. */
+  /** Images are ours (the book carries none): built at call time, as PUBLIC_URL is known only then in tests. */
   function imageUrl(game: Game, e: BookEntry): string {
-    if (config.platform !== 'sandbox' && e.image_url) return e.image_url;
     return `${config.publicUrl}/static/item-image/${game}/${imageFileOf(e.name)}`;
   }
 
@@ -89,17 +121,20 @@ export function createPricingService(deps: { config: Config; log: Logger }) {
       timer = undefined;
     },
     reload: load,
-    loadedAt: () => book.loadedAt,
+    loadedAt: () => loadedAt,
 
-    /** The book's names for a game (sandbox inventories are drawn from them). */
-    namesFor: (game: Game): readonly string[] => book.names.get(game) ?? [],
+    /** Priced names (with phases) of a game: sandbox inventories are drawn from them. */
+    sandboxItems: (game: Game): readonly SandboxItemName[] => names.get(game) ?? [],
+
+    /** Priced market hash names of a game. */
+    namesFor: (game: Game): string[] => (names.get(game) ?? []).filter((n) => !n.phase).map((n) => n.name),
 
     /** The book entry (base price in mills and card fields), or undefined when unpriced. */
     entry,
 
     /** Deposit price for a merchant: base × deposit_multiplier rounded to mills; undefined = unpriced. */
-    quote(merchant: Pick<MerchantRow, 'deposit_multiplier'>, game: Game, name: string): Quote | undefined {
-      const e = entry(game, name);
+    quote(merchant: Pick<MerchantRow, 'deposit_multiplier'>, game: Game, name: string, phase?: string): Quote | undefined {
+      const e = entry(game, name, phase);
       if (!e) return undefined;
       return { name, price: applyRate(e.price, Number(merchant.deposit_multiplier)), originalPrice: e.price, card: card(game, e) };
     },

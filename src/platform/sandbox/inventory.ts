@@ -30,12 +30,13 @@ export const UNPRICED_PREFIX = 'Sandbox Unpriced Item';
 export const MAX_SANDBOX_ITEMS = 99;
 
 /**
- * The user's items for a game. `names` is the price book's names for that game (any order;
+ * The user's items for a game. `names` is the price book's names (and phases) for that game (any order;
  * sorted here so a reload in another order does not change inventories).
  */
-export function sandboxInventory(partner: number, game: Game, names: readonly string[]): PlatformItem[] {
+export function sandboxInventory(partner: number, game: Game, names: readonly { name: string; phase?: string }[]): PlatformItem[] {
   if (partner === EMPTY_INVENTORY_PARTNER) return [];
-  const sorted = [...names].sort();
+  const key = (n: { name: string; phase?: string }) => `${n.name}\u0000${n.phase ?? ''}`;
+  const sorted = [...names].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
   const rnd = prng(hash32(`${partner}:${game}`));
   const count = sorted.length === 0 ? 0 : 8 + Math.floor(rnd() * 33); // 8..40 priced picks
   const gameIdx = GAMES.indexOf(game);
@@ -43,7 +44,8 @@ export function sandboxInventory(partner: number, game: Game, names: readonly st
   const assetId = (i: number) => (20_000_000_000n + BigInt(partner) * 400n + BigInt(gameIdx) * 100n + BigInt(i)).toString();
   const items: PlatformItem[] = [];
   for (let i = 0; i < count; i++) {
-    items.push({ assetId: assetId(i), marketHashName: sorted[Math.floor(rnd() * sorted.length)] });
+    const pick = sorted[Math.floor(rnd() * sorted.length)];
+    items.push({ assetId: assetId(i), marketHashName: pick.name, ...(pick.phase ? { phase: pick.phase } : {}) });
   }
   // Two items no price book knows: inventory and preview must omit them.
   for (let k = 1; k <= 2; k++) items.push({ assetId: assetId(count + k - 1), marketHashName: `${UNPRICED_PREFIX} ${k}` });

@@ -20,8 +20,8 @@ export interface SandboxDeps {
   db: Db;
   clock: Clock;
   offerTtlSeconds: number;
-  /** Market hash names the sandbox may put into inventories, per game (the price book's). */
-  namesFor(game: Game): readonly string[];
+  /** Items the sandbox may put into inventories, per game (the price book's names and phases). */
+  itemsFor(game: Game): readonly { name: string; phase?: string }[];
 }
 
 export function createSandboxPlatform(deps: SandboxDeps): TradingPlatform {
@@ -51,7 +51,7 @@ export function createSandboxPlatform(deps: SandboxDeps): TradingPlatform {
       sandboxUser(partner, token);
       // The platform "does not answer": fail fast instead of hanging the merchant's request.
       if (isUnavailablePartner(partner)) throw new PlatformUnavailableError('the trading platform did not answer');
-      return sandboxInventory(partner, game, deps.namesFor(game));
+      return sandboxInventory(partner, game, deps.itemsFor(game));
     },
 
     async sendDepositOffer(req): Promise<SentOffer> {
