@@ -1,5 +1,7 @@
 // The hosted page's server side without a browser: the page route (CSP, embedding), its static
 // assets, and the public JSON API authenticated by the hosted token only.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startTestGateway, type TestGateway } from '../helpers.js';
 import { frameAncestors, hostedPageCsp, isFrameAncestorSource } from '../../src/modules/hosted/frame-policy.js';
@@ -183,6 +185,35 @@ describe('hosted JSON API', () => {
     expect(balance.body.data.available).toBeGreaterThanOrEqual(sum);
   });
 
+  it("the intent's result_url gets the deposit webhook (trade_id = intent id) when the deposit completes", async () => {
+    const received: Record<string, unknown>[] = [];
+    const receiver = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        received.push(JSON.parse(body));
+        res.writeHead(200).end('ok');
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+    try {
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+      const i = await intent({ result_url: url, game: 'tf2', partner: 45678901, token: 'abcdefgh' });
+      const inv = await hosted('POST', `${i.token}/inventory`, {});
+      expect(inv.status, JSON.stringify(inv.body)).toBe(200);
+      const dep = await hosted('POST', `${i.token}/deposit`, { asset_ids: [inv.body.data.items[0].id] });
+      expect(dep.body.data.status).toBe('active');
+      expect((await gw.merchant(m.api_key, 'POST', `/sandbox/deposit/${i.id}/accept`, { hold: false })).status).toBe(200);
+      const hook = await eventually(async () => received.find((b) => b.status === 'completed'));
+      expect(hook).toMatchObject({ trade_id: i.id, merchant_tx_id: i.merchant_tx_id, status: 'completed', amount: inv.body.data.items[0].price });
+      expect(hook).not.toHaveProperty('purchase_id');
+      expect(received.map((b) => b.status)).toEqual(['completed']); // nothing for new or active
+    } finally {
+      receiver.closeAllConnections();
+      await new Promise((r) => receiver.close(r));
+    }
+  });
+
   it('uses the trade link and game of the intent, ignoring the ones sent by the page', async () => {
     const i = await intent({ partner: 34567890, token: 'abcdefgh', game: 'dota2' });
     const inv = await hosted('POST', `${i.token}/inventory`, { partner: 90000003, token: 'zzzzzzzz', game: 'csgo' });
@@ -222,6 +253,10 @@ describe('page helpers (web/*.js, pure)', () => {
     }
     expect(describeError({ success: false, message: 'deposit exceeds the maximum of 5 items per deposit', data: [{ field: 'asset_ids', code: 'too_many_items', message: 'x' }] }, 400)).toMatch(/Too many/);
     expect(describeError(null, 0)).toMatch(/connection/);
+    // the platform not answering (partner 90000010): 503 from inventory
+    expect(describeError({ success: false, message: 'service unavailable: the trading platform did not answer, retry shortly' }, 503)).toBe(
+      'Steam is not responding right now. Please try again in a few minutes.',
+    );
   });
 
   it('posts only the statuses of spec 6.3 to the parent', () => {
