@@ -109,10 +109,20 @@ describe('POST /create-deposit-by-hash-name', () => {
 
   it('rule 1: the trade key first (magic partners → their code), the draft stays new', async () => {
     const q = await draft();
-    const res = await commit(m.api_key, commitBody(q, { partner: 90000002 }));
-    expect(res.status).toBe(400);
-    expect(res.body.data[0]).toMatchObject({ field: 'token', code: 'trade_link_revoked' });
+    const cases: [number, string, string][] = [
+      [90000001, 'partner', 'trade_link_invalid'], [90000002, 'token', 'trade_link_revoked'], [90000003, 'partner', 'trade_banned'],
+      [90000004, 'partner', 'profile_private'], [90000005, 'partner', 'limited_account'], [90000006, 'partner', 'hold'],
+      [90000007, 'game', 'permissions'], [90000008, 'partner', 'hold_and_permissions'],
+    ];
+    for (const [partner, field, code] of cases) {
+      const res = await commit(m.api_key, commitBody(q, { partner }));
+      expect(res.status).toBe(400);
+      expect(res.body.message).toBe('validation error');
+      expect(res.body.data[0]).toMatchObject({ field, code });
+    }
     expect((await row(q.id)).status).toBe('new');
+    // 90000009 (empty inventory) is a valid user: the commit goes through
+    expect((await commit(m.api_key, commitBody(q, { partner: 90000009 }))).status).toBe(200);
     // rule 1 comes before rule 2: a bad key on a missing trade is still the key error
     const missing = await commit(m.api_key, { ...commitBody(q, { partner: 90000003 }), id: 999999999 });
     expect(missing.body.data[0]).toMatchObject({ code: 'trade_banned' });

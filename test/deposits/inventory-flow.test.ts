@@ -1,6 +1,7 @@
 // Inventory flow (spec 4.2, 4.3) on the sandbox platform: pricing, snapshot, magic partners,
 // create-deposit rules and the wire details of DESIGN 8.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { OffsetClock } from '../../src/domain/clock.js';
 import { startTestGateway, type TestGateway } from '../helpers.js';
 import { TOKEN, inventory, nextPartner, nextTx, expectBooksBalance } from './deposit-helpers.js';
@@ -318,6 +319,29 @@ describe('POST /create-deposit', () => {
     const on = await create(pm.api_key, { merchant_tx_id: nextTx(), game: 'csgo', partner, token: TOKEN, asset_ids: [live.items[0].id], from_preview: true });
     expect(on.status).toBe(200);
     expect(on.body.data.amount).toBe(live.items[0].price);
+  });
+
+  it('commits an existing intent row with opts.intentId (hosted page path)', async () => {
+    const tx = nextTx('intent');
+    const ins = await sql<{ id: number }>`
+      insert into deposits (merchant_id, merchant_tx_id, flow, status, success_url, hosted_token)
+      values (${m.id}, ${tx}, 'intent', 'new', 'https://shop.example/s', ${'tok-' + tx}) returning id`.execute(gw.ctx.db);
+    const intentId = ins.rows[0].id;
+    const partner = nextPartner();
+    const inv = await inventory(gw, m.api_key, partner);
+    const merchant = await gw.ctx.db.selectFrom('merchants').selectAll().where('id', '=', m.id).executeTakeFirstOrThrow();
+    const req = { merchant_tx_id: tx, game: 'csgo' as const, partner, token: TOKEN, asset_ids: [inv.items[0].id] };
+    const other = await gw.createMerchant({ name: 'Not the owner' });
+    const otherRow = await gw.ctx.db.selectFrom('merchants').selectAll().where('id', '=', other.id).executeTakeFirstOrThrow();
+    await expect(gw.ctx.deposits.createDeposit(otherRow, req, { intentId })).rejects.toMatchObject({ statusCode: 400 }); // no snapshot there
+    await inventory(gw, other.api_key, partner);
+    await expect(gw.ctx.deposits.createDeposit(otherRow, req, { intentId })).rejects.toMatchObject({ statusCode: 404 });
+    const res = await gw.ctx.deposits.createDeposit(merchant, req, { intentId });
+    expect(res.statusCode).toBe(200);
+    expect(res.data).toMatchObject({ id: intentId, merchant_tx_id: tx, status: 'active', amount: inv.items[0].price });
+    const row = await gw.ctx.db.selectFrom('deposits').selectAll().where('id', '=', intentId).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ flow: 'intent', status: 'active', partner, success_url: 'https://shop.example/s' });
+    await expect(gw.ctx.deposits.createDeposit(merchant, req, { intentId })).rejects.toMatchObject({ statusCode: 400, data: [{ code: 'denied' }] });
   });
 
   it('balances are untouched by creation; the books balance', async () => {
