@@ -136,3 +136,15 @@ describe('GET /deposit/status', () => {
     expect(cst).not.toHaveProperty('custom_currency');
   });
 });
+
+describe('OpenAPI', () => {
+  it('documents the deposit endpoints with titled request schemas', async () => {
+    const res = await gw.app.inject({ method: 'GET', url: '/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    const doc = res.json();
+    for (const p of ['inventory', 'create-deposit', 'get-prices', 'create-deposit-by-hash-name', 'deposit-preview', 'deposit/status']) {
+      expect(doc.paths).toHaveProperty([`/api/v1/merchant/${p}`]);
+    }
+    expect(doc.paths['/api/v1/merchant/sandbox/deposit/{id}/{action}']).toBeTruthy();
+  });
+});
