@@ -7,6 +7,7 @@ import { eventually, startTestGateway, type TestGateway } from '../helpers.js';
 import { loadConfig } from '../../src/config.js';
 import { startGateway } from '../../src/app.js';
 import { sandboxDepositRoutes } from '../../src/modules/sandbox/sandbox-deposit-routes.js';
+import { depositTasks } from '../../src/modules/deposits/deposit-tasks.js';
 import { activeDeposit, balance, expectBooksBalance, payloadOf, webhookEvents } from './deposit-helpers.js';
 
 let gw: TestGateway;
@@ -60,13 +61,23 @@ describe('sandbox helpers drive each transition with its balance effect', () => 
     expect(completed).not.toHaveProperty('hold_end_date');
     expect(completed).not.toHaveProperty('fail_reason');
 
-    // completed enqueues the catalogue job for the deposit's items
-    const jobs = (
-      await sql<{ payload: { deposit_id: number } }>`
-        select j.payload from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
-         where t.identifier = 'catalogue_add_deposit_items'`.execute(gw.ctx.db)
-    ).rows;
-    expect(jobs.some((j) => j.payload.deposit_id === d.id)).toBe(true);
+  });
+
+  it('completed enqueues catalogue_add_deposit_items {deposit_id} (checked with no worker running)', async () => {
+    const quiet = await startTestGateway({}, { worker: false });
+    try {
+      const qm = await quiet.createMerchant({ name: 'No worker' });
+      const d = await activeDeposit(quiet, qm.api_key, { game: 'dota2' });
+      expect((await quiet.merchant(qm.api_key, 'POST', `/sandbox/deposit/${d.id}/accept`)).body.data.status).toBe('completed');
+      const jobs = (
+        await sql<{ payload: { deposit_id: number } }>`
+          select j.payload from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
+           where t.identifier = 'catalogue_add_deposit_items'`.execute(quiet.ctx.db)
+      ).rows;
+      expect(jobs.map((j) => j.payload)).toEqual([{ deposit_id: d.id }]);
+    } finally {
+      await quiet.stop();
+    }
   });
 
   it('active → completed without a hold lands in available directly', async () => {
@@ -213,6 +224,24 @@ describe('time-driven transitions (jobs with run_at)', () => {
     } finally {
       await timed.stop();
     }
+  });
+});
+
+describe('pending watchdog', () => {
+  it('fails a deposit left pending (crash between commit and perform); leaves others alone', async () => {
+    const mk = (status: string) =>
+      gw.ctx.db.insertInto('deposits').values({ merchant_id: m.id, flow: 'inventory', status: status as any, game: 'csgo', partner: 12345678, token: 'abcdefgh', amount: 1000 }).returning('id').executeTakeFirstOrThrow();
+    const stuck = await mk('pending');
+    const draft = await mk('new');
+    const tasks = depositTasks(gw.ctx);
+    await (tasks.deposit_pending_watchdog as any)({ deposit_id: stuck.id }, {});
+    await (tasks.deposit_pending_watchdog as any)({ deposit_id: draft.id }, {});
+    await (tasks.deposit_pending_watchdog as any)({ deposit_id: stuck.id }, {}); // repeat: no-op
+    const rows = await gw.ctx.db.selectFrom('deposits').select(['id', 'status', 'fail_reason']).where('id', 'in', [stuck.id, draft.id]).orderBy('id').execute();
+    expect(rows).toEqual([
+      { id: stuck.id, status: 'failed', fail_reason: 'service_unavailable' },
+      { id: draft.id, status: 'new', fail_reason: null },
+    ]);
   });
 });
 

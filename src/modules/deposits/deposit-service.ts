@@ -26,6 +26,8 @@ import { customCurrencyErrors, floorMills, redirectUrlErrors, type CustomCurrenc
 export const DEPOSIT_OFFER_EXPIRE_TASK = 'deposit_offer_expire';
 export const DEPOSIT_HOLD_END_TASK = 'deposit_hold_end';
 export const CATALOGUE_ADD_DEPOSIT_ITEMS_TASK = 'catalogue_add_deposit_items';
+/** Fails a deposit left pending by a crash between commit and perform. */
+export const DEPOSIT_PENDING_WATCHDOG_TASK = 'deposit_pending_watchdog';
 
 export interface TradeKey {
   game: Game;
@@ -216,6 +218,7 @@ export function createDepositService(deps: DepositDeps) {
     }
     // Time-driven transitions run as jobs; their handlers re-apply the same transition, which a
     // deposit that has moved on refuses (so a late or repeated job does nothing).
+    if (d.status === 'pending') await watchPending(trx, d.id);
     if (d.status === 'active' && d.trade_offer_expiry_at) {
       await addJob(trx, DEPOSIT_OFFER_EXPIRE_TASK, { deposit_id: d.id }, { runAt: new Date(d.trade_offer_expiry_at), jobKey: `deposit:${d.id}:expire` });
     }
@@ -225,6 +228,12 @@ export function createDepositService(deps: DepositDeps) {
     if (d.status === 'completed') {
       await addJob(trx, CATALOGUE_ADD_DEPOSIT_ITEMS_TASK, { deposit_id: d.id }, { jobKey: `catalogue_add_deposit_items:${d.id}` });
     }
+  }
+
+  /** A pending deposit is resolved by perform within DEPOSIT_TIMEOUT_MS; if the instance died, this job fails it. */
+  function watchPending(trx: Trx, id: number): Promise<void> {
+    const runAt = new Date(now().getTime() + config.depositTimeoutMs + 30_000);
+    return addJob(trx, DEPOSIT_PENDING_WATCHDOG_TASK, { deposit_id: id }, { runAt, jobKey: `deposit:${id}:pending` });
   }
 
   /** Applies `event` inside `trx`: guarded UPDATE, ledger, webhook, jobs. 404 / 409 invalid transition otherwise. */
@@ -403,6 +412,7 @@ export function createDepositService(deps: DepositDeps) {
             status: 'pending',
             ...columns,
           });
+          await watchPending(trx, d.id);
         }
         await repo.insertItems(trx, d.id, items);
         return d;

@@ -2,7 +2,7 @@
 // when the deposit enters active / hold. Idempotent: a deposit that moved on is left alone.
 import type { TaskList } from 'graphile-worker';
 import type { AppContext } from '../../context.js';
-import { DEPOSIT_HOLD_END_TASK, DEPOSIT_OFFER_EXPIRE_TASK } from './deposit-service.js';
+import { DEPOSIT_HOLD_END_TASK, DEPOSIT_OFFER_EXPIRE_TASK, DEPOSIT_PENDING_WATCHDOG_TASK } from './deposit-service.js';
 
 function depositIdOf(payload: unknown): number | undefined {
   const id = (payload as { deposit_id?: unknown } | null)?.deposit_id;
@@ -14,6 +14,13 @@ export function depositTasks(ctx: AppContext): TaskList {
     [DEPOSIT_OFFER_EXPIRE_TASK]: async (payload) => {
       const id = depositIdOf(payload);
       if (id !== undefined) await ctx.deposits.tryTransition(id, 'expire');
+    },
+    [DEPOSIT_PENDING_WATCHDOG_TASK]: async (payload) => {
+      const id = depositIdOf(payload);
+      if (id === undefined) return;
+      // Only a deposit still pending (never new: an untouched draft or intent is not ours to fail).
+      const d = await ctx.db.selectFrom('deposits').select('status').where('id', '=', id).executeTakeFirst();
+      if (d?.status === 'pending') await ctx.deposits.tryTransition(id, 'fail', { failReason: 'service_unavailable' });
     },
     [DEPOSIT_HOLD_END_TASK]: async (payload) => {
       const id = depositIdOf(payload);
