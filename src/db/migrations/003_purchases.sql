@@ -72,8 +72,8 @@ create index catalogue_events_game_at_idx on catalogue_events (game, at);
 create table catalogue_clock (
   id integer primary key check (id = 1),
   last_event_at timestamptz not null default '-infinity',
-  -- Events before this moment were pruned: an older `since` answers reset:true.
-  retained_from timestamptz not null default '-infinity'
+  -- The newest pruned event: a `since` at or before it may have missed events → reset:true.
+  pruned_through timestamptz not null default '-infinity'
 );
 insert into catalogue_clock (id) values (1);
 

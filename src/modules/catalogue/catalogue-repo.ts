@@ -228,21 +228,15 @@ export async function searchByNames(db: Db, game: Game, names: readonly string[]
 
 // ---- events ---------------------------------------------------------------------------------
 
-export interface ClockRow {
-  last_event_at: Date | null;
-  retained_from: Date | null;
-  /** '-infinity' comes back as a non-finite date; reported as null. */
-}
-
-export async function readClock(db: Db): Promise<{ lastEventMs: number | null; retainedFromMs: number | null }> {
-  const r = await sql<{ last: string | null; retained: string | null }>`
+export async function readClock(db: Db): Promise<{ lastEventMs: number | null; prunedThroughMs: number | null }> {
+  const r = await sql<{ last: string | null; pruned: string | null }>`
     select case when last_event_at = '-infinity' then null
                 else (extract(epoch from date_trunc('milliseconds', last_event_at)) * 1000)::bigint::text end as last,
-           case when retained_from = '-infinity' then null
-                else (extract(epoch from retained_from) * 1000)::bigint::text end as retained
+           case when pruned_through = '-infinity' then null
+                else (extract(epoch from date_trunc('milliseconds', pruned_through)) * 1000)::bigint::text end as pruned
       from catalogue_clock where id = 1`.execute(db);
   const row = r.rows[0];
-  return { lastEventMs: row?.last ? Number(row.last) : null, retainedFromMs: row?.retained ? Number(row.retained) : null };
+  return { lastEventMs: row?.last ? Number(row.last) : null, prunedThroughMs: row?.pruned ? Number(row.pruned) : null };
 }
 
 export interface EventRow {
@@ -299,18 +293,17 @@ export async function listingsByIds(db: Db, ids: readonly string[]): Promise<Map
 }
 
 /**
- * Drops events older than the cutoff and remembers the cutoff: a `since` before it can no longer
- * be served from history (reset: true).
+ * Drops events older than the cutoff and remembers the newest one dropped: a `since` at or before
+ * it can no longer be served from history (reset: true).
  */
 export async function pruneEvents(db: Db, olderThanSeconds: number): Promise<number> {
-  return db.transaction().execute(async (trx) => {
-    const cutoff = await sql<{ c: Date }>`select now() - make_interval(secs => ${olderThanSeconds}) as c`.execute(trx);
-    const c = cutoff.rows[0].c;
-    const del = await trx.deleteFrom('catalogue_events').where('at', '<', c).executeTakeFirst();
-    const n = Number(del.numDeletedRows ?? 0);
-    if (n > 0) {
-      await sql`update catalogue_clock set retained_from = greatest(retained_from, ${c}::timestamptz) where id = 1`.execute(trx);
-    }
-    return n;
-  });
+  const r = await sql<{ n: number }>`
+    with d as (
+      delete from catalogue_events where at < now() - make_interval(secs => ${olderThanSeconds}) returning at
+    ), c as (
+      update catalogue_clock set pruned_through = greatest(pruned_through, (select max(at) from d))
+       where id = 1 and exists (select 1 from d)
+    )
+    select count(*)::int as n from d`.execute(db);
+  return r.rows[0]?.n ?? 0;
 }

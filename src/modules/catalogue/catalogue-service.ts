@@ -360,7 +360,7 @@ export function createCatalogueService(deps: CatalogueDeps) {
         sinceMs = parsed;
       }
       out.since = isoUtc(sinceMs);
-      if (clock.retainedFromMs !== null && sinceMs < clock.retainedFromMs) {
+      if (clock.prunedThroughMs !== null && sinceMs <= clock.prunedThroughMs) {
         out.reset = true;
         out.next = isoUtc(nowCursor);
         return out;

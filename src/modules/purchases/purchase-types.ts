@@ -55,7 +55,7 @@ export interface CatalogueEventsTable {
 export interface CatalogueClockTable {
   id: number;
   last_event_at: Timestamp;
-  retained_from: Timestamp;
+  pruned_through: Timestamp;
 }
 
 export interface CatalogueStateTable {
