@@ -8,6 +8,23 @@ import { startEmbeddedPostgres, type EmbeddedDb } from '../src/db/embedded.js';
 import { migrate } from '../src/db/migrate.js';
 
 let embedded: EmbeddedDb | undefined;
+let dataDir: string | undefined;
+
+/** Data directories of earlier runs whose process is gone (killed runs leave them behind). */
+async function removeStaleRuns(root: string) {
+  const entries = await fs.readdir(root).catch(() => [] as string[]);
+  for (const name of entries) {
+    const pid = Number(/^run-(\d+)$/.exec(name)?.[1]);
+    if (!pid) continue;
+    let alive = true;
+    try {
+      process.kill(pid, 0);
+    } catch {
+      alive = false;
+    }
+    if (!alive) await fs.rm(path.join(root, name), { recursive: true, force: true });
+  }
+}
 
 export const TEMPLATE_DB = 'gateway_test_template';
 
@@ -20,7 +37,10 @@ function withDatabase(url: string, name: string): string {
 export default async function setup(project: TestProject) {
   let serverUrl = process.env.TEST_DATABASE_URL;
   if (!serverUrl) {
-    const dataDir = path.resolve('.test-data');
+    // A directory per run, so two runs at once (two terminals, two engineers) do not collide.
+    const root = path.resolve('.test-data');
+    await removeStaleRuns(root);
+    dataDir = path.join(root, `run-${process.pid}`);
     await fs.rm(dataDir, { recursive: true, force: true });
     embedded = await startEmbeddedPostgres({ dataDir });
     serverUrl = embedded.url;
@@ -36,6 +56,7 @@ export default async function setup(project: TestProject) {
   project.provide('pgServerUrl', serverUrl);
   return async () => {
     await embedded?.stop();
+    if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
   };
 }
 
