@@ -176,3 +176,14 @@ describe('search', () => {
     expect((await get('/purchase/search?game=xx&names=a')).body.message).toBe('invalid game code');
   });
 });
+
+describe('OpenAPI', () => {
+  it('documents the purchase and catalogue endpoints', async () => {
+    const res = await gw.app.inject({ method: 'GET', url: '/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    const paths = Object.keys(res.json().paths);
+    for (const p of ['/api/v1/merchant/purchase', '/api/v1/merchant/purchase/status', '/api/v1/merchant/purchase/available', '/api/v1/merchant/purchase/search', '/api/v1/merchant/purchase/events', '/api/v1/merchant/sandbox/purchase/{id}/{action}']) {
+      expect(paths).toContain(p);
+    }
+  });
+});

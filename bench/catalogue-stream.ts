@@ -1,0 +1,75 @@
+// Benchmark: the whole-catalogue response with 500 000 listings (CATALOGUE_BENCH_SIZE), streamed.
+// `npx tsx bench/catalogue-stream.ts` — uses DATABASE_URL if set, else a throwaway embedded
+// PostgreSQL. Reports seed time (batched inserts through the catalogue triggers), time to first
+// byte, total time, bytes, and the process's peak RSS growth while streaming (flat = streamed).
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../src/config.js';
+import { startGateway } from '../src/app.js';
+import { startEmbeddedPostgres } from '../src/db/embedded.js';
+import { insertListingsIgnore, type ListingInput } from '../src/modules/catalogue/catalogue-repo.js';
+
+const SIZE = Number(process.env.CATALOGUE_BENCH_SIZE ?? 500_000);
+
+async function main() {
+  let dbUrl = process.env.DATABASE_URL;
+  let dataDir: string | undefined;
+  let embedded: Awaited<ReturnType<typeof startEmbeddedPostgres>> | undefined;
+  if (!dbUrl) {
+    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'catalogue-bench-'));
+    embedded = await startEmbeddedPostgres({ dataDir });
+    dbUrl = embedded.url;
+  }
+  const config = loadConfig({ DATABASE_URL: dbUrl, PORT: '0', LOG_LEVEL: 'warn', SANDBOX_CATALOGUE_SIZE: '0', ADMIN_TOKEN: 'bench-admin-token-0123456789abcdef', DATA_DIR: dataDir ?? './.data' });
+  const gw = await startGateway(config, { worker: false });
+  gw.ctx.config.publicUrl = gw.url;
+  try {
+    const m = await gw.ctx.merchants.create({ name: 'Bench' });
+    const existing = await gw.ctx.db.selectFrom('listings').select((eb) => eb.fn.countAll<number>().as('n')).where('game', '=', 'csgo').executeTakeFirstOrThrow();
+    let t0 = performance.now();
+    for (let i = Number(existing.n); i < SIZE; i += 1000) {
+      const rows: ListingInput[] = [];
+      for (let j = i; j < Math.min(i + 1000, SIZE); j++) {
+        rows.push({ id: (0x100000000 + j).toString(16), game: 'csgo', name: `Bench item ${j % 5000}`, base_price: 1000 + (j % 997), image_url: '/static/bench.svg', exterior: 'Field-Tested', rarity: 'Covert', rarity_color: 'eb4b4b', class_id: 1000 + j, instance_id: 0, source: 'import' });
+      }
+      await insertListingsIgnore(gw.ctx.db, rows);
+    }
+    console.log(`seeded ${SIZE} listings in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+    for (const full of [true, false]) {
+      const rssBefore = process.memoryUsage().rss;
+      let peak = rssBefore;
+      const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+      t0 = performance.now();
+      const res = await fetch(`${gw.url}/api/v1/merchant/purchase/available?game=csgo&full=${full}`, { headers: { 'x-api-key': m.api_key } });
+      const ttfb = performance.now() - t0;
+      let bytes = 0;
+      const reader = res.body!.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        bytes += value.length;
+      }
+      const total = performance.now() - t0;
+      clearInterval(timer);
+      console.log(
+        `full=${full}: status ${res.status}, first byte ${ttfb.toFixed(0)} ms, total ${(total / 1000).toFixed(2)} s, ` +
+          `${(bytes / 1e6).toFixed(1)} MB, peak RSS growth ${((peak - rssBefore) / 1e6).toFixed(0)} MB (client and server in one process)`,
+      );
+    }
+    t0 = performance.now();
+    const page = await fetch(`${gw.url}/api/v1/merchant/purchase/available?game=csgo&full=true&page=5`, { headers: { 'x-api-key': m.api_key } });
+    const body = (await page.json()) as { data: { count: number } };
+    console.log(`page 5: ${body.data.count} listings in ${(performance.now() - t0).toFixed(0)} ms`);
+  } finally {
+    await gw.stop();
+    await embedded?.stop();
+    if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
