@@ -6,6 +6,7 @@ import { loadConfig } from '../config.js';
 import { openCliContext, type CliContext } from './context.js';
 import { amountToMills } from '../modules/admin/admin-routes.js';
 import { progressBar } from './progress.js';
+import { importListings } from '../modules/catalogue/catalogue-import.js';
 
 const program = new Command();
 program
@@ -175,12 +176,11 @@ catalogue
   .description('load a listing file (JSON lines or CSV) into the catalogue, with progress')
   .action(
     run(async (ctx, file) => {
-      const modulePath = '../modules/catalogue/catalogue-import.js'; // built by the catalogue feature
-      const mod = await import(modulePath).catch(() => undefined);
-      if (!mod?.importListings) throw new Error('catalogue import is not available in this build');
       const bar = progressBar('importing');
       try {
-        return await mod.importListings(ctx, file, (done: number, total?: number) => bar.update(done, total));
+        const result = await importListings(ctx, file, (p) => bar.update(p.bytesRead, p.totalBytes));
+        if (result.errors.length) process.exitCode = 1;
+        return result;
       } finally {
         bar.done();
       }

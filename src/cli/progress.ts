@@ -14,9 +14,9 @@ export function progressBar(label: string) {
         const pct = Math.min(100, Math.floor((done / total) * 100));
         const width = 30;
         const fill = Math.round((pct / 100) * width);
-        line = `${label} [${'#'.repeat(fill)}${'-'.repeat(width - fill)}] ${pct}% ${done}/${total} (${rate}/s)`;
+        line = `${label} [${'#'.repeat(fill)}${'-'.repeat(width - fill)}] ${pct}% ${fmt(done)}/${fmt(total)} (${fmt(rate)}/s)`;
       } else {
-        line = `${label} ${done} (${rate}/s)`;
+        line = `${label} ${fmt(done)} (${fmt(rate)}/s)`;
       }
       process.stderr.write(tty ? `\r${line}` : `${line}\n`);
     },
@@ -24,4 +24,10 @@ export function progressBar(label: string) {
       if (tty) process.stderr.write('\n');
     },
   };
+}
+
+function fmt(n: number): string {
+  if (n >= 1 << 20) return `${(n / (1 << 20)).toFixed(1)}M`;
+  if (n >= 1 << 10) return `${(n / (1 << 10)).toFixed(1)}k`;
+  return String(n);
 }
