@@ -3,7 +3,7 @@ import crypto from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyError } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { AppError } from './errors.js';
+import { AppError, validationError } from './errors.js';
 import { validatorCompiler } from './validation.js';
 import { registerMetrics } from './metrics.js';
 import { ping } from '../db/database.js';
@@ -36,11 +36,28 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  // PostgreSQL cannot store U+0000 in text; refuse it up front for every route and part.
+  app.addHook('preValidation', async (request) => {
+    const title = (request.routeOptions.schema?.body as { title?: string } | undefined)?.title;
+    const found = findNul(request.body, title ?? '') ?? findNul(request.query, '') ?? findNul(request.params, '');
+    if (found !== undefined) {
+      throw validationError([{ field: found || 'body', code: 'format', message: 'NUL characters (U+0000) are not allowed' }]);
+    }
+  });
 
   app.setErrorHandler((err: FastifyError | AppError, request, reply) => {
     if (err instanceof AppError) {
       if (err.headers) reply.headers(err.headers);
       return reply.code(err.statusCode).send({ success: false, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) });
+    }
+    if (isPgDataException(err)) {
+      // A value the database cannot take (out of range, bad encoding) is the caller's input.
+      request.log.warn({ err }, 'database refused a value');
+      return reply.code(400).send({
+        success: false,
+        message: 'validation error',
+        data: [{ field: 'request', code: 'format', message: 'a value is out of range or contains characters that cannot be stored' }],
+      });
     }
     const known = err.code ? FASTIFY_CLIENT_ERRORS[err.code] : undefined;
     if (known) return reply.code(known[0]).send({ success: false, message: known[1] });
@@ -87,4 +104,30 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
 
   await registerRoutes(app, ctx);
   return app;
+}
+
+/** PostgreSQL SQLSTATE class 22 (data exception): numeric out of range, invalid text, bad encoding. */
+function isPgDataException(err: unknown): boolean {
+  const e = err as { code?: unknown; severity?: unknown };
+  return typeof e?.code === 'string' && /^22[0-9A-Z]{3}$/.test(e.code) && typeof e.severity === 'string';
+}
+
+/** Path of the first string containing U+0000 (keys included), or undefined. */
+export function findNul(value: unknown, path: string, depth = 0): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+  if (value === null || typeof value !== 'object' || depth > 32) return undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const hit = findNul(value[i], `${path}[${i}]`, depth + 1);
+      if (hit !== undefined) return hit;
+    }
+    return undefined;
+  }
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    const p = path ? `${path}.${k}` : k;
+    if (k.includes('\u0000')) return p;
+    const hit = findNul(v, p, depth + 1);
+    if (hit !== undefined) return hit;
+  }
+  return undefined;
 }

@@ -77,6 +77,18 @@ describe('envelope and errors (spec 7)', () => {
     expect(fetched.body.data.name).toBe(name);
   });
 
+  it('NUL characters anywhere in the input are a validation error, never a 500', async () => {
+    const body = await gw.admin('POST', '/merchants', { name: 'a\u0000b' });
+    expect(body.status).toBe(400);
+    expect(body.body.message).toBe('validation error');
+    expect(body.body.data[0]).toMatchObject({ field: 'CreateMerchantRequest.name', code: 'format' });
+    const nested = await gw.admin('POST', '/merchants', { name: 'ok', ip_whitelist: ['1.2.3.4', 'x\u0000'] });
+    expect(nested.body.data[0].field).toBe('CreateMerchantRequest.ip_whitelist[1]');
+    const query = await gw.app.inject({ method: 'GET', url: '/api/admin/merchants?limit=%00', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    expect(query.statusCode).toBe(400);
+    expect(query.json().data[0].field).toBe('limit');
+  });
+
   it('unknown fields are ignored (forward compatible), not a 500', async () => {
     const res = await gw.admin('POST', '/merchants', { name: 'extra', something_new: { deep: [1, 2] } });
     expect(res.status).toBe(201);
