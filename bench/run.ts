@@ -35,7 +35,12 @@ export function request(url: string, opts: { method?: string; headers?: Record<s
       },
       (res) => {
         res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
+        res.on('end', () => {
+          const status = res.statusCode ?? 0;
+          // A benchmark of error answers measures nothing: count them as errors.
+          if (status >= 400 && status !== 404) reject(new Error(`HTTP ${status} from ${url}`));
+          else resolve(status);
+        });
       },
     );
     req.on('error', reject);
