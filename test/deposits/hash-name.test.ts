@@ -1,5 +1,6 @@
 // Hash-name flow (spec 4.4, 4.5): get-prices drafts and the nine commit rules in order.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { OffsetClock } from '../../src/domain/clock.js';
 import { startTestGateway, type TestGateway } from '../helpers.js';
 import { TOKEN, nextPartner, nextTx, expectBooksBalance, webhookEvents, payloadOf } from './deposit-helpers.js';
@@ -248,6 +249,134 @@ describe('POST /create-deposit-by-hash-name', () => {
     expect(st).toMatchObject({ status: 'hold', custom_currency: 'EUR', custom_currency_multiplier: 1.5, custom_currency_rate: 0.9 });
     expect(st.custom_currency_sum).toBe(Math.round(Math.round(q.sum * 1000) * 0.9 * 1.5) / 1000);
     expect(st.hold_end_date).toBeTruthy();
+  });
+
+  it('a duplicate asset_id among the items → 400 validation error duplicate, the draft untouched', async () => {
+    const q = await draft(m.api_key, 3);
+    const items = itemsOf(q);
+    items[2] = { ...items[2], asset_id: items[0].asset_id };
+    const res = await commit(m.api_key, { ...commitBody(q), items });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe('validation error');
+    expect(res.body.data).toEqual([{ field: 'items[2].asset_id', code: 'duplicate', message: `asset ${items[0].asset_id} is listed twice` }]);
+    expect(await row(q.id)).toMatchObject({ status: 'new', amount: 0 });
+    expect(await gw.ctx.db.selectFrom('deposit_items').select('id').where('deposit_id', '=', q.id).execute()).toEqual([]);
+    // the same name twice with different assets is two items
+    const twice = [{ asset_id: '31000000001', name: q.items[0].name }, { asset_id: '31000000002', name: q.items[0].name }];
+    const ok = await commit(m.api_key, { ...commitBody(q), items: twice });
+    expect(ok.status).toBe(200);
+    expect(ok.body.data.amount).toBe((2 * Math.round(q.items[0].price * 1000)) / 1000);
+  });
+
+  it('1001 items at max_items 1000 → the spec message and too_many_items, not a schema error', async () => {
+    const big = await gw.createMerchant({ name: 'Max 1000', max_items: 1000 });
+    const q = await draft(big.api_key, 1);
+    const items = Array.from({ length: 1001 }, (_, i) => ({ asset_id: String(32_000_000_000 + i), name: q.items[0].name }));
+    const over = await commit(big.api_key, { ...commitBody(q), items });
+    expect(over.status).toBe(400);
+    expect(over.body.message).toBe('deposit exceeds the maximum of 1000 items per deposit');
+    expect(over.body.data[0]).toMatchObject({ field: 'items', code: 'too_many_items' });
+    expect((await row(q.id)).status).toBe('new');
+    const edge = await commit(big.api_key, { ...commitBody(q), items: items.slice(0, 1000) });
+    expect(edge.status, JSON.stringify(edge.body).slice(0, 300)).toBe(200);
+    expect(edge.body.data.status).toBe('active');
+  });
+
+  it('custom_currency_rate: 1 000 000 passes, one past → 400 max', async () => {
+    const q = await draft();
+    const over = await commit(m.api_key, commitBody(q, { custom_currency: 'PTS', custom_currency_multiplier: 1, custom_currency_rate: 1_000_000.5 }));
+    expect(over.status).toBe(400);
+    expect(over.body.message).toBe('validation error');
+    expect(over.body.data[0]).toMatchObject({ field: 'CreateDepositByHashNameRequest.custom_currency_rate', code: 'max' });
+    expect((await row(q.id)).status).toBe('new');
+    const ok = await commit(m.api_key, commitBody(q, { custom_currency: 'PTS', custom_currency_multiplier: 2, custom_currency_rate: 1_000_000 }));
+    expect(ok.status).toBe(200);
+    const rm = await gw.createMerchant({ name: 'Rate max hold' }); // a hold moves money: not on m
+    const q2 = await draft(rm.api_key);
+    expect((await commit(rm.api_key, commitBody(q2, { custom_currency: 'PTS', custom_currency_multiplier: 2, custom_currency_rate: 1_000_000 }))).status).toBe(200);
+    expect((await gw.merchant(rm.api_key, 'POST', `/sandbox/deposit/${q2.id}/accept`, { hold: true })).status).toBe(200);
+    const st = await gw.merchant(rm.api_key, 'GET', `/deposit/status?id=${q2.id}`);
+    expect(st.status).toBe(200);
+    expect(st.body.data).toMatchObject({ status: 'hold', custom_currency_rate: 1_000_000, custom_currency_sum: Math.round(q2.sum * 1000) * 2_000_000 / 1000 });
+  });
+
+  it('rules 4 and 6: the failed trade carries its amount in status and in the failed webhook', async () => {
+    const q = await draft();
+    clock.advance(301_000);
+    expect((await commit(m.api_key, commitBody(q))).status).toBe(400);
+    const st = (await gw.merchant(m.api_key, 'GET', `/deposit/status?id=${q.id}`)).body.data;
+    expect(st).toMatchObject({ status: 'failed', fail_reason: 'inventory_reload', amount: q.sum });
+    expect(payloadOf((await webhookEvents(gw, q.id))[0])).toMatchObject({ status: 'failed', amount: q.sum });
+
+    const q2 = await draft();
+    const items = itemsOf(q2).map((it, i) => (i === 0 ? { ...it, min_price: 1_000_000 } : it));
+    expect((await commit(m.api_key, { ...commitBody(q2), items })).status).toBe(400);
+    const st2 = (await gw.merchant(m.api_key, 'GET', `/deposit/status?id=${q2.id}`)).body.data;
+    expect(st2).toMatchObject({ status: 'failed', fail_reason: 'item_specified_price_not_found', amount: q2.sum });
+    expect(payloadOf((await webhookEvents(gw, q2.id))[0])).toMatchObject({ status: 'failed', fail_reason: 'item_specified_price_not_found', amount: q2.sum });
+  });
+
+  it('a trade failed meanwhile (e.g. by the pending watchdog) still answers the rule 4 refusal, never 409', async () => {
+    // A trigger fails this trade the moment it becomes pending, as a concurrent watchdog would.
+    const q = await draft();
+    const tx = nextTx('meanwhile');
+    await sql`create or replace function test_fail_on_commit() returns trigger language plpgsql as $$
+      begin
+        if new.status = 'pending' and new.merchant_tx_id like 'meanwhile-%' then
+          new.status := 'failed';
+          new.fail_reason := 'service_unavailable';
+        end if;
+        return new;
+      end $$`.execute(gw.ctx.db);
+    await sql`create trigger test_fail_on_commit before update on deposits for each row execute function test_fail_on_commit()`.execute(gw.ctx.db);
+    try {
+      clock.advance(301_000);
+      const res = await commit(m.api_key, { ...commitBody(q), merchant_tx_id: tx });
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body.data[0]).toMatchObject({ field: 'inventory', code: 'inventory_reload' });
+      expect(await row(q.id)).toMatchObject({ status: 'failed', fail_reason: 'service_unavailable' });
+    } finally {
+      await sql`drop trigger test_fail_on_commit on deposits`.execute(gw.ctx.db);
+    }
+  });
+
+  describe('assets already in a live deposit of the user', () => {
+    it('→ 400 item_not_available naming the item; the draft stays new; free again once that deposit ends', async () => {
+      const partner = nextPartner();
+      const first = await draft();
+      const a = await commit(m.api_key, commitBody(first, { partner }));
+      expect(a.status).toBe(200);
+      const q = await draft(m.api_key, 3);
+      const items = itemsOf(q).map((it, i) => (i === 2 ? { ...it, asset_id: '77000000001' } : it)); // items 0 and 1 are taken
+      const res = await commit(m.api_key, { ...commitBody(q, { partner }), items });
+      expect(res.status).toBe(400);
+      expect(res.body.message).toBe('validation error');
+      expect(res.body.data.map((e: any) => `${e.field}:${e.code}`)).toEqual(['items[0].asset_id:item_not_available', 'items[1].asset_id:item_not_available']);
+      expect((await row(q.id)).status).toBe('new');
+      // another user may use the same asset IDs
+      expect((await commit(m.api_key, { ...commitBody(q), items })).status).toBe(200);
+      // once the first deposit is canceled its assets are free
+      expect((await gw.merchant(m.api_key, 'POST', `/sandbox/deposit/${a.body.data.id}/decline`)).body.data.status).toBe('canceled');
+      const q3 = await draft();
+      expect((await commit(m.api_key, commitBody(q3, { partner }))).status).toBe(200);
+    });
+
+    it('concurrent commits of two drafts with the same asset: one active, the other 400 item_not_available', async () => {
+      for (let round = 0; round < 3; round++) {
+        const partner = nextPartner();
+        const drafts = [await draft(), await draft()];
+        const results = await Promise.all(drafts.map((q) => commit(m.api_key, commitBody(q, { partner }))));
+        expect(results.map((r) => r.status).sort()).toEqual([200, 400]);
+        const loser = results.findIndex((r) => r.status === 400);
+        expect(results[loser].body.data[0]).toMatchObject({ code: 'item_not_available' });
+        expect(results[loser].body.data[0].field).toMatch(/^items/);
+        const lost = await row(drafts[loser].id);
+        // refused by the pre-check (still new) or by the reservation at rule 7 (stored as failed)
+        if (lost.status === 'failed') expect(lost.fail_reason).toBe('item_not_available');
+        else expect(lost.status).toBe('new');
+        expect((await row(drafts[1 - loser].id)).status).toBe('active');
+      }
+    });
   });
 
   it('two concurrent commits of the same draft produce one deposit', async () => {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { OffsetClock } from '../../src/domain/clock.js';
 import { startTestGateway, type TestGateway } from '../helpers.js';
+import { PlatformUnavailableError } from '../../src/platform/port.js';
 import { TOKEN, inventory, nextPartner, nextTx, expectBooksBalance } from './deposit-helpers.js';
 
 let gw: TestGateway;
@@ -112,14 +113,38 @@ describe('POST /inventory', () => {
     expect(res).toEqual({ items: [], total: 0, sum: 0, game: 'csgo', max_items: 50 });
   });
 
-  it('90000010: the platform does not answer → 503 quickly, not a hang', async () => {
-    const t0 = Date.now();
-    const res = await gw.merchant(m.api_key, 'POST', '/inventory', { game: 'csgo', partner: 90000010, token: TOKEN });
-    expect(res.status).toBe(503);
-    expect(res.body.success).toBe(false);
-    expect(res.body.message).toMatch(/unavailable/);
-    expect(res.headers['retry-after']).toBe('5');
-    expect(Date.now() - t0).toBeLessThan(2000);
+  it('90000010: inventory answers as usual (the platform goes silent only when the offer is sent)', async () => {
+    const inv = await inventory(gw, m.api_key, 90000010);
+    expect(inv.items.length).toBeGreaterThanOrEqual(8);
+    expect(inv.total).toBe(inv.items.length);
+    expect(inv.max_items).toBe(50);
+  });
+
+  it('the platform failing or not answering → 500 integration service error (spec 7.2), no Retry-After', async () => {
+    const p = gw.ctx.platform;
+    const orig = { load: p.loadInventory, check: p.checkTradeLink };
+    try {
+      p.loadInventory = async () => {
+        throw new PlatformUnavailableError('down');
+      };
+      const down = await gw.merchant(m.api_key, 'POST', '/inventory', { game: 'csgo', partner: nextPartner(), token: TOKEN });
+      expect(down.status).toBe(500);
+      expect(down.body).toEqual({ success: false, message: 'integration service error' });
+      expect(down.headers['retry-after']).toBeUndefined();
+      p.loadInventory = orig.load;
+      p.checkTradeLink = () => new Promise(() => {}); // silence: DEPOSIT_TIMEOUT_MS (300) decides
+      const t0 = Date.now();
+      const silent = await gw.merchant(m.api_key, 'POST', '/inventory', { game: 'csgo', partner: nextPartner(), token: TOKEN });
+      expect(silent.status).toBe(500);
+      expect(silent.body.message).toBe('integration service error');
+      expect(Date.now() - t0).toBeLessThan(3000);
+      const dep = await create(m.api_key, { merchant_tx_id: nextTx(), game: 'csgo', partner: nextPartner(), token: TOKEN, asset_ids: ['1'] });
+      expect(dep.status).toBe(500);
+      expect(dep.body.message).toBe('integration service error');
+    } finally {
+      p.loadInventory = orig.load;
+      p.checkTradeLink = orig.check;
+    }
   });
 
   it('schema errors: token length, game, partner', async () => {
@@ -174,16 +199,19 @@ describe('POST /create-deposit', () => {
     expect(dup.status).toBe(409);
     expect(dup.body.message).toBe('already exist error');
     expect(dup.body.data[0]).toMatchObject({ field: 'merchant_tx_id', code: 'exist' });
+    // a duplicate merchant_tx_id is 409 even with other assets
+    expect((await create(m.api_key, { ...body, asset_ids: [inv.items[3].id] })).status).toBe(409);
 
+    // (each new deposit takes another asset: an asset stays reserved while its deposit is live)
     const tx2 = nextTx();
-    const results = await Promise.all(Array.from({ length: 5 }, () => create(m.api_key, { ...body, merchant_tx_id: tx2 })));
+    const results = await Promise.all(Array.from({ length: 5 }, () => create(m.api_key, { ...body, merchant_tx_id: tx2, asset_ids: [inv.items[1].id] })));
     expect(results.map((r) => r.status).sort()).toEqual([200, 409, 409, 409, 409]);
     const rows = await gw.ctx.db.selectFrom('deposits').select('id').where('merchant_tx_id', '=', tx2).execute();
     expect(rows).toHaveLength(1);
     // the same merchant_tx_id at another merchant is fine
     const other = await gw.createMerchant({ name: 'Other tx' });
     await inventory(gw, other.api_key, partner);
-    expect((await create(other.api_key, body)).status).toBe(200);
+    expect((await create(other.api_key, { ...body, asset_ids: [inv.items[2].id] })).status).toBe(200);
   });
 
   it('missing or expired snapshot → 400 inventory_reload; nothing created', async () => {
@@ -264,13 +292,15 @@ describe('POST /create-deposit', () => {
   it('custom currency: all three or none, limits at the edge pass and one past fail', async () => {
     const partner = nextPartner();
     const inv = await inventory(gw, m.api_key, partner);
-    const base = () => ({ merchant_tx_id: nextTx(), game: 'csgo', partner, token: TOKEN, asset_ids: [inv.items[0].id] });
+    let next = 0; // each accepted deposit takes another asset (a live deposit reserves its assets)
+    const base = (i = next) => ({ merchant_tx_id: nextTx(), game: 'csgo', partner, token: TOKEN, asset_ids: [inv.items[i].id] });
     const ok = [
       { custom_currency: 'R', custom_currency_multiplier: 0.5, custom_currency_rate: 0.1 },
       { custom_currency: 'ABCD', custom_currency_multiplier: 2.0, custom_currency_rate: 1000 },
+      { custom_currency: 'PTS', custom_currency_multiplier: 2.0, custom_currency_rate: 1_000_000 },
     ];
     for (const cc of ok) {
-      const res = await create(m.api_key, { ...base(), ...cc });
+      const res = await create(m.api_key, { ...base(next++), ...cc });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.body.data).not.toHaveProperty('custom_currency');
     }
@@ -280,6 +310,8 @@ describe('POST /create-deposit', () => {
       [{ custom_currency: 'EUR', custom_currency_multiplier: 0.499, custom_currency_rate: 1 }, 'custom_currency_multiplier', 'min'],
       [{ custom_currency: 'EUR', custom_currency_multiplier: 2.001, custom_currency_rate: 1 }, 'custom_currency_multiplier', 'max'],
       [{ custom_currency: 'EUR', custom_currency_multiplier: 1, custom_currency_rate: 0.099 }, 'custom_currency_rate', 'min'],
+      [{ custom_currency: 'EUR', custom_currency_multiplier: 1, custom_currency_rate: 1_000_000.001 }, 'custom_currency_rate', 'max'],
+      [{ custom_currency: 'EUR', custom_currency_multiplier: 1, custom_currency_rate: 1e300 }, 'custom_currency_rate', 'max'],
       [{ custom_currency: 'EUR', custom_currency_multiplier: 1 }, 'custom_currency_rate', 'required'],
       [{ custom_currency_rate: 1 }, 'custom_currency', 'required'],
     ];
@@ -291,6 +323,36 @@ describe('POST /create-deposit', () => {
     // the service checks them too (other callers than the route)
     const merchant = await gw.ctx.db.selectFrom('merchants').selectAll().where('id', '=', m.id).executeTakeFirstOrThrow();
     await expect(gw.ctx.deposits.createDeposit(merchant, { ...base(), game: 'csgo', custom_currency: 'EUR', custom_currency_multiplier: 3, custom_currency_rate: 1 })).rejects.toMatchObject({ statusCode: 400 });
+    await expect(gw.ctx.deposits.createDeposit(merchant, { ...base(), game: 'csgo', custom_currency: 'EUR', custom_currency_multiplier: 1, custom_currency_rate: 1_000_001 })).rejects.toMatchObject({
+      statusCode: 400,
+      data: [{ field: 'custom_currency_rate', code: 'max' }],
+    });
+  });
+
+  it('custom_currency_rate at the maximum (1 000 000 × 2.0): accepted, and status stays readable after accept', async () => {
+    const cm = await gw.createMerchant({ name: 'Max rate' }); // accepting credits it: keep m's balance untouched
+    const partner = nextPartner();
+    const inv = await inventory(gw, cm.api_key, partner);
+    const ids = inv.items.slice(0, 5).map((i) => i.id);
+    const res = await create(cm.api_key, {
+      merchant_tx_id: nextTx(), game: 'csgo', partner, token: TOKEN, asset_ids: ids,
+      custom_currency: 'PTS', custom_currency_multiplier: 2, custom_currency_rate: 1_000_000,
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const id = res.body.data.id;
+    const accepted = await gw.merchant(cm.api_key, 'POST', `/sandbox/deposit/${id}/accept`, { hold: false });
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    expect(accepted.body.data).toMatchObject({ status: 'completed', custom_currency_rate: 1_000_000 });
+    const st = await gw.merchant(cm.api_key, 'GET', `/deposit/status?id=${id}`);
+    expect(st.status).toBe(200);
+    const amountMills = Math.round(res.body.data.amount * 1000);
+    expect(st.body.data).toMatchObject({ status: 'completed', custom_currency: 'PTS', custom_currency_multiplier: 2, custom_currency_rate: 1_000_000 });
+    expect(st.body.data.custom_currency_sum).toBe((amountMills * 2_000_000) / 1000);
+    // a stored record out of range (written before the limit existed) still renders: sum null
+    await gw.ctx.db.updateTable('deposits').set({ custom_currency_rate: 1e20 }).where('id', '=', id).execute();
+    const huge = await gw.merchant(cm.api_key, 'GET', `/deposit/status?id=${id}`);
+    expect(huge.status).toBe(200);
+    expect(huge.body.data).toMatchObject({ status: 'completed', custom_currency_rate: 1e20, custom_currency_sum: null });
   });
 
   it('result_url must be a valid webhook target; success/fail URLs valid http(s)', async () => {
@@ -342,6 +404,124 @@ describe('POST /create-deposit', () => {
     const row = await gw.ctx.db.selectFrom('deposits').selectAll().where('id', '=', intentId).executeTakeFirstOrThrow();
     expect(row).toMatchObject({ flow: 'intent', status: 'active', partner, success_url: 'https://shop.example/s' });
     await expect(gw.ctx.deposits.createDeposit(merchant, req, { intentId })).rejects.toMatchObject({ statusCode: 400, data: [{ code: 'denied' }] });
+  });
+
+  it('more assets than max_items (1001 at max_items 1000) → the spec message and too_many_items, not a schema error', async () => {
+    const big = await gw.createMerchant({ name: 'Max 1000', max_items: 1000 });
+    const partner = nextPartner();
+    const ids = Array.from({ length: 1001 }, (_, i) => String(40_000_000_000 + i));
+    const over = await create(big.api_key, { merchant_tx_id: nextTx(), game: 'csgo', partner, token: TOKEN, asset_ids: ids });
+    expect(over.status).toBe(400);
+    expect(over.body.message).toBe('deposit exceeds the maximum of 1000 items per deposit');
+    expect(over.body.data[0]).toMatchObject({ field: 'asset_ids', code: 'too_many_items' });
+    // at the limit the service goes on (here: no snapshot yet)
+    const edge = await create(big.api_key, { merchant_tx_id: nextTx(), game: 'csgo', partner, token: TOKEN, asset_ids: ids.slice(0, 1000) });
+    expect(edge.body.data[0]).toMatchObject({ code: 'inventory_reload' });
+    // the schema still bounds the list (DoS), far above any max_items
+    const huge = await create(big.api_key, { merchant_tx_id: nextTx(), game: 'csgo', partner, token: TOKEN, asset_ids: Array.from({ length: 10_001 }, (_, i) => String(i + 1)) });
+    expect(huge.status).toBe(400);
+    expect(huge.body.data[0]).toMatchObject({ field: 'CreateDepositRequest.asset_ids', code: 'len' });
+  });
+
+  it('min_prices is never rejected by the schema: junk values and a non-object min_prices are ignored', async () => {
+    const partner = nextPartner();
+    const inv = await inventory(gw, m.api_key, partner);
+    const [a, b, c, d] = inv.items;
+    const junk: unknown[] = [
+      { [a.id]: true, [b.id]: { usd: 1e9 }, [c.id]: [1e9], [d.id]: 'not a number' },
+      { [a.id]: false, nested: { deep: [1, { x: null }] } },
+      [1e9],
+      'a string',
+      42,
+      null,
+    ];
+    for (const [i, min_prices] of junk.entries()) {
+      const asset = inv.items[i];
+      const res = await create(m.api_key, { merchant_tx_id: nextTx(), game: 'csgo', partner, token: TOKEN, asset_ids: [asset.id], min_prices });
+      expect(res.status, `case ${i}: ${JSON.stringify(res.body)}`).toBe(200);
+      expect(res.body.data.status).toBe('active');
+    }
+    // a real floor next to junk still applies
+    const e = inv.items[junk.length];
+    const floor = await create(m.api_key, {
+      merchant_tx_id: nextTx(), game: 'csgo', partner, token: TOKEN, asset_ids: [e.id],
+      min_prices: { junk: { x: 1 }, other: true, [e.id]: String(e.price + 1) },
+    });
+    expect(floor.status).toBe(400);
+    expect(floor.body.message).toBe('item_specified_price_not_found');
+  });
+
+  it('90000010: the offer is never answered → HTTP 200 failed/service_unavailable after DEPOSIT_TIMEOUT_MS, stored', async () => {
+    const inv = await inventory(gw, m.api_key, 90000010);
+    const tx = nextTx();
+    const body = { merchant_tx_id: tx, game: 'csgo', partner: 90000010, token: TOKEN, asset_ids: [inv.items[0].id] };
+    const t0 = Date.now();
+    const res = await create(m.api_key, body);
+    const took = Date.now() - t0;
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.success).toBe(true);
+    expect(res.body.data).toMatchObject({ merchant_tx_id: tx, status: 'failed', fail_reason: 'service_unavailable', amount: inv.items[0].price, bot_name: null, trade_offer_id: null });
+    expect(took).toBeGreaterThanOrEqual(280);
+    expect(took).toBeLessThan(5000);
+    const st = await gw.merchant(m.api_key, 'GET', `/deposit/status?merchant_tx_id=${tx}`);
+    expect(st.status).toBe(200);
+    expect(st.body.data).toMatchObject({ id: res.body.data.id, status: 'failed', fail_reason: 'service_unavailable' });
+    // the failed deposit released its asset: the same asset can be tried again
+    const again = await create(m.api_key, { ...body, merchant_tx_id: nextTx() });
+    expect(again.status).toBe(200);
+    expect(again.body.data).toMatchObject({ status: 'failed', fail_reason: 'service_unavailable' });
+  });
+
+  describe('an asset is in at most one live deposit of a user (pending, active, hold)', () => {
+    const reservedOf = (ids: string[]) =>
+      gw.ctx.db.selectFrom('deposit_items').select(['deposit_id', 'asset_id']).where('reserved', '=', true).where('asset_id', 'in', ids).execute();
+
+    it('sequential: a second deposit of the asset → 400 item_not_available, also at another merchant; free again once the first ends', async () => {
+      const partner = nextPartner();
+      const inv = await inventory(gw, m.api_key, partner);
+      const [a, b, c] = inv.items;
+      const first = await create(m.api_key, { merchant_tx_id: nextTx(), game: 'csgo', partner, token: TOKEN, asset_ids: [a.id, b.id] });
+      expect(first.status).toBe(200);
+      const tx = nextTx();
+      const second = await create(m.api_key, { merchant_tx_id: tx, game: 'csgo', partner, token: TOKEN, asset_ids: [c.id, b.id] });
+      expect(second.status).toBe(400);
+      expect(second.body.message).toBe('validation error');
+      expect(second.body.data).toEqual([{ field: 'asset_ids[1]', code: 'item_not_available', message: expect.stringContaining(b.id) }]);
+      expect(await gw.ctx.db.selectFrom('deposits').select('id').where('merchant_tx_id', '=', tx).execute()).toEqual([]);
+      expect(await reservedOf([c.id])).toEqual([]); // nothing of the refused deposit stays reserved
+      // the same user's asset at another merchant
+      const other = await gw.createMerchant({ name: 'Same user elsewhere' });
+      await inventory(gw, other.api_key, partner);
+      const elsewhere = await create(other.api_key, { merchant_tx_id: nextTx(), game: 'csgo', partner, token: TOKEN, asset_ids: [a.id] });
+      expect(elsewhere.status).toBe(400);
+      expect(elsewhere.body.data[0]).toMatchObject({ field: 'asset_ids[0]', code: 'item_not_available' });
+      // hold keeps it reserved; a terminal status frees it
+      expect((await gw.merchant(m.api_key, 'POST', `/sandbox/deposit/${first.body.data.id}/accept`, { hold: true })).body.data.status).toBe('hold');
+      expect((await create(m.api_key, { merchant_tx_id: nextTx(), game: 'csgo', partner, token: TOKEN, asset_ids: [a.id] })).status).toBe(400);
+      expect((await gw.merchant(m.api_key, 'POST', `/sandbox/deposit/${first.body.data.id}/revert`, { by: 'user' })).body.data.status).toBe('reverted');
+      expect(await reservedOf([a.id, b.id])).toEqual([]);
+      const later = await create(other.api_key, { merchant_tx_id: nextTx(), game: 'csgo', partner, token: TOKEN, asset_ids: [a.id, b.id] });
+      expect(later.status, JSON.stringify(later.body)).toBe(200);
+      expect((await reservedOf([a.id, b.id])).map((r) => r.deposit_id)).toEqual([later.body.data.id, later.body.data.id]);
+    });
+
+    it('5 concurrent create-deposits of the same asset: exactly one wins', async () => {
+      const partner = nextPartner();
+      const inv = await inventory(gw, m.api_key, partner);
+      const asset = inv.items[0].id;
+      const txs = Array.from({ length: 5 }, () => nextTx('race'));
+      const results = await Promise.all(txs.map((tx) => create(m.api_key, { merchant_tx_id: tx, game: 'csgo', partner, token: TOKEN, asset_ids: [asset] })));
+      expect(results.map((r) => r.status).sort()).toEqual([200, 400, 400, 400, 400]);
+      for (const r of results.filter((x) => x.status === 400)) {
+        expect(r.body.message).toBe('validation error');
+        expect(r.body.data[0]).toMatchObject({ code: 'item_not_available' });
+        expect(r.body.data[0].field).toMatch(/^asset_ids/);
+      }
+      const rows = await gw.ctx.db.selectFrom('deposits').select(['id', 'status']).where('merchant_tx_id', 'in', txs).execute();
+      expect(rows).toHaveLength(1);
+      expect(rows[0].status).toBe('active');
+      expect(await reservedOf([asset])).toEqual([{ deposit_id: rows[0].id, asset_id: asset }]);
+    });
   });
 
   it('balances are untouched by creation; the books balance', async () => {

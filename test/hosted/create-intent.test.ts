@@ -2,7 +2,7 @@
 // database constraint, magic partners (DESIGN 6), and the shape of the hosted page URL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../helpers.js';
-import { USER_ERROR_FIELD, type UserErrorCode } from '../../src/platform/port.js';
+import { PlatformUnavailableError, USER_ERROR_FIELD, type UserErrorCode } from '../../src/platform/port.js';
 
 let gw: TestGateway;
 let m: Awaited<ReturnType<TestGateway['createMerchant']>>;
@@ -191,6 +191,13 @@ describe('create-intent: validation (each rule at its edge and one past)', () =>
     await expectValidation(cc(0), 'CreateIntentRequest.custom_currency_rate', 'min');
   });
 
+  it('custom_currency_rate: at most 1 000 000 (keeps custom_currency_sum exact)', async () => {
+    const cc = (custom_currency_rate: unknown) => ({ custom_currency: 'PTS', custom_currency_multiplier: 2, custom_currency_rate });
+    await expectOk(cc(1_000_000));
+    await expectValidation(cc(1_000_000.01), 'CreateIntentRequest.custom_currency_rate', 'max');
+    await expectValidation(cc(1e300), 'CreateIntentRequest.custom_currency_rate', 'max');
+  });
+
   it('reports every failing field at once', async () => {
     const res = await createIntent({ game: 'xbox', success_url: 'nope', custom_currency_rate: 0 });
     expect(res.status).toBe(400);
@@ -295,5 +302,47 @@ describe('create-intent: trade link checked with the platform (magic partners, s
 
   it('without a trade link the platform is not asked', async () => {
     await expectOk({ game: 'tf2' });
+  });
+
+  it('partner 90000010 (the platform goes silent only when an offer is sent) has a valid trade link', async () => {
+    await expectOk({ partner: 90000010, token: 'abcdefgh', game: 'csgo' });
+  });
+
+  it('the platform failing → 500 integration service error (as on every deposit path); nothing stored', async () => {
+    const p = gw.ctx.platform;
+    const orig = p.checkTradeLink;
+    p.checkTradeLink = async () => {
+      throw new PlatformUnavailableError('down');
+    };
+    try {
+      const id = txId();
+      const res = await createIntent({ merchant_tx_id: id, partner: 12345678, token: 'abcdefgh' });
+      expect(res.status).toBe(500);
+      expect(res.body).toEqual({ success: false, message: 'integration service error' });
+      expect(await gw.ctx.db.selectFrom('deposits').select('id').where('merchant_tx_id', '=', id).execute()).toHaveLength(0);
+    } finally {
+      p.checkTradeLink = orig;
+    }
+  });
+
+  it('the platform not answering: the check gives up after DEPOSIT_TIMEOUT_MS → 500 integration service error', async () => {
+    const p = gw.ctx.platform;
+    const orig = { check: p.checkTradeLink, timeout: gw.ctx.config.depositTimeoutMs };
+    p.checkTradeLink = () => new Promise(() => {});
+    gw.ctx.config.depositTimeoutMs = 200;
+    try {
+      const id = txId();
+      const t0 = Date.now();
+      const res = await createIntent({ merchant_tx_id: id, partner: 12345678, token: 'abcdefgh' });
+      const took = Date.now() - t0;
+      expect(res.status).toBe(500);
+      expect(res.body).toEqual({ success: false, message: 'integration service error' });
+      expect(took).toBeGreaterThanOrEqual(180);
+      expect(took).toBeLessThan(5000);
+      expect(await gw.ctx.db.selectFrom('deposits').select('id').where('merchant_tx_id', '=', id).execute()).toHaveLength(0);
+    } finally {
+      p.checkTradeLink = orig.check;
+      gw.ctx.config.depositTimeoutMs = orig.timeout;
+    }
   });
 });

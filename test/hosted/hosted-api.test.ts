@@ -253,7 +253,8 @@ describe('page helpers (web/*.js, pure)', () => {
     }
     expect(describeError({ success: false, message: 'deposit exceeds the maximum of 5 items per deposit', data: [{ field: 'asset_ids', code: 'too_many_items', message: 'x' }] }, 400)).toMatch(/Too many/);
     expect(describeError(null, 0)).toMatch(/connection/);
-    // the platform not answering (partner 90000010): 503 from inventory
+    // a 503 / 502 / 408 in front of the gateway (the gateway itself answers a failing platform with
+    // 500 integration service error; partner 90000010 only goes silent when the offer is sent)
     expect(describeError({ success: false, message: 'service unavailable: the trading platform did not answer, retry shortly' }, 503)).toBe(
       'Steam is not responding right now. Please try again in a few minutes.',
     );

@@ -69,9 +69,17 @@ create table deposit_items (
   exterior text,
   rarity text,
   rarity_color text,
-  phase text
+  phase text,
+  -- The user's asset is reserved while its deposit is not terminal (pending, active, hold): the
+  -- same asset cannot be in two live deposits of the same user (game, partner), whichever merchant.
+  -- Set on insert (the deposit is pending), cleared by the transition to a terminal status, in
+  -- the same transactions; concurrent deposits of one asset resolve on the index below.
+  game text,
+  partner bigint,
+  reserved boolean not null default false
 );
 create index deposit_items_deposit_idx on deposit_items (deposit_id);
+create unique index deposit_items_reserved_asset_key on deposit_items (game, partner, asset_id) where reserved;
 
 -- get-prices quote lines of a hash-name draft: the prices the commit settles at.
 create table deposit_quote_items (

@@ -41,9 +41,41 @@ export function updateStatusGuarded(
   return query.returningAll().executeTakeFirst();
 }
 
-export async function insertItems(trx: Trx, depositId: number, items: Omit<Insertable<DepositItemsTable>, 'deposit_id'>[]): Promise<void> {
+export type NewDepositItem = Omit<Insertable<DepositItemsTable>, 'deposit_id' | 'game' | 'partner' | 'reserved'>;
+
+/** The unique index that keeps one asset in at most one live deposit of a user (002_deposits.sql). */
+export const RESERVED_ASSET_INDEX = 'deposit_items_reserved_asset_key';
+
+/**
+ * Stores the items of a deposit that is becoming pending and reserves their assets for the user
+ * (game, partner). An asset already in a live deposit fails on RESERVED_ASSET_INDEX (23505);
+ * a concurrent reservation of it waits for the other transaction and then fails or succeeds.
+ */
+export async function insertItems(trx: Trx, depositId: number, key: { game: string; partner: number }, items: NewDepositItem[]): Promise<void> {
   if (items.length === 0) return;
-  await trx.insertInto('deposit_items').values(items.map((i) => ({ ...i, deposit_id: depositId }))).execute();
+  await trx
+    .insertInto('deposit_items')
+    .values(items.map((i) => ({ ...i, deposit_id: depositId, game: key.game, partner: key.partner, reserved: i.asset_id != null })))
+    .execute();
+}
+
+/** Frees the assets of a deposit that reached a terminal status (same transaction as the change). */
+export async function releaseItems(trx: Trx, depositId: number): Promise<void> {
+  await trx.updateTable('deposit_items').set({ reserved: false }).where('deposit_id', '=', depositId).where('reserved', '=', true).execute();
+}
+
+/** Which of `assetIds` are reserved by a live deposit of this user (for error messages and pre-checks). */
+export async function reservedAssets(q: Q, key: { game: string; partner: number }, assetIds: readonly string[]): Promise<Set<string>> {
+  if (assetIds.length === 0) return new Set();
+  const rows = await q
+    .selectFrom('deposit_items')
+    .select('asset_id')
+    .where('reserved', '=', true)
+    .where('game', '=', key.game)
+    .where('partner', '=', key.partner)
+    .where('asset_id', 'in', [...assetIds])
+    .execute();
+  return new Set(rows.map((r) => r.asset_id!).filter((a) => a !== null));
 }
 
 export function listItems(q: Q, depositId: number): Promise<DepositItemRow[]> {

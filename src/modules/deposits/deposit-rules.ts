@@ -9,9 +9,15 @@ export interface CustomCurrencyInput {
   custom_currency_rate?: number | null;
 }
 
-export const CUSTOM_CURRENCY_LIMITS = { minLen: 1, maxLen: 4, minMultiplier: 0.5, maxMultiplier: 2.0, minRate: 0.1 } as const;
+/**
+ * The spec fixes rate ≥ 0.1 only; the upper bound is ours. It keeps custom_currency_sum
+ * (amount × rate × multiplier, in mills) an exact integer for any realistic deposit: up to
+ * about 4.5 million USD at rate 1 000 000 and multiplier 2. Every creation schema (create-deposit,
+ * by-hash-name, create-intent) and customCurrencyErrors use it.
+ */
+export const CUSTOM_CURRENCY_LIMITS = { minLen: 1, maxLen: 4, minMultiplier: 0.5, maxMultiplier: 2.0, minRate: 0.1, maxRate: 1_000_000 } as const;
 
-/** All three custom currency fields or none; 1–4 characters; multiplier 0.5–2.0; rate ≥ 0.1. */
+/** All three custom currency fields or none; 1–4 characters; multiplier 0.5–2.0; rate 0.1–1 000 000. */
 export function customCurrencyErrors(input: CustomCurrencyInput, prefix = ''): FieldError[] {
   const f = (name: string) => `${prefix}${name}`;
   const given = {
@@ -40,6 +46,7 @@ export function customCurrencyErrors(input: CustomCurrencyInput, prefix = ''): F
   if (rate != null) {
     if (typeof rate !== 'number' || !Number.isFinite(rate)) errors.push({ field: f('custom_currency_rate'), code: 'numeric', message: 'custom_currency_rate must be a number' });
     else if (rate < L.minRate) errors.push({ field: f('custom_currency_rate'), code: 'min', message: 'custom_currency_rate must be at least 0.1' });
+    else if (rate > L.maxRate) errors.push({ field: f('custom_currency_rate'), code: 'max', message: `custom_currency_rate must be at most ${L.maxRate}` });
   }
   return errors;
 }

@@ -3,6 +3,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { GameEnum as GameString, HttpUrl, MerchantTxId, Partner, Token } from '../../http/schemas.js';
 import type { Game } from '../../domain/games.js';
+import { CUSTOM_CURRENCY_LIMITS as CC } from './deposit-rules.js';
 
 /** One of the games, typed as Game for the service. */
 const GameEnum = Type.Unsafe<Game>({ ...GameString });
@@ -10,10 +11,17 @@ const GameEnum = Type.Unsafe<Game>({ ...GameString });
 const Nullable = <T extends TSchema>(s: T) => Type.Unsafe<T['static'] | null>({ ...s, nullable: true });
 
 const currencyFields = {
-  custom_currency: Type.Optional(Type.String({ minLength: 1, maxLength: 4 })),
-  custom_currency_multiplier: Type.Optional(Type.Number({ minimum: 0.5, maximum: 2.0 })),
-  custom_currency_rate: Type.Optional(Type.Number({ minimum: 0.1 })),
+  custom_currency: Type.Optional(Type.String({ minLength: CC.minLen, maxLength: CC.maxLen })),
+  custom_currency_multiplier: Type.Optional(Type.Number({ minimum: CC.minMultiplier, maximum: CC.maxMultiplier })),
+  custom_currency_rate: Type.Optional(Type.Number({ minimum: CC.minRate, maximum: CC.maxRate })),
 };
+
+/**
+ * A bound on list bodies against abuse, far above any merchant's max_items (the database caps
+ * max_items at 1000): a longer list than the merchant's limit is refused by the service with the
+ * spec's `deposit exceeds the maximum of N items per deposit` / too_many_items, not by the schema.
+ */
+const MAX_LIST_ITEMS = 10_000;
 const urlFields = {
   result_url: Type.Optional(HttpUrl),
   success_url: Type.Optional(HttpUrl),
@@ -28,9 +36,12 @@ export const CreateDepositRequest = Type.Object(
     game: GameEnum,
     partner: Partner,
     token: Token,
-    asset_ids: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: 1000 }),
-    // asset_id → minimum USD price; anything else in it is ignored rather than rejected.
-    min_prices: Type.Optional(Type.Record(Type.String(), Type.Union([Type.Number(), Type.String(), Type.Null()]))),
+    asset_ids: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: MAX_LIST_ITEMS }),
+    // DESIGN 8: request schemas must not reject min_prices. An object asset_id → minimum USD price
+    // (number or numeric string); any other value, or a min_prices that is not an object, is ignored.
+    min_prices: Type.Optional(
+      Type.Unknown({ description: 'Object: asset_id → minimum USD price (number or numeric string). Values that are not prices, and values of 0 or below, are ignored.' }),
+    ),
     from_preview: Type.Optional(Type.Boolean()),
     ...urlFields,
     ...currencyFields,
@@ -60,7 +71,7 @@ export const CreateDepositByHashNameRequest = Type.Object(
         name: Type.String({ minLength: 1, maxLength: 512 }),
         min_price: Type.Optional(Nullable(Type.Number())),
       }),
-      { minItems: 1, maxItems: 1000 },
+      { minItems: 1, maxItems: MAX_LIST_ITEMS },
     ),
     ...urlFields,
     ...currencyFields,

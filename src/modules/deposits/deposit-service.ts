@@ -1,6 +1,6 @@
 // Deposit rules (spec 3.1, 4.2–4.7): inventory snapshots, commits of both flows, the preview,
 // status, and the one function that changes a deposit's status (with its ledger entries,
-// webhook and timed jobs in the same transaction).
+// webhook, timed jobs and the release of its reserved assets in the same transaction).
 import type { Logger } from 'pino';
 import type { Updateable } from 'kysely';
 import type { Config } from '../../config.js';
@@ -8,9 +8,9 @@ import type { Db } from '../../db/database.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Game } from '../../domain/games.js';
 import { millsToUsd, sumMills } from '../../domain/money.js';
-import { DEPOSIT_TRANSITIONS, WEBHOOK_DEPOSIT_STATUSES, type DepositEvent } from '../../domain/deposit-state.js';
+import { DEPOSIT_TRANSITIONS, WEBHOOK_DEPOSIT_STATUSES, isTerminalDeposit, type DepositEvent } from '../../domain/deposit-state.js';
 import { AppError, conflictDuplicate, invalidTransition, isUniqueViolation, notFound, validationError, type FieldError } from '../../http/errors.js';
-import { PlatformUnavailableError, PlatformUserError, type PlatformItem, type PlatformUser, type TradingPlatform } from '../../platform/port.js';
+import type { PlatformItem, PlatformUser, TradingPlatform } from '../../platform/port.js';
 import { addJob } from '../../jobs/enqueue.js';
 import { applyMovement, type Trx } from '../ledger/ledger-repo.js';
 import type { MerchantRow } from '../merchants/merchant-repo.js';
@@ -22,6 +22,7 @@ import type { DepositRow } from './deposit-repo.js';
 import type { DepositsTable, SnapshotItem } from './deposit-types.js';
 import { commitView, statusView, webhookPayload } from './deposit-views.js';
 import { customCurrencyErrors, floorMills, redirectUrlErrors, type CustomCurrencyInput } from './deposit-rules.js';
+import { callPlatform, withTimeout } from './deposit-platform.js';
 
 export const DEPOSIT_OFFER_EXPIRE_TASK = 'deposit_offer_expire';
 export const DEPOSIT_HOLD_END_TASK = 'deposit_hold_end';
@@ -44,8 +45,8 @@ export interface DepositUrls {
 export interface CreateDepositRequest extends TradeKey, DepositUrls, CustomCurrencyInput {
   merchant_tx_id: string;
   asset_ids: string[];
-  /** asset_id → minimum USD price (the inventory flow's price-drop protection). */
-  min_prices?: Record<string, unknown> | null;
+  /** asset_id → minimum USD price (the inventory flow's price-drop protection); anything else is ignored. */
+  min_prices?: unknown;
   from_preview?: boolean | null;
 }
 
@@ -99,18 +100,26 @@ const priceFloorError = (field: string, message: string) =>
 
 const denied = (message = 'trade is not in status new') => validationError([{ field: 'status', code: 'denied', message }]);
 
-function platformUnavailable(): AppError {
-  return new AppError(503, 'service unavailable: the trading platform did not answer, retry shortly', undefined, { 'retry-after': '5' });
+/** An asset of the request is already in a live (pending, active, hold) deposit of the same user. */
+const assetReservedMessage = (assetId: string) => `asset ${assetId} is already in another deposit that is not finished`;
+
+/** Duplicate asset IDs within one request (a deposit takes each asset once). */
+function duplicateAssetErrors(assetIds: readonly (string | undefined | null)[], fieldOf: (i: number) => string): FieldError[] {
+  const seen = new Set<string>();
+  const errors: FieldError[] = [];
+  assetIds.forEach((a, i) => {
+    if (a == null || a === '') return;
+    if (seen.has(a)) errors.push({ field: fieldOf(i), code: 'duplicate', message: `asset ${a} is listed twice` });
+    seen.add(a);
+  });
+  return errors;
 }
 
-class TimeoutError extends Error {}
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new TimeoutError(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+/** min_prices as a lookup: only an object's own entries count; anything else is no floors at all. */
+function floorLookup(minPrices: unknown): (assetId: string) => number | undefined {
+  if (minPrices === null || typeof minPrices !== 'object' || Array.isArray(minPrices)) return () => undefined;
+  const floors = minPrices as Record<string, unknown>;
+  return (assetId) => (Object.hasOwn(floors, assetId) ? floorMills(floors[assetId]) : undefined);
 }
 
 /** Keeps only the columns a merchant may set; undefined means "not given". */
@@ -136,20 +145,25 @@ export function createDepositService(deps: DepositDeps) {
   const now = () => clock.now();
   const plus = (seconds: number) => new Date(now().getTime() + seconds * 1000);
 
-  // ---- platform calls: user errors become 400 domain codes, silence becomes 503 ----
+  // ---- platform calls: user errors become 400 domain codes, failure or silence 500 integration
+  // service error (the one mapping of deposit-platform.ts, shared with create-intent) ----
 
-  async function platformCall<T>(fn: () => Promise<T>): Promise<T> {
-    try {
-      return await withTimeout(fn(), config.depositTimeoutMs);
-    } catch (err) {
-      if (err instanceof PlatformUserError) throw validationError([{ field: err.field, code: err.code, message: err.message }]);
-      if (err instanceof PlatformUnavailableError || err instanceof TimeoutError) throw platformUnavailable();
-      throw err;
-    }
+  const checkUser = (k: TradeKey): Promise<PlatformUser> => callPlatform(() => platform.checkTradeLink(k.game, k.partner, k.token), config.depositTimeoutMs);
+  const loadItems = (k: TradeKey): Promise<PlatformItem[]> => callPlatform(() => platform.loadInventory(k.game, k.partner, k.token), config.depositTimeoutMs);
+
+  /**
+   * The 400 for assets held by another live deposit of the user, naming the ones that still are
+   * (`fallbackField` when the other deposit finished meanwhile).
+   */
+  async function assetsReservedError(key: { game: string; partner: number }, assetIds: readonly string[], fieldOf: (i: number) => string, fallbackField: string): Promise<AppError> {
+    const taken = await repo.reservedAssets(db, key, assetIds);
+    const errors: FieldError[] = [];
+    assetIds.forEach((a, i) => {
+      if (taken.has(a)) errors.push({ field: fieldOf(i), code: 'item_not_available', message: assetReservedMessage(a) });
+    });
+    if (errors.length === 0) errors.push({ field: fallbackField, code: 'item_not_available', message: 'an asset is already in another deposit that is not finished; retry' });
+    return validationError(errors);
   }
-
-  const checkUser = (k: TradeKey): Promise<PlatformUser> => platformCall(() => platform.checkTradeLink(k.game, k.partner, k.token));
-  const loadItems = (k: TradeKey): Promise<PlatformItem[]> => platformCall(() => platform.loadInventory(k.game, k.partner, k.token));
 
   async function checkRequest(req: DepositUrls & CustomCurrencyInput): Promise<void> {
     const errors: FieldError[] = [...customCurrencyErrors(req), ...redirectUrlErrors(req)];
@@ -249,6 +263,8 @@ export function createDepositService(deps: DepositDeps) {
       if (!current || (extra.merchantId !== undefined && current.merchant_id !== extra.merchantId)) throw notFound();
       throw invalidTransition(current.status, event);
     }
+    // A finished deposit no longer holds the user's assets: they may go into a new deposit.
+    if (isTerminalDeposit(row.status)) await repo.releaseItems(trx, row.id);
     await effects(trx, row, event);
     return row;
   }
@@ -273,9 +289,13 @@ export function createDepositService(deps: DepositDeps) {
     return plus(seconds > 0 ? seconds : 3600);
   }
 
-  /** Fails a pending trade with `reason` (stored, webhook sent); answers the failed row. */
+  /**
+   * Fails a pending trade with `reason` (stored, webhook sent); answers the row as it now is. A
+   * trade that moved on meanwhile (the watchdog failed it) is left alone, as in perform: the
+   * merchant API never answers 409 for it (409 means a duplicate merchant_tx_id only).
+   */
   async function failPending(id: number, reason: string): Promise<DepositRow> {
-    return applyTransition(id, 'fail', { failReason: reason });
+    return (await tryTransition(id, 'fail', { failReason: reason })) ?? (await repo.findDepositById(db, id))!;
   }
 
   /** Rule 7–9 of 4.5 (and 4.3): the bot sends the offer within DEPOSIT_TIMEOUT_MS, else failed. */
@@ -303,11 +323,13 @@ export function createDepositService(deps: DepositDeps) {
     return active ?? (await repo.findDepositById(db, d.id))!;
   }
 
-  async function insertOrConflict<T>(fn: () => Promise<T>): Promise<T> {
+  /** Runs a commit transaction: a duplicate merchant_tx_id is 409; `onReserved` answers an asset held by another live deposit. */
+  async function insertOrConflict<T>(fn: () => Promise<T>, onReserved?: () => Promise<AppError>): Promise<T> {
     try {
       return await fn();
     } catch (err) {
       if (isUniqueViolation(err, 'deposits_merchant_tx_id_key')) throw conflictDuplicate();
+      if (onReserved && isUniqueViolation(err, repo.RESERVED_ASSET_INDEX)) throw await onReserved();
       throw err;
     }
   }
@@ -334,8 +356,8 @@ export function createDepositService(deps: DepositDeps) {
     const assetIds = req.asset_ids ?? [];
     if (assetIds.length === 0) throw validationError([{ field: 'asset_ids', code: 'required', message: 'asset_ids needs at least one asset' }]);
     if (assetIds.length > merchant.max_items) throw tooMany(merchant.max_items, 'asset_ids');
-    const dup = assetIds.findIndex((a, i) => assetIds.indexOf(a) !== i);
-    if (dup >= 0) throw validationError([{ field: `asset_ids[${dup}]`, code: 'duplicate', message: `asset ${assetIds[dup]} is listed twice` }]);
+    const dups = duplicateAssetErrors(assetIds, (i) => `asset_ids[${i}]`);
+    if (dups.length) throw validationError(dups);
 
     const user = await checkUser(req);
 
@@ -361,9 +383,9 @@ export function createDepositService(deps: DepositDeps) {
     });
     if (missing.length) throw validationError(missing);
 
-    const floors = req.min_prices ?? {};
+    const floorOf = floorLookup(req.min_prices);
     for (const item of chosen) {
-      const floor = floorMills(floors[item.asset_id]);
+      const floor = floorOf(item.asset_id);
       if (floor !== undefined && item.price < floor) {
         throw priceFloorError(`min_prices.${item.asset_id}`, `the price of ${item.name} (${millsToUsd(item.price)}) is below its minimum`);
       }
@@ -385,7 +407,7 @@ export function createDepositService(deps: DepositDeps) {
       market_hash_name: i.name,
       price: i.price,
       original_price: i.original_price,
-      min_price: floorMills(floors[i.asset_id]) ?? null,
+      min_price: floorOf(i.asset_id) ?? null,
       image_url: i.image_url ?? null,
       exterior: i.exterior ?? null,
       rarity: i.rarity ?? null,
@@ -414,9 +436,11 @@ export function createDepositService(deps: DepositDeps) {
           });
           await watchPending(trx, d.id);
         }
-        await repo.insertItems(trx, d.id, items);
+        // Reserves the assets: one held by another live deposit of this user rolls all of this back.
+        await repo.insertItems(trx, d.id, { game: req.game, partner: req.partner }, items);
         return d;
       }),
+      () => assetsReservedError({ game: req.game, partner: req.partner }, assetIds, (i) => `asset_ids[${i}]`, 'asset_ids'),
     );
     const done = await perform(pending, assetIds);
     return { statusCode: 200, data: commitView(done) };
@@ -451,6 +475,9 @@ export function createDepositService(deps: DepositDeps) {
   async function createDepositByHashName(merchant: MerchantRow, req: HashNameCommitRequest) {
     await checkRequest(req);
     if (req.items.length > merchant.max_items) throw tooMany(merchant.max_items, 'items');
+    const assetIds = req.items.map((it) => it.asset_id);
+    const dups = duplicateAssetErrors(assetIds, (i) => `items[${i}].asset_id`);
+    if (dups.length) throw validationError(dups);
 
     // 1. The trade key.
     const user = await checkUser(req);
@@ -468,8 +495,19 @@ export function createDepositService(deps: DepositDeps) {
       if (!quoted.has(it.name)) unquoted.push({ field: `items[${i}].name`, code: 'item_not_available', message: `${it.name} was not quoted by get-prices` });
     });
     if (unquoted.length) throw validationError(unquoted);
+    // Assets already in a live deposit of this user: refused while the draft is still new. (Only a
+    // pre-check for a clear answer; the reservation itself is made with the items, rule 7.)
+    const key = { game: req.game, partner: req.partner };
+    const given = assetIds.filter((a): a is string => a != null && a !== '');
+    const itemField = (i: number) => `items[${i}].asset_id`;
+    if ((await repo.reservedAssets(db, key, given)).size > 0) throw await assetsReservedError(key, assetIds.map((a) => a ?? ''), itemField, 'items');
 
-    // 3. Store merchant_tx_id, trade key and URLs; new → pending (a concurrent commit finds it pending).
+    // 5. Prices from the data cached at quote time (recalculated before the commit so that the
+    // amount is stored with it: a trade failed by rule 4 or 6 shows it in status and webhook).
+    const lines = req.items.map((it) => ({ ...it, quote: quoted.get(it.name)! }));
+    const amount = sumMills(lines.map((l) => l.quote.price));
+
+    // 3. Store merchant_tx_id, trade key, URLs and amount; new → pending (a concurrent commit finds it pending).
     const pending = await insertOrConflict(() =>
       db.transaction().execute((trx) =>
         transitionIn(trx, draft.id, 'commit', {
@@ -479,6 +517,7 @@ export function createDepositService(deps: DepositDeps) {
             partner: req.partner,
             token: req.token,
             platform_id: user.platformId,
+            amount,
             ...urlColumns(req),
             ...currencyColumns(req),
           },
@@ -495,8 +534,7 @@ export function createDepositService(deps: DepositDeps) {
       throw inventoryReload('the quote is older than its validity; call get-prices again');
     }
 
-    // 5. Prices from the data cached at quote time.
-    const lines = req.items.map((it) => ({ ...it, quote: quoted.get(it.name)! }));
+    // 5. Done above, with the commit.
 
     // 6. Price floors (values of 0 or below are ignored).
     for (const [i, l] of lines.entries()) {
@@ -507,32 +545,40 @@ export function createDepositService(deps: DepositDeps) {
       }
     }
 
-    // 7. Items stored, then the deposit is performed (8 and 9 in perform).
-    const amount = sumMills(lines.map((l) => l.quote.price));
-    const stored = await db.transaction().execute(async (trx) => {
-      const d = await repo.updateStatusGuarded(trx, pending.id, ['pending'], { amount });
-      if (!d) throw denied();
-      await repo.insertItems(
-        trx,
-        d.id,
-        lines.map((l) => {
-          const c = pricing.quote(merchant, req.game, l.name)?.card;
-          return {
-            asset_id: l.asset_id ?? null,
-            market_hash_name: l.name,
-            price: l.quote.price,
-            original_price: l.quote.original_price,
-            min_price: floorMills(l.min_price) ?? null,
-            image_url: c?.image_url ?? null,
-            exterior: c?.exterior ?? null,
-            rarity: c?.rarity ?? null,
-            rarity_color: c?.rarity_color ?? null,
-            phase: c?.phase ?? null,
-          };
-        }),
-      );
-      return d;
-    });
+    // 7. Items stored (their assets reserved), then the deposit is performed (8 and 9 in perform).
+    let stored: DepositRow;
+    try {
+      stored = await db.transaction().execute(async (trx) => {
+        const d = await repo.updateStatusGuarded(trx, pending.id, ['pending'], {});
+        if (!d) throw denied();
+        await repo.insertItems(
+          trx,
+          d.id,
+          key,
+          lines.map((l) => {
+            const c = pricing.quote(merchant, req.game, l.name)?.card;
+            return {
+              asset_id: l.asset_id ?? null,
+              market_hash_name: l.name,
+              price: l.quote.price,
+              original_price: l.quote.original_price,
+              min_price: floorMills(l.min_price) ?? null,
+              image_url: c?.image_url ?? null,
+              exterior: c?.exterior ?? null,
+              rarity: c?.rarity ?? null,
+              rarity_color: c?.rarity_color ?? null,
+              phase: c?.phase ?? null,
+            };
+          }),
+        );
+        return d;
+      });
+    } catch (err) {
+      // Another deposit of this user took one of the assets since the pre-check: stored as failed.
+      if (!isUniqueViolation(err, repo.RESERVED_ASSET_INDEX)) throw err;
+      await failPending(pending.id, 'item_not_available');
+      throw await assetsReservedError(key, assetIds.map((a) => a ?? ''), itemField, 'items');
+    }
     const done = await perform(
       stored,
       lines.map((l) => l.asset_id ?? '').filter((a) => a !== ''),

@@ -58,6 +58,11 @@ export interface DepositItemsTable {
   rarity: string | null;
   rarity_color: string | null;
   phase: string | null;
+  /** The user's trade key: with asset_id, what `reserved` locks. */
+  game: string | null;
+  partner: number | null;
+  /** True while the deposit is pending, active or hold (unique per game, partner, asset_id). */
+  reserved: Generated<boolean>;
 }
 
 export interface DepositQuoteItemsTable {

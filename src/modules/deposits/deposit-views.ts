@@ -9,6 +9,17 @@ const iso = (d: Date | string | null | undefined) => (d ? isoUtc(d) : null);
 /** 64-bit platform IDs exceed 2^53: kept as BigInt so the JSON integer is exact. */
 export const botPlatformIdOf = (d: DepositRow): bigint | null => (d.bot_platform_id ? BigInt(d.bot_platform_id) : null);
 
+/**
+ * amount × rate × multiplier in the custom currency, or null when it cannot be shown exactly
+ * (a stored record must always render: status, sandbox helpers and the hosted page read it).
+ */
+export function customCurrencySum(amountMills: number, rate: number, multiplier: number): number | null {
+  const factor = rate * multiplier;
+  if (!Number.isFinite(factor) || factor < 0 || !Number.isSafeInteger(amountMills)) return null;
+  const mills = applyRate(amountMills, factor);
+  return Number.isSafeInteger(mills) ? millsToUsd(mills) : null;
+}
+
 /** create-deposit / create-deposit-by-hash-name answer: no custom currency fields. */
 export function commitView(d: DepositRow) {
   return {
@@ -46,7 +57,7 @@ export function statusView(d: DepositRow) {
     out.custom_currency_multiplier = set ? Number(d.custom_currency_multiplier) : null;
     out.custom_currency_rate = set ? Number(d.custom_currency_rate) : null;
     out.custom_currency_sum = set
-      ? millsToUsd(applyRate(d.amount, Number(d.custom_currency_rate) * Number(d.custom_currency_multiplier)))
+      ? customCurrencySum(Number(d.amount), Number(d.custom_currency_rate), Number(d.custom_currency_multiplier))
       : null;
   }
   return out;

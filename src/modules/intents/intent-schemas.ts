@@ -2,6 +2,7 @@
 // `CreateIntentRequest.merchant_tx_id`. Unknown fields are ignored.
 import { Type, type Static } from '@sinclair/typebox';
 import { GameEnum, HttpUrl, MerchantTxId, Partner, Token, envelopeOf } from '../../http/schemas.js';
+import { CUSTOM_CURRENCY_LIMITS } from '../deposits/deposit-rules.js';
 
 export const CreateIntentRequest = Type.Object(
   {
@@ -14,7 +15,7 @@ export const CreateIntentRequest = Type.Object(
     fail_url: Type.Optional(HttpUrl),
     custom_currency: Type.Optional(Type.String({ minLength: 1, maxLength: 4, description: '1 to 4 characters; all three currency fields together' })),
     custom_currency_multiplier: Type.Optional(Type.Number({ minimum: 0.5, maximum: 2 })),
-    custom_currency_rate: Type.Optional(Type.Number({ minimum: 0.1, maximum: 1_000_000_000 })),
+    custom_currency_rate: Type.Optional(Type.Number({ minimum: CUSTOM_CURRENCY_LIMITS.minRate, maximum: CUSTOM_CURRENCY_LIMITS.maxRate })),
   },
   { title: 'CreateIntentRequest' },
 );

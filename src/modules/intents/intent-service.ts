@@ -4,8 +4,9 @@ import crypto from 'node:crypto';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import type { Game } from '../../domain/games.js';
-import { AppError, conflictDuplicate, isUniqueViolation, validationError, type FieldError } from '../../http/errors.js';
-import { PlatformUnavailableError, PlatformUserError, type TradingPlatform } from '../../platform/port.js';
+import { conflictDuplicate, isUniqueViolation, validationError, type FieldError } from '../../http/errors.js';
+import type { TradingPlatform } from '../../platform/port.js';
+import { callPlatform, platformErrorToAppError } from '../deposits/deposit-platform.js';
 import type { MerchantRow } from '../merchants/merchant-repo.js';
 import { assertWebhookTarget } from '../webhooks/target.js';
 import { insertIntent } from './intent-repo.js';
@@ -16,7 +17,7 @@ const CURRENCY_FIELDS = ['custom_currency', 'custom_currency_multiplier', 'custo
 
 export interface IntentDeps {
   db: Db;
-  config: Pick<Config, 'publicUrl' | 'webhookAllowPrivate'>;
+  config: Pick<Config, 'publicUrl' | 'webhookAllowPrivate' | 'depositTimeoutMs'>;
   platform: Pick<TradingPlatform, 'checkTradeLink'>;
 }
 
@@ -35,12 +36,12 @@ export function hostedPageUrl(publicUrl: string, hostedToken: string): string {
   return `${publicUrl.replace(/\/+$/, '')}/deposit/${hostedToken}`;
 }
 
-/** A platform refusal for a user as the spec's validation error, the domain code first. */
-export function platformErrorToAppError(err: unknown): unknown {
-  if (err instanceof PlatformUserError) return validationError([{ field: err.field, code: err.code, message: err.message }]);
-  if (err instanceof PlatformUnavailableError) return new AppError(500, 'integration service error');
-  return err;
-}
+/**
+ * The deposits feature's one platform-error mapping (deposit-platform.ts), re-exported for the
+ * hosted page: a refusal is a 400 with its domain code first; an unavailable or silent platform is
+ * 500 `integration service error`.
+ */
+export { platformErrorToAppError };
 
 export function createIntentService(deps: IntentDeps) {
   function checkPairs(body: CreateIntentBody): void {
@@ -72,11 +73,10 @@ export function createIntentService(deps: IntentDeps) {
       let platformId: string | null = null;
       if (body.partner !== undefined && body.token !== undefined) {
         const game = (body.game ?? 'csgo') as Game;
-        try {
-          platformId = (await deps.platform.checkTradeLink(game, body.partner, body.token)).platformId;
-        } catch (err) {
-          throw platformErrorToAppError(err);
-        }
+        const { partner, token } = body;
+        // The same time limit and error mapping as every deposit path (deposit-platform.ts).
+        const user = await callPlatform(() => deps.platform.checkTradeLink(game, partner, token), deps.config.depositTimeoutMs);
+        platformId = user.platformId;
       }
 
       const hostedToken = newHostedToken();

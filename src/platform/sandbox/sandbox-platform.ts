@@ -47,10 +47,12 @@ export function createSandboxPlatform(deps: SandboxDeps): TradingPlatform {
       return sandboxUser(partner, token);
     },
 
+    // Partner 90000010 (DESIGN 6: "the platform does not answer"): the trade link checks out and
+    // the inventory loads as usual, so every deposit flow reaches the point where it fails; there,
+    // sending the deposit offer never answers (the caller's DEPOSIT_TIMEOUT_MS decides: HTTP 200,
+    // failed, service_unavailable) and sending a purchase offer fails (provider_unavailable).
     async loadInventory(game: Game, partner: number, token: string): Promise<PlatformItem[]> {
       sandboxUser(partner, token);
-      // The platform "does not answer": fail fast instead of hanging the merchant's request.
-      if (isUnavailablePartner(partner)) throw new PlatformUnavailableError('the trading platform did not answer');
       return sandboxInventory(partner, game, deps.itemsFor(game));
     },
 
@@ -63,6 +65,7 @@ export function createSandboxPlatform(deps: SandboxDeps): TradingPlatform {
 
     async sendPurchaseOffer(req): Promise<SentOffer> {
       sandboxUser(req.partner, req.token);
+      // Purchases rely on this failing at once (fail_reason provider_unavailable).
       if (isUnavailablePartner(req.partner)) throw new PlatformUnavailableError('the trading platform did not answer');
       return sendOffer(req.purchaseId);
     },

@@ -1,0 +1,48 @@
+// How every deposit path calls the trading platform and shows its errors on the merchant API:
+// inventory, create-deposit, create-deposit-by-hash-name (rule 1), deposit-preview, create-intent
+// (trade-link check) and the hosted page (which goes through the same deposit operations).
+//
+// One mapping, used by all of them:
+//   - PlatformUserError (a refusal for this user)      → 400 `validation error`, domain code first (7.3)
+//   - PlatformUnavailableError (the platform failed)   → 500 `integration service error` (retry)
+//   - no answer within DEPOSIT_TIMEOUT_MS               → 500 `integration service error` (retry)
+// Spec 7.2 lists "500 internal error or integration service error (retry)" and 4.4 names
+// `500 integration service error` for an upstream failure; 503 is reserved for purchase/available
+// (catalogue rebuild) and 408 for the pricing upstream. A silent platform is reported exactly like
+// a failing one, so merchants need one retry rule for both.
+//
+// The perform step (sending the offer of a committed deposit) is different on purpose: spec 4.5
+// rule 8 answers it in-band (HTTP 200, status failed, fail_reason service_unavailable); see
+// perform() in deposit-service.ts, which uses withTimeout() from here directly.
+import { AppError, validationError } from '../../http/errors.js';
+import { PlatformUnavailableError, PlatformUserError } from '../../platform/port.js';
+
+/** The platform did not answer within the allowed time. */
+export class PlatformTimeoutError extends Error {}
+
+/** Resolves like `p`, or rejects with PlatformTimeoutError after `ms` (the timer never outlives the race). */
+export function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new PlatformTimeoutError(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}
+
+export const INTEGRATION_SERVICE_ERROR = 'integration service error';
+
+/** A platform error as the merchant API shows it; anything else is returned unchanged. */
+export function platformErrorToAppError(err: unknown): unknown {
+  if (err instanceof PlatformUserError) return validationError([{ field: err.field, code: err.code, message: err.message }]);
+  if (err instanceof PlatformUnavailableError || err instanceof PlatformTimeoutError) return new AppError(500, INTEGRATION_SERVICE_ERROR);
+  return err;
+}
+
+/** Calls the platform with a time limit; its errors leave as the merchant API's (see above). */
+export async function callPlatform<T>(fn: () => Promise<T>, timeoutMs: number): Promise<T> {
+  try {
+    return await withTimeout(fn(), timeoutMs);
+  } catch (err) {
+    throw platformErrorToAppError(err);
+  }
+}
