@@ -63,7 +63,7 @@ export function describeError(body, httpStatus) {
   const msg = String(body.message ?? '');
   if (/maximum of \d+ items/.test(msg)) return `Too many items: ${msg.replace(/^deposit exceeds/, 'a deposit can have at most').replace(/ per deposit$/, '')}.`;
   if (httpStatus === 404) return 'This deposit link is not valid.';
-  if (httpStatus === 503 || httpStatus === 502 || httpStatus === 408) return FAIL_SENTENCES.service_unavailable.replace(', so no trade offer was sent', '');
+  if (httpStatus === 503 || httpStatus === 502 || httpStatus === 408 || msg === 'integration service error') return FAIL_SENTENCES.service_unavailable.replace(', so no trade offer was sent', '');
   if (httpStatus === 403) return 'Deposits are not available for this merchant right now.';
   if (httpStatus >= 500) return 'Something went wrong on our side. Please try again in a moment.';
   if (msg === 'validation error' && entries[0]?.message) return `Please check your input: ${entries[0].message}.`;
