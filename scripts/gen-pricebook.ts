@@ -15,6 +15,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { fnv1a, mulberry32 } from '../src/domain/prng.js';
 
 type GameId = 'csgo' | 'rust' | 'dota2' | 'tf2';
 
@@ -32,26 +33,6 @@ interface Entry {
 // ---------------------------------------------------------------------------------------------
 
 const SEED = 'sandbox-pricebook-v1';
-
-function fnv1a(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A PRNG private to one item: same name, same numbers, regardless of generation order. */
 function rngFor(game: GameId, name: string): () => number {
