@@ -129,7 +129,8 @@ export const InventoryResponse = Type.Object({
   max_items: Type.Integer(),
 });
 
-export const CommitResponse = Type.Object({
+/** Fields every deposit answer carries (create-deposit, hash-name commit, status). */
+const DepositCore = {
   id: Type.Integer(),
   merchant_tx_id: Nullable(Type.String()),
   status: Type.String(),
@@ -138,6 +139,10 @@ export const CommitResponse = Type.Object({
   bot_platform_id: BotPlatformId,
   trade_offer_id: Nullable(Type.String()),
   trade_offer_expiry_at: Nullable(Type.String()),
+};
+
+export const CommitResponse = Type.Object({
+  ...DepositCore,
   fail_reason: Type.Optional(Nullable(Type.String())),
 });
 
@@ -149,18 +154,8 @@ export const QuoteResponse = Type.Object({
 });
 
 export const PreviewResponse = Type.Object({
-  items: Type.Array(
-    Type.Object({
-      id: Type.String(),
-      name: Type.String(),
-      price: Type.Number(),
-      image_url: Type.Optional(Type.String()),
-      exterior: Type.Optional(Type.String()),
-      rarity: Type.Optional(Type.String()),
-      rarity_color: Type.Optional(Type.String()),
-      phase: Type.Optional(Type.String()),
-    }),
-  ),
+  // With an items list only id, name, price and phase are returned, so the card fields are optional.
+  items: Type.Array(Type.Object({ ...InventoryItem.properties, image_url: Type.Optional(Type.String()) })),
   total: Type.Integer(),
   sum: Type.Number(),
   game: Type.String(),
@@ -168,14 +163,7 @@ export const PreviewResponse = Type.Object({
 });
 
 export const DepositStatusResponse = Type.Object({
-  id: Type.Integer(),
-  merchant_tx_id: Nullable(Type.String()),
-  status: Type.String(),
-  amount: Type.Number(),
-  bot_name: Nullable(Type.String()),
-  bot_platform_id: BotPlatformId,
-  trade_offer_id: Nullable(Type.String()),
-  trade_offer_expiry_at: Nullable(Type.String()),
+  ...DepositCore,
   success_url: Type.Optional(Type.String()),
   fail_url: Type.Optional(Type.String()),
   hold_end_date: Type.Optional(Nullable(Type.String())),

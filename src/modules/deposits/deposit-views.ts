@@ -22,6 +22,11 @@ export function customCurrencySum(amountMills: number, rate: number, multiplier:
 
 /** create-deposit / create-deposit-by-hash-name answer: no custom currency fields. */
 export function commitView(d: DepositRow) {
+  return { ...coreView(d), ...(d.status === 'failed' ? { fail_reason: d.fail_reason } : {}) };
+}
+
+/** The fields every deposit answer carries. */
+function coreView(d: DepositRow) {
   return {
     id: d.id,
     merchant_tx_id: d.merchant_tx_id,
@@ -31,22 +36,12 @@ export function commitView(d: DepositRow) {
     bot_platform_id: botPlatformIdOf(d),
     trade_offer_id: d.trade_offer_id,
     trade_offer_expiry_at: iso(d.trade_offer_expiry_at),
-    ...(d.status === 'failed' ? { fail_reason: d.fail_reason } : {}),
   };
 }
 
 /** deposit/status (4.7): conditional fields exactly as the spec lists them. */
 export function statusView(d: DepositRow) {
-  const out: Record<string, unknown> = {
-    id: d.id,
-    merchant_tx_id: d.merchant_tx_id,
-    status: d.status,
-    amount: millsToUsd(d.amount),
-    bot_name: d.bot_name,
-    bot_platform_id: botPlatformIdOf(d),
-    trade_offer_id: d.trade_offer_id,
-    trade_offer_expiry_at: iso(d.trade_offer_expiry_at),
-  };
+  const out: Record<string, unknown> = coreView(d);
   if (d.success_url) out.success_url = d.success_url;
   if (d.fail_url) out.fail_url = d.fail_url;
   if (d.status === 'hold') out.hold_end_date = iso(d.hold_end_date);

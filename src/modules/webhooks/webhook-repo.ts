@@ -13,27 +13,22 @@ export function findEvent(db: Db | Trx, id: number): Promise<WebhookEventRow | u
 
 /** The oldest still-pending event of the same record before `event` (it must be delivered first). */
 export function earlierPending(db: Db | Trx, event: WebhookEventRow): Promise<WebhookEventRow | undefined> {
-  return db
-    .selectFrom('webhook_events')
-    .selectAll()
-    .where('kind', '=', event.kind)
-    .where('record_id', '=', event.record_id)
-    .where('state', '=', 'pending')
-    .where('id', '<', event.id)
-    .orderBy('id')
-    .limit(1)
-    .executeTakeFirst();
+  return pendingNeighbour(db, event, 'before');
 }
 
 /** The next pending event of the same record after `event` (woken when `event` settles). */
 export function laterPending(db: Db | Trx, event: WebhookEventRow): Promise<WebhookEventRow | undefined> {
+  return pendingNeighbour(db, event, 'after');
+}
+
+function pendingNeighbour(db: Db | Trx, event: WebhookEventRow, side: 'before' | 'after') {
   return db
     .selectFrom('webhook_events')
     .selectAll()
     .where('kind', '=', event.kind)
     .where('record_id', '=', event.record_id)
     .where('state', '=', 'pending')
-    .where('id', '>', event.id)
+    .where('id', side === 'before' ? '<' : '>', event.id)
     .orderBy('id')
     .limit(1)
     .executeTakeFirst();
