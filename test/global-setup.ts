@@ -50,6 +50,8 @@ export default async function setup(project: TestProject) {
   await admin.query(`drop database if exists ${TEMPLATE_DB}`);
   await admin.query(`create database ${TEMPLATE_DB}`);
   const pool = new pg.Pool({ connectionString: withDatabase(serverUrl, TEMPLATE_DB), max: 2 });
+  pool.on('error', () => {});
+  pool.on('connect', (c) => c.on('error', () => {}));
   await migrate(pool);
   await pool.end();
   await admin.end();

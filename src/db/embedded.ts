@@ -60,15 +60,15 @@ export async function startEmbeddedPostgres(opts: {
     onError: (m) => log(String(m instanceof Error ? m.message : m).trim()),
   });
 
+  if (isRoot) {
+    // PostgreSQL runs as the `postgres` user, which must be able to enter DATA_DIR (mkdtemp makes it 0700).
+    await fs.chmod(opts.dataDir, 0o755).catch(() => {});
+  }
   const initialised = await exists(path.join(dbDir, 'PG_VERSION'));
   if (!initialised) {
     // A half-made directory from an interrupted first start would make initdb fail.
     await fs.rm(dbDir, { recursive: true, force: true });
     await pg.initialise();
-  }
-  if (isRoot) {
-    // The postgres user must be able to reach the data directory through its parents.
-    await fs.chmod(opts.dataDir, 0o755).catch(() => {});
   }
   // A stale pid file from a killed process would stop the start.
   const pidFile = path.join(dbDir, 'postmaster.pid');
