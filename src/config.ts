@@ -25,6 +25,8 @@ export interface Config {
   priceRefreshSeconds: number;
   priceBookSource: string | undefined;
   sandboxCatalogueSize: number;
+  /** Whole-catalogue downloads (purchase/available without page) streaming at once per instance. */
+  catalogueStreamConcurrency: number;
   bodyLimitBytes: number;
   logLevel: string;
   workerConcurrency: number;
@@ -103,6 +105,7 @@ export function loadConfig(env: Env = process.env): Config {
     priceRefreshSeconds: int(env, 'PRICE_REFRESH_SECONDS', 600, 1),
     priceBookSource: env.PRICE_BOOK || undefined,
     sandboxCatalogueSize: int(env, 'SANDBOX_CATALOGUE_SIZE', 5000, 0),
+    catalogueStreamConcurrency: int(env, 'CATALOGUE_STREAM_CONCURRENCY', 4, 1, 1000),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 2 * 1024 * 1024, 1024),
     logLevel: env.LOG_LEVEL || 'info',
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 4, 1, 100),

@@ -133,15 +133,53 @@ describe('GET /purchase/available without page (streamed)', () => {
 });
 
 describe('validation', () => {
-  it('invalid game → 400 invalid game code; missing game → validation error', async () => {
+  it('invalid game → 400 invalid game code; missing game → the same message (spec 7.2), code required', async () => {
     const bad = await get('/purchase/available?game=minecraft');
     expect(bad.status).toBe(400);
     expect(bad.body.message).toBe('invalid game code');
     expect(bad.body.data[0]).toMatchObject({ field: 'game', code: 'oneof' });
     const missing = await get('/purchase/available');
     expect(missing.status).toBe(400);
-    expect(missing.body.message).toBe('validation error');
+    expect(missing.body.message).toBe('invalid game code');
     expect(missing.body.data[0].code).toBe('required');
+  });
+
+  it('a game longer than 16 characters, or given twice, is an invalid game code on every catalogue endpoint', async () => {
+    const long = 'x'.repeat(17);
+    for (const path of [
+      `/purchase/available?game=${long}`,
+      `/purchase/available?game=${long}&page=1`,
+      '/purchase/available?game=csgo&game=rust&full=true',
+      `/purchase/search?game=${long}&names=a`,
+      '/purchase/search?names=a',
+      `/purchase/events?game=${long}`,
+    ]) {
+      const res = await get(path);
+      expect(res.status, path).toBe(400);
+      expect(res.body.message, path).toBe('invalid game code');
+    }
+  });
+
+  it('a page value longer than 32 characters (or repeated) → page must be 1 or greater', async () => {
+    for (const p of ['1'.repeat(33), `${'0'.repeat(40)}1`, '1&page=2']) {
+      const res = await get(`/purchase/available?game=csgo&full=true&page=${p}`);
+      expect(res.status, p).toBe(400);
+      expect(res.body.message, p).toBe('page must be 1 or greater');
+    }
+    // 32 digits is still a (past-the-end) page
+    expect((await get(`/purchase/available?game=csgo&full=true&page=${'1'.repeat(32)}`)).status).toBe(200);
+  });
+
+  it('bad booleans name the endpoint schema: AvailableRequest.full, SearchRequest.extended, CatalogueEventsRequest.extended', async () => {
+    const a = await get('/purchase/available?game=csgo&full=maybe');
+    expect(a.status).toBe(400);
+    expect(a.body.data[0]).toMatchObject({ field: 'AvailableRequest.full', code: 'oneof' });
+    const s = await get('/purchase/search?game=csgo&names=a&extended=yes');
+    expect(s.status).toBe(400);
+    expect(s.body.data[0]).toMatchObject({ field: 'SearchRequest.extended', code: 'oneof' });
+    const e = await get('/purchase/events?extended=nope');
+    expect(e.status).toBe(400);
+    expect(e.body.data[0]).toMatchObject({ field: 'CatalogueEventsRequest.extended', code: 'oneof' });
   });
 
   it.each(['0', '-1', 'abc', '1.5', ''])('page=%s → 400 page must be 1 or greater', async (p) => {

@@ -206,6 +206,12 @@ export async function groupedListings(db: Db | Trx, game: Game, afterName: strin
   return r.rows;
 }
 
+/** Number of distinct names on sale (the grouped form's total). */
+export async function countLiveNames(db: Db | Trx, game: Game): Promise<number> {
+  const r = await sql<{ n: number }>`select count(distinct name)::int as n from listings where game = ${game} and status = 'live'`.execute(db);
+  return Number(r.rows[0]?.n ?? 0);
+}
+
 export async function liveListingsAfter(db: Db | Trx, game: Game, afterId: string | null, limit: number): Promise<ListingView[]> {
   let q = db.selectFrom('listings').select(LISTING_COLUMNS).where('game', '=', game).where('status', '=', 'live');
   if (afterId !== null) q = q.where('id', '>', afterId);

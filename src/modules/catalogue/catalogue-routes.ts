@@ -1,10 +1,25 @@
 // Catalogue endpoints (spec 4.11, 4.12) and the /purchase/events change feed. Thin: parsing and
 // HTTP details here, rules in catalogue-service.ts.
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { merchantSecurity } from '../../http/schemas.js';
 import { ok } from '../../http/envelope.js';
 import { AvailableQuerySchema, EventsQuerySchema, SearchQuerySchema, parseBool, parseGame, parsePage } from './catalogue-schemas.js';
+
+// Checked before the schema so that a missing, over-long or repeated game is `invalid game code`
+// and any bad page `page must be 1 or greater` (spec 7.2), never a generic schema error.
+const checkGameAndPage = async (req: FastifyRequest) => {
+  const q = req.query as Record<string, unknown>;
+  parseGame(q.game);
+  parsePage(q.page);
+};
+const checkGame = async (req: FastifyRequest) => {
+  parseGame((req.query as Record<string, unknown>).game);
+};
+const checkOptionalGame = async (req: FastifyRequest) => {
+  const q = req.query as Record<string, unknown>;
+  if (q.game !== undefined) parseGame(q.game);
+};
 
 export const catalogueRoutes = (ctx: AppContext): FastifyPluginAsync => async (app) => {
   const common = { tags: ['purchases'], security: merchantSecurity };
@@ -16,17 +31,31 @@ export const catalogueRoutes = (ctx: AppContext): FastifyPluginAsync => async (a
         ...common,
         summary: 'Catalogue: grouped or full, whole (streamed) or one of 16 pages with ETag',
         description:
-          'Without page the whole catalogue of the game is streamed in one response. With page (1-16): a fixed slice keyed by listing ID, ' +
-          'ETag per page (If-None-Match answers 304), 503 with Retry-After while the catalogue is rebuilt.',
+          'Without page the whole catalogue of the game is streamed in one response (chunked). With page (1-16): a fixed slice keyed by listing ID, ' +
+          'ETag per page (If-None-Match answers 304), 503 with Retry-After while the catalogue is rebuilt.\n\n' +
+          'Whole-catalogue downloads: prices and availability are point-in-time per batch of listings, not per response (each listing ' +
+          'appears at most once); use the pages and /purchase/events to keep an exact copy. A few downloads run at once per instance: ' +
+          'beyond that the answer is 503 with Retry-After (whole seconds). A reader that stalls is disconnected. If the download fails ' +
+          'part-way the connection is cut before the end of the body (no final chunk): a cut-off body means retry, never a catalogue.',
         querystring: AvailableQuerySchema,
       },
+      preValidation: checkGameAndPage,
     },
     async (req, reply) => {
       const q = req.query as { game: string; full?: string; extended?: string; page?: string };
       const page = parsePage(q.page);
-      const query = { game: parseGame(q.game), full: parseBool(q.full, 'full'), extended: parseBool(q.extended, 'extended') };
+      const query = {
+        game: parseGame(q.game),
+        full: parseBool(q.full, 'full', 'AvailableRequest'),
+        extended: parseBool(q.extended, 'extended', 'AvailableRequest'),
+      };
       if (page === undefined) {
+        // The service answers only once the first batch is read: earlier failures are a clean 503.
         const stream = await ctx.catalogue.stream(req.merchant, query);
+        // After the 200 went out, a failed (or stalled) stream must not end like a complete body:
+        // destroy the socket, so the chunked body has no terminating chunk and the client sees an
+        // error (Fastify does the same; this keeps it explicit).
+        stream.once('error', () => reply.raw.destroy());
         return reply.code(200).type('application/json; charset=utf-8').header('cache-control', 'no-store').send(stream);
       }
       const queryString = req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '';
@@ -34,7 +63,7 @@ export const catalogueRoutes = (ctx: AppContext): FastifyPluginAsync => async (a
       const result = await ctx.catalogue.page(req.merchant, { ...query, page }, queryString, typeof ifNoneMatch === 'string' ? ifNoneMatch : undefined);
       reply.header('etag', result.etag).header('cache-control', 'private, no-cache');
       if (result.kind === 'not-modified') return reply.code(304).send();
-      return reply.code(200).send(ok(result.data, 'OK'));
+      return reply.code(200).type('application/json; charset=utf-8').send(result.body);
     },
   );
 
@@ -46,11 +75,12 @@ export const catalogueRoutes = (ctx: AppContext): FastifyPluginAsync => async (a
         summary: 'Live listings with the given names (full format)',
         querystring: SearchQuerySchema,
       },
+      preValidation: checkGame,
     },
     async (req) => {
       const q = req.query as { game: string; names: string[]; extended?: string };
       const game = parseGame(q.game);
-      return ok(await ctx.catalogue.search(req.merchant, game, q.names, parseBool(q.extended, 'extended')), 'OK');
+      return ok(await ctx.catalogue.search(req.merchant, game, q.names, parseBool(q.extended, 'extended', 'SearchRequest')), 'OK');
     },
   );
 
@@ -65,11 +95,12 @@ export const catalogueRoutes = (ctx: AppContext): FastifyPluginAsync => async (a
           'older than the kept history: reload the whole catalogue, then continue from next.',
         querystring: EventsQuerySchema,
       },
+      preValidation: checkOptionalGame,
     },
     async (req) => {
       const q = req.query as { since?: string; game?: string; extended?: string; limit: number };
       const game = q.game === undefined ? undefined : parseGame(q.game);
-      return ok(await ctx.catalogue.events(req.merchant, { since: q.since, game, extended: parseBool(q.extended, 'extended'), limit: q.limit ?? 1000 }), 'OK');
+      return ok(await ctx.catalogue.events(req.merchant, { since: q.since, game, extended: parseBool(q.extended, 'extended', 'CatalogueEventsRequest'), limit: q.limit ?? 1000 }), 'OK');
     },
   );
 };

@@ -1,6 +1,9 @@
 // TypeBox schemas of the catalogue endpoints (spec 4.11, 4.12 and the /purchase/events feed).
 // page, full, extended and game are read as strings and checked by hand: the spec fixes their
 // messages (`page must be 1 or greater`, `invalid game code`), which a schema error would not give.
+// game and page are checked before the schema (the routes' preValidation hook), so a missing or
+// over-long game is `invalid game code` and an over-long page `page must be 1 or greater`, the
+// same as any other bad value; the schema keeps them for the documentation.
 import { Type } from '@sinclair/typebox';
 import { GAMES, isGame, type Game } from '../../domain/games.js';
 import { AppError, validationError } from '../../http/errors.js';
@@ -36,28 +39,32 @@ export const EventsQuerySchema = Type.Object(
   { title: 'CatalogueEventsRequest' },
 );
 
-export function parseGame(value: string | undefined): Game {
+export function parseGame(value: unknown): Game {
   if (!isGame(value)) {
-    throw new AppError(400, 'invalid game code', [{ field: 'game', code: 'oneof', message: `game must be one of: ${GAMES.join(', ')}` }]);
+    const code = value === undefined ? 'required' : 'oneof';
+    throw new AppError(400, 'invalid game code', [{ field: 'game', code, message: `game must be one of: ${GAMES.join(', ')}` }]);
   }
   return value;
 }
 
-export function parseBool(value: string | undefined, field: string): boolean {
+/** `title`: the request schema's title, which prefixes the field (AvailableRequest.full, SearchRequest.extended…). */
+export function parseBool(value: string | undefined, field: string, title: string): boolean {
   if (value === undefined || value === '') return false;
   const v = value.toLowerCase();
   if (v === 'true' || v === '1') return true;
   if (v === 'false' || v === '0') return false;
-  throw validationError([{ field: `AvailableRequest.${field}`, code: 'oneof', message: `${field} must be true or false` }]);
+  throw validationError([{ field: `${title}.${field}`, code: 'oneof', message: `${field} must be true or false` }]);
 }
 
-/** page 0, negative or not a number → 400 `page must be 1 or greater` (spec 7.2). */
-export function parsePage(value: string | undefined): number | undefined {
+const PAGE_MAX_CHARS = 32;
+const pageError = () => new AppError(400, 'page must be 1 or greater', [{ field: 'page', code: 'min', message: 'page must be 1 or greater' }]);
+
+/** page 0, negative, not a number (or not one value, or longer than 32 characters) → 400 `page must be 1 or greater` (spec 7.2). */
+export function parsePage(value: unknown): number | undefined {
   if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value.length > PAGE_MAX_CHARS) throw pageError();
   const v = value.trim();
-  if (!/^\d+$/.test(v) || Number(v) < 1) {
-    throw new AppError(400, 'page must be 1 or greater', [{ field: 'page', code: 'min', message: 'page must be 1 or greater' }]);
-  }
+  if (!/^\d+$/.test(v) || Number(v) < 1) throw pageError();
   const n = Number(v);
   return Number.isSafeInteger(n) ? n : Number.MAX_SAFE_INTEGER;
 }

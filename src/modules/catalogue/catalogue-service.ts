@@ -15,6 +15,14 @@
 // - Events: `since` is an inclusive millisecond cursor; `next` = last returned millisecond + 1 ms;
 //   a response never ends in the middle of a millisecond. History is kept EVENTS_RETENTION_SECONDS;
 //   an older `since` answers reset: true.
+// - Page cache: serialised items (bytes) keyed by what shapes them — (game, page, full, extended,
+//   markup) at one content version — and capped by total bytes (PAGE_CACHE_MAX_BYTES, LRU). The
+//   request's own query string never reaches the key: next/previous, total and the envelope are
+//   written around the cached bytes per request, so `&x=1`, `&x=2`, … cannot multiply a 16 MB page.
+// - Whole catalogue (no page), streamed: see stream(). Each batch is its own short keyset query on
+//   the shared pool (no connection or transaction is held while the client reads), at most
+//   CATALOGUE_STREAM_CONCURRENCY downloads per instance (more → 503 + Retry-After), and a reader
+//   that takes nothing for STREAM_WRITE_TIMEOUT_MS is dropped.
 import crypto from 'node:crypto';
 import { sql } from 'kysely';
 import { Readable } from 'node:stream';
@@ -31,10 +39,12 @@ import {
   eventsExistFrom,
   eventsRestOfMillisecond,
   eventsSince,
+  countLiveNames,
   gameMeta,
   groupedListings,
   insertListingsIgnore,
   listingsByIds,
+  liveListingsAfter,
   pageListings,
   pageMeta,
   pruneEvents,
@@ -57,7 +67,14 @@ export const EVENTS_DEFAULT_LIMIT = 1000;
 export const BATCH_SIZE = 1000;
 /** Rebuild lease length; refreshed while a long seed/import runs. */
 export const REBUILD_LEASE_SECONDS = 60;
-const STREAM_BATCH = 2000;
+/** Rows (or names) per keyset query of a whole-catalogue download. */
+export const STREAM_BATCH = 2000;
+/** A whole-catalogue download whose reader takes nothing for this long is cut off (socket destroyed). */
+export const STREAM_WRITE_TIMEOUT_MS = 30_000;
+/** Retry-After (seconds) when every whole-catalogue download slot of the instance is taken. */
+export const STREAM_BUSY_RETRY_AFTER_SECONDS = 5;
+/** Page cache budget: total bytes of serialised page items kept per instance. */
+export const PAGE_CACHE_MAX_BYTES = 64 * 1024 * 1024;
 
 export interface MerchantPricing {
   purchase_markup: number | string;
@@ -95,9 +112,24 @@ export interface AvailableQuery {
   page?: number;
 }
 
+/** A page answer: `body` is the complete JSON envelope, ready to send. */
 export type PageResult =
   | { kind: 'not-modified'; etag: string }
-  | { kind: 'page'; etag: string; data: Record<string, unknown> };
+  | { kind: 'page'; etag: string; body: Buffer };
+
+/** Knobs of whole-catalogue downloads; tests shorten them. `beforeBatch` is a test hook (fault injection). */
+export interface StreamTuning {
+  batchSize: number;
+  writeTimeoutMs: number;
+  beforeBatch?: (batchIndex: number) => void | Promise<void>;
+}
+
+interface CachedPage {
+  version: number;
+  /** The serialised `items` array. */
+  items: Buffer;
+  count: number;
+}
 
 export function markupOf(m: MerchantPricing): number {
   const n = Number(m.purchase_markup);
@@ -164,14 +196,42 @@ interface CatalogueDeps {
 }
 
 export function createCatalogueService(deps: CatalogueDeps) {
-  const { config, db, pool, log } = deps;
-  const pageCache = new Map<string, Record<string, unknown>>();
-  const PAGE_CACHE_MAX = 128;
+  const { config, db, log } = deps;
 
-  function cachePut(key: string, data: Record<string, unknown>) {
-    if (pageCache.size >= PAGE_CACHE_MAX) pageCache.delete(pageCache.keys().next().value as string);
-    pageCache.set(key, data);
+  // ---- page cache: (game, page, full, extended, markup) → items bytes at one version; LRU by bytes.
+  const pageCache = new Map<string, CachedPage>();
+  let pageCacheBytes = 0;
+
+  function cacheGet(key: string, version: number): CachedPage | undefined {
+    const hit = pageCache.get(key);
+    if (!hit || hit.version !== version) return undefined;
+    // Map order is the LRU order: a hit moves to the back.
+    pageCache.delete(key);
+    pageCache.set(key, hit);
+    return hit;
   }
+
+  function cachePut(key: string, entry: CachedPage): void {
+    const old = pageCache.get(key);
+    // Concurrent requests can build from different snapshots: never replace a newer version.
+    if (old && old.version > entry.version) return;
+    if (old) {
+      pageCache.delete(key);
+      pageCacheBytes -= old.items.length;
+    }
+    if (entry.items.length > PAGE_CACHE_MAX_BYTES) return;
+    while (pageCacheBytes + entry.items.length > PAGE_CACHE_MAX_BYTES && pageCache.size > 0) {
+      const [k, v] = pageCache.entries().next().value as [string, CachedPage];
+      pageCache.delete(k);
+      pageCacheBytes -= v.items.length;
+    }
+    pageCache.set(key, entry);
+    pageCacheBytes += entry.items.length;
+  }
+
+  // ---- whole-catalogue downloads in flight on this instance
+  let activeStreams = 0;
+  const streamTuning: StreamTuning = { batchSize: STREAM_BATCH, writeTimeoutMs: STREAM_WRITE_TIMEOUT_MS };
 
   async function assertNotRebuilding(): Promise<void> {
     const left = await rebuildSecondsLeft(db);
@@ -218,9 +278,25 @@ export function createCatalogueService(deps: CatalogueDeps) {
       else await clearRebuildLease(db);
     },
 
+    /** Page cache size (tests and metrics). */
+    pageCacheStats(): { entries: number; bytes: number } {
+      return { entries: pageCache.size, bytes: pageCacheBytes };
+    },
+
+    /** Whole-catalogue downloads streaming now on this instance. */
+    activeStreams(): number {
+      return activeStreams;
+    },
+
+    /** Whole-catalogue download knobs (tests shorten them). */
+    streamTuning,
+
     /**
      * One page (4.11). Full form: the listings whose page column is `page`. Grouped form: page 1
      * of 1 holding every name; pages after the last are empty, never an error.
+     *
+     * The items bytes come from the page cache when the content version matches; total,
+     * next/previous (from this request's query string) and the envelope are written per request.
      */
     async page(merchant: MerchantPricing, q: AvailableQuery & { page: number }, queryString: string, ifNoneMatch?: string): Promise<PageResult> {
       await assertNotRebuilding();
@@ -228,102 +304,146 @@ export function createCatalogueService(deps: CatalogueDeps) {
       const totalPages = q.full ? TOTAL_PAGES : 1;
       const past = q.page > totalPages;
       // Version, content and totals from one snapshot: an ETag never labels newer content than it has.
-      return db
+      const built = await db
         .transaction()
         .setIsolationLevel('repeatable read')
         .execute(async (trx) => {
           const meta = q.full && !past ? await pageMeta(trx, q.game, q.page) : await gameMeta(trx, q.game);
           const etag = etagOf([q.game, q.full ? q.page : Math.min(q.page, 2), meta.version, markup, q.full, q.extended, past]);
           if (etagMatches(ifNoneMatch, etag)) return { kind: 'not-modified', etag } as const;
-          const cacheKey = `${etag}|${queryString}`;
-          const cached = pageCache.get(cacheKey);
-          if (cached) return { kind: 'page', etag, data: cached } as const;
 
-          let items: unknown[] = [];
+          let page: CachedPage;
           let total: number;
-          if (q.full) {
-            total = q.page <= totalPages ? (await gameMeta(trx, q.game)).live_count : meta.live_count;
-            if (!past) items = (await pageListings(trx, q.game, q.page)).map((l) => listingWire(l, markup, q.extended, config.publicUrl));
+          if (past) {
+            // Empty, cheap to build: never cached (page=17…2^53 would be as many cache keys).
+            page = { version: meta.version, items: Buffer.from('[]'), count: 0 };
+            total = q.full ? meta.live_count : await countLiveNames(trx, q.game);
           } else {
-            const groups = await groupedListings(trx, q.game, null, 1_000_000);
-            total = groups.length;
-            if (!past) items = groups.map((g) => groupWire(g, q.game, markup, config.publicUrl));
+            const key = `${q.game}|${q.full ? 'full' : 'grouped'}|${q.page}|${q.extended ? 'ext' : 'std'}|${markup}`;
+            const cached = cacheGet(key, meta.version);
+            if (cached) {
+              page = cached;
+            } else if (q.full) {
+              const items = (await pageListings(trx, q.game, q.page)).map((l) => listingWire(l, markup, q.extended, config.publicUrl));
+              page = { version: meta.version, items: Buffer.from(JSON.stringify(items)), count: items.length };
+              cachePut(key, page);
+            } else {
+              const groups = await groupedListings(trx, q.game, null, 1_000_000);
+              const items = groups.map((g) => groupWire(g, q.game, markup, config.publicUrl));
+              page = { version: meta.version, items: Buffer.from(JSON.stringify(items)), count: items.length };
+              cachePut(key, page);
+            }
+            total = q.full ? (await gameMeta(trx, q.game)).live_count : page.count;
           }
-          const data = {
-            game: q.game,
-            total,
-            items,
-            page: q.page,
-            total_pages: totalPages,
-            count: items.length,
-            next: q.page < totalPages ? pageUrl(queryString, q.page + 1) : null,
-            previous: q.page > 1 ? pageUrl(queryString, Math.min(q.page - 1, totalPages)) : null,
-            last_update_at: isoUtc(meta.updated_at),
-          };
-          cachePut(cacheKey, data);
-          return { kind: 'page', etag, data } as const;
+          return { kind: 'page', etag, page, total, lastUpdateAt: isoUtc(meta.updated_at) } as const;
         });
+      if (built.kind === 'not-modified') return built;
+      const head =
+        `{"success":true,"message":"OK","data":{"game":${JSON.stringify(q.game)},"total":${Number(built.total)},"items":`;
+      const tail =
+        `,"page":${q.page},"total_pages":${totalPages},"count":${built.page.count},` +
+        `"next":${JSON.stringify(q.page < totalPages ? pageUrl(queryString, q.page + 1) : null)},` +
+        `"previous":${JSON.stringify(q.page > 1 ? pageUrl(queryString, Math.min(q.page - 1, totalPages)) : null)},` +
+        `"last_update_at":${JSON.stringify(built.lastUpdateAt)}}}`;
+      return { kind: 'page', etag: built.etag, body: Buffer.concat([Buffer.from(head), built.page.items, Buffer.from(tail)]) };
     },
 
     /**
-     * The whole catalogue of a game in one response, streamed: keyset batches read in one
-     * REPEATABLE READ snapshot on a dedicated connection and written out as they come, so memory
-     * stays flat however large the catalogue is. `total` is written after the items (counted on
-     * the way); JSON objects are unordered.
+     * The whole catalogue of a game in one response, streamed in keyset batches (by listing ID,
+     * or by name for the grouped form), so memory stays flat however large the catalogue is.
+     *
+     * Connections: every batch is its own short query on the shared pool; nothing is held while
+     * the client reads, so slow clients cannot starve the API or the job worker.
+     * Consistency: point-in-time per batch, not per response. Each listing (name) appears at most
+     * once (the keyset only moves forward); a listing sold after its batch was read is still in
+     * the body, one added behind the cursor is not. Prices are re-checked at purchase anyway (4.11);
+     * the pages (ETags) and /purchase/events are the way to keep an exact copy. `total` is the
+     * number of items written (counted on the way, written after them; JSON objects are unordered).
+     * Limits: CATALOGUE_STREAM_CONCURRENCY downloads per instance, beyond → 503 + Retry-After; a
+     * reader that takes nothing for writeTimeoutMs is dropped.
+     * Errors: the 200 and the envelope's opening go out only with the first batch, so a failure
+     * before it is a clean 503 envelope. A failure after it destroys the socket: the chunked body
+     * ends without its terminating chunk, which every HTTP client reports as an error — a cut-off
+     * body means "retry", never "this is the catalogue".
      */
     async stream(merchant: MerchantPricing, q: AvailableQuery): Promise<Readable> {
       await assertNotRebuilding();
+      if (activeStreams >= config.catalogueStreamConcurrency) {
+        throw new AppError(
+          503,
+          'internal error',
+          [{ field: 'page', code: 'busy', message: 'too many whole-catalogue downloads at once; retry after Retry-After seconds, or read pages 1 to 16' }],
+          { 'retry-after': String(STREAM_BUSY_RETRY_AFTER_SECONDS) },
+        );
+      }
+      activeStreams++;
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        activeStreams--;
+      };
       const markup = markupOf(merchant);
       const publicUrl = config.publicUrl;
+      const tuning = { ...streamTuning };
+      let batchIndex = 0;
+
+      async function readBatch(after: string | null): Promise<{ json: string[]; after: string | null }> {
+        await tuning.beforeBatch?.(batchIndex++);
+        if (q.full) {
+          const rows = await liveListingsAfter(db, q.game, after, tuning.batchSize);
+          return { json: rows.map((l) => JSON.stringify(listingWire(l, markup, q.extended, publicUrl))), after: rows.at(-1)?.id ?? null };
+        }
+        const groups = await groupedListings(db, q.game, after, tuning.batchSize);
+        return { json: groups.map((g) => JSON.stringify(groupWire(g, q.game, markup, publicUrl))), after: groups.at(-1)?.name ?? null };
+      }
+
+      let first: { json: string[]; after: string | null };
+      try {
+        first = await readBatch(null);
+      } catch (err) {
+        release();
+        if (err instanceof AppError) throw err;
+        log.error({ err, game: q.game }, 'whole-catalogue download failed before its first byte');
+        throw new AppError(503, 'internal error', undefined, { 'retry-after': '1' });
+      }
+
+      let readable: Readable | undefined;
+      const stall = () => readable?.destroy(new Error(`catalogue download: the client took nothing for ${tuning.writeTimeoutMs} ms`));
       async function* generate(): AsyncGenerator<string> {
-        // Taken lazily: a stream that is never read never holds a connection.
-        const client = await pool.connect();
-        let failed = false;
-        try {
-          await client.query('begin isolation level repeatable read read only');
-          yield `{"success":true,"message":"OK","data":{"game":${JSON.stringify(q.game)},"items":[`;
-          let total = 0;
-          let after: string | null = null;
-          for (;;) {
-            let chunk: string[];
-            if (q.full) {
-              const r: pg.QueryResult<ListingView> = await client.query(
-                `select id, game, name, base_price, image_url, exterior, rarity, rarity_color, class_id, instance_id, asset_id,
-                        float, paint_seed, inspect_url, phase, status, page
-                   from listings where game = $1 and status = 'live' and ($2::text is null or id > $2::text)
-                  order by id limit $3`,
-                [q.game, after, STREAM_BATCH],
-              );
-              if (r.rows.length === 0) break;
-              after = r.rows[r.rows.length - 1].id;
-              chunk = r.rows.map((l) => JSON.stringify(listingWire(l, markup, q.extended, publicUrl)));
-            } else {
-              const r: pg.QueryResult<GroupRow> = await client.query(
-                `select name, count(*)::int as count, min(base_price) as min_price, min(image_url) as image_url
-                   from listings where game = $1 and status = 'live' and ($2::text is null or name > $2::text)
-                  group by name order by name limit $3`,
-                [q.game, after, STREAM_BATCH],
-              );
-              if (r.rows.length === 0) break;
-              after = r.rows[r.rows.length - 1].name;
-              chunk = r.rows.map((g) => JSON.stringify(groupWire(g, q.game, markup, publicUrl)));
+        let batch = first;
+        let total = 0;
+        let prefix = `{"success":true,"message":"OK","data":{"game":${JSON.stringify(q.game)},"items":[`;
+        for (;;) {
+          if (batch.json.length > 0) {
+            const chunk = prefix + (total > 0 ? ',' : '') + batch.json.join(',');
+            prefix = '';
+            total += batch.json.length;
+            // Resumed only once the reader took the chunk: a stall longer than the timeout drops it.
+            const timer = setTimeout(stall, tuning.writeTimeoutMs);
+            try {
+              yield chunk;
+            } finally {
+              clearTimeout(timer);
             }
-            yield (total > 0 ? ',' : '') + chunk.join(',');
-            total += chunk.length;
-            if (chunk.length < STREAM_BATCH) break;
           }
-          yield `],"total":${total}}}`;
-          await client.query('commit');
-        } catch (err) {
-          failed = true;
-          throw err;
+          if (batch.json.length < tuning.batchSize || batch.after === null) break;
+          // A failure here (after the 200 went out) ends the stream with an error: Fastify then
+          // destroys the socket (see the route), so the client sees a cut-off body, not bad JSON.
+          batch = await readBatch(batch.after);
+        }
+        const timer = setTimeout(stall, tuning.writeTimeoutMs);
+        try {
+          yield `${prefix}],"total":${total}}}`;
         } finally {
-          // Also runs when the client goes away mid-stream (the generator is returned).
-          if (!failed) await client.query('rollback').catch(() => {});
-          client.release(failed);
+          clearTimeout(timer);
         }
       }
-      return Readable.from(generate(), { objectMode: false, highWaterMark: 1 });
+      readable = Readable.from(generate(), { objectMode: false, highWaterMark: 1 });
+      // 'close' comes after the end, an error, a stall or the client going away — also when the
+      // generator never ran — so the slot is always given back.
+      readable.once('close', release);
+      return readable;
     },
 
     /** purchase/search (4.12): every live listing with one of the names, full form. */
