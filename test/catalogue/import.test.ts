@@ -84,6 +84,28 @@ describe('importListings', () => {
     expect(items.find((i: any) => i.id === 'c5f0002')).not.toHaveProperty('rarity');
   });
 
+  it('a NUL character (U+0000) in a row skips that row (with its line number), never aborts the import', async () => {
+    const lines: string[] = [];
+    for (let i = 0; i < 1500; i++) lines.push(JSON.stringify({ id: (0xd0000000 + i).toString(16), game: 'dota2', name: `Nul test ${i % 10}`, price: 2 }));
+    lines[5] = JSON.stringify({ id: 'd00000ff0', game: 'dota2', name: 'Bad\u0000name', price: 2 });
+    lines[1200] = JSON.stringify({ id: 'd00000ff1', game: 'dota2', name: 'Fine', price: 2, rarity: 'Rare\u0000' });
+    const file = path.join(dir, 'nul.jsonl');
+    await fs.writeFile(file, lines.join('\n'));
+    const result = await importListings(gw.ctx, file);
+    expect(result).toMatchObject({ rows: 1500, written: 1498, skipped: 2 });
+    expect(result.errors).toEqual([
+      { line: 6, message: expect.stringMatching(/name.*NUL/) },
+      { line: 1201, message: expect.stringMatching(/rarity.*NUL/) },
+    ]);
+    const csv = path.join(dir, 'nul.csv');
+    await fs.writeFile(csv, ['id,game,name,price', 'd1000001,dota2,Ok,1', 'd1000002,dota2,"Bad\u0000",1', 'd1000003,dota2,Ok,1'].join('\n'));
+    const r2 = await importListings(gw.ctx, csv);
+    expect(r2).toMatchObject({ rows: 3, written: 2, skipped: 1 });
+    expect(r2.errors[0].line).toBe(3);
+    const total = (await gw.merchant(m.api_key, 'GET', '/purchase/available?game=dota2&full=true')).body.data.total;
+    expect(total).toBe(1500);
+  });
+
   it('parseCsvRecord', () => {
     expect(parseCsvRecord('a,"b,c",""""')).toEqual({ fields: ['a', 'b,c', '"'], complete: true });
     expect(parseCsvRecord('a,"b').complete).toBe(false);

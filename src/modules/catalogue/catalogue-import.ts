@@ -8,7 +8,9 @@
 //   image_url, exterior, rarity, rarity_color, class_id, instance_id, inspect_url, phase.
 // asset_id, float and paint_seed are derived from inspect_url (parseInspectLink), never taken
 // from the file. A known ID updates that listing if it is live (re-pricing); reserved or sold
-// listings are left alone. Bad rows are skipped and reported with their line number.
+// listings are left alone. Bad rows are skipped and reported with their line number — including a
+// NUL character (U+0000) in any field, which PostgreSQL text cannot store (it would fail the whole
+// 1000-row batch, and so the import, mid-way).
 import fs from 'node:fs';
 import readline from 'node:readline';
 import type { Logger } from 'pino';
@@ -52,6 +54,7 @@ function optString(v: unknown, field: string, max = 2048): string | null {
   if (typeof v !== 'string' && typeof v !== 'number') throw new RowError(`${field} must be a string`);
   const s = String(v);
   if (s.length > max) throw new RowError(`${field} is longer than ${max} characters`);
+  if (s.includes('\u0000')) throw new RowError(`${field} contains a NUL character (U+0000)`);
   return s;
 }
 
