@@ -108,6 +108,9 @@ describe('POST /purchase: creation failures end failed with nothing taken', () =
     expect(p.amount).toBe(l.price);
     expect(p.item.id).toBe(l.id);
     expect(await balance(poor.api_key)).toEqual({ total: 0, hold: 0, available: 0 });
+    // amount is what the merchant attempted to pay; no ledger movement exists for it
+    const entries = await gw.ctx.db.selectFrom('ledger_entries').select('key').where('ref_type', '=', 'purchase').where('ref_id', '=', p.id).execute();
+    expect(entries).toEqual([]);
     // the listing is still on sale
     expect((await liveListings()).some((i) => i.id === l.id)).toBe(true);
     taken.delete(l.id);

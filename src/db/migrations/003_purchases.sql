@@ -206,7 +206,9 @@ create table purchases (
   platform_id text not null,
   platform_name text,
   platform_avatar_url text,
-  -- what was reserved (mills); 0 when nothing could be reserved
+  -- The purchase amount (mills, spec 2.5): the item's price to this merchant. A purchase that failed
+  -- at creation keeps the price it attempted to pay (0 when no listing was found) although nothing
+  -- was reserved: no ledger entry exists for it, and refunds require `purchase:<id>:reserve`.
   amount bigint not null default 0 check (amount >= 0),
   listing_id text,
   item_name text,
@@ -218,6 +220,10 @@ create table purchases (
   trade_offer_id text,
   offer_expires_at timestamptz,
   hold_end_date timestamptz,
+  -- Dispatch marker: recorded (guarded on status pending) before every attempt to send the offer,
+  -- so the pending watchdog never fails a purchase whose offer may be on its way.
+  dispatch_attempts integer not null default 0,
+  dispatch_started_at timestamptz,
   created_at timestamptz not null default now(),
   updated_at timestamptz not null default now(),
   -- Idempotency by constraint: concurrent duplicates resolve here (ON CONFLICT), not by read-then-write.
@@ -226,3 +232,13 @@ create table purchases (
 create index purchases_merchant_idx on purchases (merchant_id, id desc);
 create index purchases_merchant_created_idx on purchases (merchant_id, created_at);
 create index purchases_listing_idx on purchases (listing_id);
+
+-- The sandbox platform's record of the purchase offers it sent: one per purchase, so a retried
+-- dispatch (the offer went out but recording it failed) gets the same offer back, never a second.
+create table sandbox_purchase_offers (
+  purchase_id bigint primary key,
+  trade_offer_id text not null,
+  bot_id bigint not null,
+  expires_at timestamptz not null,
+  created_at timestamptz not null default now()
+);

@@ -1,8 +1,10 @@
 // Purchase SQL. Every read filters by merchant_id (another merchant's purchase is a 404).
 //
 // Lock order, the same in every purchase transaction so they cannot deadlock each other:
-//   purchases row (insert / guarded update) → listings row (+ the catalogue_clock row its trigger
-//   takes) → balances row (applyMovement).
+//   purchases row (insert / guarded update) → listings row (SELECT … FOR UPDATE when buying)
+//   → balances row (applyMovement) → the listing UPDATE, last: its statement trigger takes the
+//   single catalogue_clock row lock (held to commit, shared by every purchase and catalogue
+//   writer), so it is taken as late as possible and nothing else is waited for while holding it.
 import { sql, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { Game } from '../../domain/games.js';
@@ -48,6 +50,26 @@ export async function findPurchase(db: Db | Trx, merchantId: number, q: { id?: n
 
 export async function getPurchase(db: Db | Trx, id: number): Promise<PurchaseRow | undefined> {
   return db.selectFrom('purchases').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The purchase, row-locked (the pending watchdog decides against a concurrent dispatch attempt). */
+export async function getPurchaseForUpdate(trx: Trx, id: number): Promise<PurchaseRow | undefined> {
+  return trx.selectFrom('purchases').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+/**
+ * Dispatch marker, written (and committed) before an offer is sent: one more attempt, started
+ * `now`. Only while pending — undefined means the purchase moved on (e.g. the watchdog failed it)
+ * and nothing may be sent.
+ */
+export async function markDispatchAttempt(db: Db, id: number, now: Date): Promise<PurchaseRow | undefined> {
+  return db
+    .updateTable('purchases')
+    .set((eb) => ({ dispatch_attempts: eb('dispatch_attempts', '+', 1), dispatch_started_at: now }))
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .returningAll()
+    .executeTakeFirst();
 }
 
 export async function updatePurchaseGuarded(

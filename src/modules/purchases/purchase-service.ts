@@ -1,14 +1,31 @@
 // Purchase rules (spec 3.2, 3.3, 3.4, 4.8–4.10; DESIGN 6, 8).
 //
 // Creation, in one transaction: claim merchant_tx_id (INSERT … ON CONFLICT DO NOTHING on the
-// unique constraint) → pick and reserve the listing (UPDATE … WHERE status = 'live') → debit
-// available (`purchase:<id>:reserve`) → enqueue the dispatch job. A creation failure (3.3) is
-// stored as a `failed` purchase with its fail_reason; nothing is taken (the reservation and the
-// debit are undone together with a savepoint).
+// unique constraint) → pick and lock the listing (SELECT … FOR UPDATE) → debit available
+// (`purchase:<id>:reserve`) → enqueue the dispatch job and the pending watchdog → reserve the
+// listing (UPDATE … WHERE status = 'live'), last: its trigger takes the catalogue_clock row lock
+// that every purchase shares until commit (see purchase-repo.ts, lock order). A creation failure
+// (3.3) is stored as a `failed` purchase with its fail_reason; nothing is taken (the debit, the
+// jobs and the reservation are undone together with a savepoint).
+//
+// Amount of a purchase that failed at creation: the price it attempted to pay (0 when no listing
+// was found). Spec 2.5 calls amount the purchase amount, and a merchant reading a failed
+// insufficient_balance / price_changed purchase wants to see what was attempted. No ledger entry
+// exists for it (the debit was never made or rolled back), and a refund needs the
+// `purchase:<id>:reserve` entry (applyEvent checks), so the number never moves money.
 //
 // Later changes go through applyEvent only: the transition table of src/domain/purchase-state.ts,
-// a guarded UPDATE (WHERE status = <from>), and in the same transaction the listing effect (back on
-// sale / sold), the refund (`purchase:<id>:refund`), the webhook and the timed jobs.
+// a guarded UPDATE (WHERE status = <from>), and in the same transaction the refund
+// (`purchase:<id>:refund`), the webhook, the timed jobs and — last, for the same lock reason — the
+// listing effect (back on sale / sold).
+//
+// Dispatch (job purchase_dispatch) is retry-safe: a marker (dispatch_attempts, dispatch_started_at)
+// is committed before every attempt, and the platform's sendPurchaseOffer must be idempotent per
+// purchaseId (the sandbox returns the offer it already sent), so a retry after "offer sent, but
+// recording it failed" adopts the first offer instead of sending a second. A purchase still pending
+// long after every attempt should have ended (the worker died, the database failed the last
+// attempt's bookkeeping) is failed with gateway_too_slow and refunded by the pending watchdog
+// (job purchase_pending_watchdog); it never fails one while an attempt may be in flight.
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
@@ -36,11 +53,13 @@ import {
   cheapestByName,
   findPurchase,
   getPurchase,
+  getPurchaseForUpdate,
   insertPurchase,
   ledgerKeyExists,
   listPurchases,
   lockCheapestByName,
   lockListing,
+  markDispatchAttempt,
   markListingSold,
   nameEverListed,
   releaseListing,
@@ -55,7 +74,49 @@ import { purchaseWebhookPayload, purchaseWire, type PurchaseWire } from './purch
 export const PURCHASE_DISPATCH_TASK = 'purchase_dispatch';
 export const PURCHASE_EXPIRE_TASK = 'purchase_offer_expire';
 export const PURCHASE_HOLD_END_TASK = 'purchase_hold_end';
+export const PURCHASE_PENDING_WATCHDOG_TASK = 'purchase_pending_watchdog';
 export const DISPATCH_MAX_ATTEMPTS = 5;
+/** graphile-worker's backoff between the DISPATCH_MAX_ATTEMPTS attempts: e^1 + … + e^4 s ≈ 85 s. */
+const DISPATCH_BACKOFF_MS = 90_000;
+
+/**
+ * The platform call of one dispatch attempt is abandoned after the gateway's platform timeout
+ * (DEPOSIT_TIMEOUT_MS, the same answer time the deposit flow grants the platform); the attempt
+ * then counts as failed and is retried (sendPurchaseOffer is idempotent per purchase).
+ */
+export function dispatchCallTimeoutMs(config: Config): number {
+  return config.depositTimeoutMs;
+}
+
+/** An attempt started less than this ago may still be sending: 2 × the call timeout + 30 s. */
+export function dispatchInFlightMs(config: Config): number {
+  return 2 * dispatchCallTimeoutMs(config) + 30_000;
+}
+
+/**
+ * A purchase may stay pending this long after creation: every dispatch attempt with its call
+ * timeout, the retry backoff between them, and a minute of margin (≈ 3.3 minutes by default).
+ */
+export function pendingLimitMs(config: Config): number {
+  return DISPATCH_MAX_ATTEMPTS * dispatchCallTimeoutMs(config) + DISPATCH_BACKOFF_MS + 60_000;
+}
+
+class PlatformTimeoutError extends Error {}
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new PlatformTimeoutError(`the trading platform did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** PostgreSQL cannot store U+0000 in text: platform-supplied strings lose it (empty → absent). */
+function storable(v: string | undefined): string | null {
+  if (v === undefined) return null;
+  const clean = v.replace(/\u0000/g, '');
+  return clean === '' ? null : clean;
+}
 
 export interface CreatePurchaseInput {
   partner: number;
@@ -138,6 +199,50 @@ export function createPurchaseService(deps: Deps) {
   }
 
   /**
+   * The transition `event` of the purchase `cur` (as read in `trx`): guarded UPDATE, then refund,
+   * webhook, timed jobs and — last — the listing effect (its trigger takes the catalogue_clock
+   * lock). Undefined when a concurrent change won the guarded UPDATE.
+   */
+  async function transitionIn(trx: Trx, cur: PurchaseRow, event: PurchaseEvent, opts: EventOptions): Promise<PurchaseRow | undefined> {
+    const t = findTransition(event, cur.status);
+    if (!t) throw invalidTransition(cur.status, event);
+    const now = clock.now();
+    const patch: Partial<PurchaseRow> = { status: t.to, updated_at: now };
+    const failReason = opts.failReason ?? t.failReason;
+    if (STATUS_EFFECTS[t.to].keepsFailReason && failReason) patch.fail_reason = failReason;
+    if (t.to === 'hold') patch.hold_end_date = opts.holdEndDate ?? now;
+    if (opts.offer) {
+      patch.trade_offer_id = opts.offer.tradeOfferId;
+      patch.bot_id = opts.offer.bot.id;
+      patch.bot_name = opts.offer.bot.name;
+      patch.offer_expires_at = opts.offer.expiresAt;
+    }
+    const updated = await updatePurchaseGuarded(trx, cur.id, cur.status, patch);
+    if (!updated) return undefined; // lost a race: the caller reads the new status and decides again
+    const effects = STATUS_EFFECTS[updated.status];
+    if (effects.refund && updated.amount > 0 && (await ledgerKeyExists(trx, `purchase:${updated.id}:reserve`))) {
+      await applyMovement(trx, {
+        merchantId: updated.merchant_id,
+        key: `purchase:${updated.id}:refund`,
+        kind: 'purchase_refund',
+        availableDelta: updated.amount,
+        holdDelta: 0,
+        refType: 'purchase',
+        refId: updated.id,
+      });
+    }
+    if (effects.webhook) {
+      await enqueueWebhook(trx, { merchantId: updated.merchant_id, kind: 'purchase', recordId: updated.id, status: updated.status, payload: purchaseWebhookPayload(updated) });
+    }
+    await scheduleFor(trx, updated);
+    if (updated.listing_id) {
+      if (effects.listing === 'release') await releaseListing(trx, updated.listing_id, updated.id);
+      if (effects.listing === 'sold') await markListingSold(trx, updated.listing_id, updated.id);
+    }
+    return updated;
+  }
+
+  /**
    * The one function that changes a purchase's status after creation. Throws 404 (not found /
    * another merchant's) or 409 invalid transition; a concurrent change is retried against the
    * new status, so exactly one of two racing events wins.
@@ -147,42 +252,7 @@ export function createPurchaseService(deps: Deps) {
       const result = await db.transaction().execute(async (trx) => {
         const cur = opts.merchantId !== undefined ? await findPurchase(trx, opts.merchantId, { id: purchaseId }) : await getPurchase(trx, purchaseId);
         if (!cur) throw notFound();
-        const t = findTransition(event, cur.status);
-        if (!t) throw invalidTransition(cur.status, event);
-        const now = clock.now();
-        const patch: Partial<PurchaseRow> = { status: t.to, updated_at: now };
-        const failReason = opts.failReason ?? t.failReason;
-        if (STATUS_EFFECTS[t.to].keepsFailReason && failReason) patch.fail_reason = failReason;
-        if (t.to === 'hold') patch.hold_end_date = opts.holdEndDate ?? now;
-        if (opts.offer) {
-          patch.trade_offer_id = opts.offer.tradeOfferId;
-          patch.bot_id = opts.offer.bot.id;
-          patch.bot_name = opts.offer.bot.name;
-          patch.offer_expires_at = opts.offer.expiresAt;
-        }
-        const updated = await updatePurchaseGuarded(trx, cur.id, cur.status, patch);
-        if (!updated) return undefined; // lost a race: read the new status and decide again
-        const effects = STATUS_EFFECTS[updated.status];
-        if (updated.listing_id) {
-          if (effects.listing === 'release') await releaseListing(trx, updated.listing_id, updated.id);
-          if (effects.listing === 'sold') await markListingSold(trx, updated.listing_id, updated.id);
-        }
-        if (effects.refund && updated.amount > 0 && (await ledgerKeyExists(trx, `purchase:${updated.id}:reserve`))) {
-          await applyMovement(trx, {
-            merchantId: updated.merchant_id,
-            key: `purchase:${updated.id}:refund`,
-            kind: 'purchase_refund',
-            availableDelta: updated.amount,
-            holdDelta: 0,
-            refType: 'purchase',
-            refId: updated.id,
-          });
-        }
-        if (effects.webhook) {
-          await enqueueWebhook(trx, { merchantId: updated.merchant_id, kind: 'purchase', recordId: updated.id, status: updated.status, payload: purchaseWebhookPayload(updated) });
-        }
-        await scheduleFor(trx, updated);
-        return updated;
+        return transitionIn(trx, cur, event, opts);
       });
       if (result) return result;
       if (attempt >= 5) throw new Error(`purchase ${purchaseId}: too many concurrent status changes`);
@@ -238,8 +308,8 @@ export function createPurchaseService(deps: Deps) {
           partner: input.partner,
           token: input.token,
           platform_id: user?.platformId ?? platformIdOf(input.partner),
-          platform_name: user?.name ?? null,
-          platform_avatar_url: user?.avatarUrl ?? null,
+          platform_name: storable(user?.name),
+          platform_avatar_url: storable(user?.avatarUrl),
           created_at: now,
         });
         if (!p) return undefined; // a twin with this merchant_tx_id committed first
@@ -252,14 +322,11 @@ export function createPurchaseService(deps: Deps) {
         const pick = await pickListing(trx, merchant, input, maxPrice);
         if (!pick.ok) return failAtCreation(trx, p, pick.reason, pick.listing, pick.price);
 
-        // Reserve the listing and take the money together; undo both if the balance is short.
+        // Take the money and reserve the listing together; undo both if the balance is short.
+        // The listing (locked by pickListing, so nobody else can take it meanwhile) is updated
+        // last: its trigger takes the catalogue_clock row lock, held until commit.
         await sql`savepoint purchase_reserve`.execute(trx);
         try {
-          if (!(await reserveListing(trx, pick.listing.id, p.id))) {
-            await sql`rollback to savepoint purchase_reserve`.execute(trx);
-            return failAtCreation(trx, p, 'item_sold', pick.listing, pick.price);
-          }
-          const reserved = await updatePurchase(trx, p.id, { ...snapshot(pick.listing, pick.price), updated_at: now });
           await applyMovement(trx, {
             merchantId: merchant.id,
             key: `purchase:${p.id}:reserve`,
@@ -269,8 +336,17 @@ export function createPurchaseService(deps: Deps) {
             refType: 'purchase',
             refId: p.id,
           });
-          await sql`release savepoint purchase_reserve`.execute(trx);
+          const reserved = await updatePurchase(trx, p.id, { ...snapshot(pick.listing, pick.price), updated_at: now });
           await addJob(trx, PURCHASE_DISPATCH_TASK, { purchase_id: p.id }, { jobKey: `${PURCHASE_DISPATCH_TASK}:${p.id}`, maxAttempts: DISPATCH_MAX_ATTEMPTS });
+          await addJob(trx, PURCHASE_PENDING_WATCHDOG_TASK, { purchase_id: p.id }, {
+            jobKey: `${PURCHASE_PENDING_WATCHDOG_TASK}:${p.id}`,
+            runAt: new Date(now.getTime() + pendingLimitMs(config)),
+          });
+          if (!(await reserveListing(trx, pick.listing.id, p.id))) {
+            await sql`rollback to savepoint purchase_reserve`.execute(trx);
+            return failAtCreation(trx, p, 'item_sold', pick.listing, pick.price);
+          }
+          await sql`release savepoint purchase_reserve`.execute(trx);
           return reserved;
         } catch (err) {
           if (!(err instanceof InsufficientFundsError)) throw err;
@@ -305,23 +381,32 @@ export function createPurchaseService(deps: Deps) {
     },
 
     /**
-     * Job purchase_dispatch: send the offer. The platform's silence → failed provider_unavailable;
-     * a refusal for the user's trade link → failed trade_url_error; other errors retry, and the
-     * last attempt gives up with gateway_too_slow. Either way the amount returns.
+     * Job purchase_dispatch: send the offer. The platform's refusal to answer → failed
+     * provider_unavailable; a refusal for the user's trade link → failed trade_url_error; other
+     * errors (a timeout, a database error while recording) retry, and the last attempt gives up
+     * with gateway_too_slow. Either way the amount returns.
+     *
+     * Retry-safe: the attempt is recorded (guarded on pending, committed) before the platform is
+     * called, and sendPurchaseOffer is idempotent per purchase, so a retry after "sent, but not
+     * recorded" gets the first offer back. If even the last attempt cannot record its outcome, the
+     * pending watchdog fails and refunds the purchase later.
      */
     async dispatch(purchaseId: number, attempt: { attempts: number; maxAttempts: number }): Promise<void> {
-      const p = await getPurchase(db, purchaseId);
-      if (!p || p.status !== 'pending') return;
+      const p = await markDispatchAttempt(db, purchaseId, clock.now());
+      if (!p) return; // not pending (any more): nothing may be sent
       let offer: SentOffer;
       try {
-        offer = await platform.sendPurchaseOffer({
-          purchaseId: p.id,
-          game: p.game,
-          partner: p.partner,
-          token: p.token,
-          listingId: p.listing_id ?? '',
-          ...(p.item_asset_id ? { assetId: p.item_asset_id } : {}),
-        });
+        offer = await withTimeout(
+          platform.sendPurchaseOffer({
+            purchaseId: p.id,
+            game: p.game,
+            partner: p.partner,
+            token: p.token,
+            listingId: p.listing_id ?? '',
+            ...(p.item_asset_id ? { assetId: p.item_asset_id } : {}),
+          }),
+          dispatchCallTimeoutMs(config),
+        );
       } catch (err) {
         const reason: PurchaseFailReason | undefined =
           err instanceof PlatformUnavailableError ? 'provider_unavailable' : err instanceof PlatformUserError ? 'trade_url_error' : undefined;
@@ -330,7 +415,40 @@ export function createPurchaseService(deps: Deps) {
         await applyEvent(p.id, 'dispatch_failed', { failReason: reason ?? 'gateway_too_slow' }).catch(ignoreInvalidTransition);
         return;
       }
-      await applyEvent(p.id, 'offer_sent', { offer }).catch(ignoreInvalidTransition);
+      try {
+        await applyEvent(p.id, 'offer_sent', { offer }).catch(ignoreInvalidTransition);
+      } catch (err) {
+        // The offer is out but not recorded: the retry adopts it (idempotent send). After the last
+        // attempt the pending watchdog settles the purchase.
+        log.error({ err, purchaseId, tradeOfferId: offer.tradeOfferId, attempt: attempt.attempts }, 'purchase offer sent but not recorded');
+        throw err;
+      }
+    },
+
+    /**
+     * Job purchase_pending_watchdog (scheduled at creation, pendingLimitMs later): a purchase still
+     * pending then lost its dispatch; it ends failed gateway_too_slow, amount refunded, listing back
+     * on sale. Decided under the purchase row lock against the dispatch marker, so it never fails
+     * a purchase whose dispatch attempt may still be sending (it comes back later instead).
+     */
+    async failIfStuckPending(purchaseId: number): Promise<'done' | { retryAt: Date }> {
+      for (let attempt = 0; ; attempt++) {
+        const r = await db.transaction().execute(async (trx) => {
+          const cur = await getPurchaseForUpdate(trx, purchaseId);
+          if (!cur || cur.status !== 'pending') return 'done' as const;
+          const due = Math.max(
+            new Date(cur.created_at).getTime() + pendingLimitMs(config),
+            cur.dispatch_started_at ? new Date(cur.dispatch_started_at).getTime() + dispatchInFlightMs(config) : 0,
+          );
+          if (due > clock.now().getTime()) return { retryAt: new Date(due) };
+          const failed = await transitionIn(trx, cur, 'dispatch_failed', { failReason: 'gateway_too_slow' });
+          if (!failed) return undefined;
+          log.warn({ purchaseId, attempts: cur.dispatch_attempts }, 'purchase stuck in pending: failed gateway_too_slow and refunded');
+          return 'done' as const;
+        });
+        if (r) return r;
+        if (attempt >= 5) throw new Error(`purchase ${purchaseId}: too many concurrent status changes`);
+      }
     },
 
     /** Job purchase_offer_expire: the user did not accept in time → canceled buyer_too_slow. */

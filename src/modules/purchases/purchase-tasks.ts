@@ -1,8 +1,9 @@
-// Purchase jobs: dispatch (send the offer), offer expiry and hold end by time.
+// Purchase jobs: dispatch (send the offer), offer expiry and hold end by time, and the pending
+// watchdog (a purchase whose dispatch was lost ends failed gateway_too_slow, refunded).
 import type { TaskList } from 'graphile-worker';
 import type { AppContext } from '../../context.js';
 import { addJob } from '../../jobs/enqueue.js';
-import { PURCHASE_DISPATCH_TASK, PURCHASE_EXPIRE_TASK, PURCHASE_HOLD_END_TASK } from './purchase-service.js';
+import { PURCHASE_DISPATCH_TASK, PURCHASE_EXPIRE_TASK, PURCHASE_HOLD_END_TASK, PURCHASE_PENDING_WATCHDOG_TASK } from './purchase-service.js';
 
 function purchaseIdOf(payload: unknown): number | undefined {
   const id = Number((payload as { purchase_id?: unknown })?.purchase_id);
@@ -22,6 +23,13 @@ export function purchaseTasks(ctx: AppContext): TaskList {
       const r = await ctx.purchases.expireIfDue(id);
       // The service clock can run ahead of or behind the database's: try again at the due time.
       if (r !== 'done') await addJob(ctx.db, PURCHASE_EXPIRE_TASK, { purchase_id: id }, { runAt: r.retryAt, jobKey: `${PURCHASE_EXPIRE_TASK}:${id}` });
+    },
+    [PURCHASE_PENDING_WATCHDOG_TASK]: async (payload) => {
+      const id = purchaseIdOf(payload);
+      if (id === undefined) return;
+      const r = await ctx.purchases.failIfStuckPending(id);
+      // A dispatch attempt may still be in flight (or the clocks differ): look again then.
+      if (r !== 'done') await addJob(ctx.db, PURCHASE_PENDING_WATCHDOG_TASK, { purchase_id: id }, { runAt: r.retryAt, jobKey: `${PURCHASE_PENDING_WATCHDOG_TASK}:${id}` });
     },
     [PURCHASE_HOLD_END_TASK]: async (payload) => {
       const id = purchaseIdOf(payload);

@@ -87,6 +87,8 @@ export interface PurchasesTable {
   trade_offer_id: string | null;
   offer_expires_at: Date | null;
   hold_end_date: Date | null;
+  dispatch_attempts: Generated<number>;
+  dispatch_started_at: Date | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

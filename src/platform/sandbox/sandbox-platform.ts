@@ -67,7 +67,28 @@ export function createSandboxPlatform(deps: SandboxDeps): TradingPlatform {
       sandboxUser(req.partner, req.token);
       // Purchases rely on this failing at once (fail_reason provider_unavailable).
       if (isUnavailablePartner(req.partner)) throw new PlatformUnavailableError('the trading platform did not answer');
-      return sendOffer(req.purchaseId);
+      // Idempotent per purchase (table sandbox_purchase_offers): a retried dispatch — the offer
+      // went out but the gateway failed to record it — gets the offer already sent, never a second.
+      const sent = async (): Promise<SentOffer | undefined> => {
+        const r = await sql<{ trade_offer_id: string; expires_at: Date; bot_id: number; name: string; platform_id: string }>`
+          select o.trade_offer_id, o.expires_at, b.id as bot_id, b.name, b.platform_id
+            from sandbox_purchase_offers o join bots b on b.id = o.bot_id
+           where o.purchase_id = ${req.purchaseId}`.execute(db);
+        const row = r.rows[0];
+        return row && { bot: { id: row.bot_id, name: row.name, platformId: row.platform_id }, tradeOfferId: row.trade_offer_id, expiresAt: new Date(row.expires_at) };
+      };
+      const existing = await sent();
+      if (existing) return existing;
+      const offer = await sendOffer(req.purchaseId);
+      const ins = await sql`
+        insert into sandbox_purchase_offers (purchase_id, trade_offer_id, bot_id, expires_at)
+        values (${req.purchaseId}, ${offer.tradeOfferId}, ${offer.bot.id}, ${offer.expiresAt.toISOString()}::timestamptz)
+        on conflict (purchase_id) do nothing`.execute(db);
+      if (Number(ins.numAffectedRows ?? 0) === 1) return offer;
+      // A concurrent attempt for the same purchase recorded its offer first: that one stands.
+      const winner = await sent();
+      if (!winner) throw new PlatformUnavailableError('the sandbox lost a purchase offer');
+      return winner;
     },
   };
 }
