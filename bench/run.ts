@@ -77,7 +77,7 @@ async function main() {
   await fs.rm(dataDir, { recursive: true, force: true });
   const embedded = await startEmbeddedPostgres({ dataDir });
   const gw = await startGateway(
-    loadConfig({ DATABASE_URL: embedded.url, PORT: '0', LOG_LEVEL: 'silent', ADMIN_TOKEN: 'bench-admin', SANDBOX_CATALOGUE_SIZE: process.env.SANDBOX_CATALOGUE_SIZE ?? '5000' }),
+    loadConfig({ DATABASE_URL: embedded.url, PORT: '0', LOG_LEVEL: 'silent', ADMIN_TOKEN: 'bench-admin', CATALOGUE_STREAM_CONCURRENCY: '64', SANDBOX_CATALOGUE_SIZE: process.env.SANDBOX_CATALOGUE_SIZE ?? '5000' }),
   );
   gw.ctx.config.publicUrl = gw.url;
   const admin = { authorization: 'Bearer bench-admin' };
