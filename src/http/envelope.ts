@@ -6,7 +6,7 @@ export interface Envelope<T> {
   data?: T;
 }
 
-export function ok<T>(data: T, message = 'OK'): Envelope<T> {
+export function ok<T>(data: T, message: string): Envelope<T> {
   return { success: true, message, data };
 }
 

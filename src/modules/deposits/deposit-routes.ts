@@ -21,7 +21,7 @@ export const depositRoutes = (ctx: AppContext): FastifyPluginAsync => async (app
         response: { 200: envelopeOf(S.InventoryResponse) },
       },
     },
-    async (request) => ok(await ctx.deposits.inventory(request.merchant, request.body)),
+    async (request) => ok(await ctx.deposits.inventory(request.merchant, request.body), 'inventory loaded'),
   );
 
   app.post<{ Body: Static<typeof S.CreateDepositRequest> }>(
@@ -36,7 +36,7 @@ export const depositRoutes = (ctx: AppContext): FastifyPluginAsync => async (app
     },
     async (request, reply) => {
       const res = await ctx.deposits.createDeposit(request.merchant, request.body);
-      return reply.code(res.statusCode).send(ok(res.data));
+      return reply.code(res.statusCode).send(ok(res.data, res.data.status === 'failed' ? 'deposit failed' : 'deposit created'));
     },
   );
 
@@ -50,7 +50,7 @@ export const depositRoutes = (ctx: AppContext): FastifyPluginAsync => async (app
         response: { 200: envelopeOf(S.QuoteResponse) },
       },
     },
-    async (request) => ok(await ctx.deposits.getPrices(request.merchant, request.body)),
+    async (request) => ok(await ctx.deposits.getPrices(request.merchant, request.body), 'prices quoted'),
   );
 
   app.post<{ Body: Static<typeof S.CreateDepositByHashNameRequest> }>(
@@ -65,7 +65,7 @@ export const depositRoutes = (ctx: AppContext): FastifyPluginAsync => async (app
     },
     async (request, reply) => {
       const res = await ctx.deposits.createDepositByHashName(request.merchant, request.body);
-      return reply.code(res.statusCode).send(ok(res.data));
+      return reply.code(res.statusCode).send(ok(res.data, res.data.status === 'failed' ? 'deposit failed' : 'deposit created'));
     },
   );
 
@@ -83,7 +83,7 @@ export const depositRoutes = (ctx: AppContext): FastifyPluginAsync => async (app
         response: { 200: envelopeOf(S.PreviewResponse) },
       },
     },
-    async (request) => ok(await ctx.deposits.preview(request.merchant, request.body)),
+    async (request) => ok(await ctx.deposits.preview(request.merchant, request.body), 'preview quoted'),
   );
 
   app.get<{ Querystring: Static<typeof S.DepositStatusQuery> }>(
@@ -96,6 +96,6 @@ export const depositRoutes = (ctx: AppContext): FastifyPluginAsync => async (app
         response: { 200: envelopeOf(S.DepositStatusResponse) },
       },
     },
-    async (request) => ok(await ctx.deposits.status(request.merchant, request.query)),
+    async (request) => ok(await ctx.deposits.status(request.merchant, request.query), 'deposit status'),
   );
 };

@@ -45,7 +45,7 @@ export const sandboxDepositRoutes = (ctx: AppContext): FastifyPluginAsync => asy
     async (request) => {
       const { id, action } = request.params;
       const data = await ctx.deposits.sandboxAction(request.merchant, id, action as 'accept', parseBody(request.body));
-      return ok(data);
+      return ok(data, 'deposit');
     },
   );
 };
