@@ -39,6 +39,25 @@ export function registerMetrics(app: FastifyInstance, db: Db): client.Registry {
     },
   });
 
+  new client.Gauge({
+    name: 'gateway_webhook_events_undelivered',
+    help: 'Webhook events not delivered: pending (waiting for an attempt) or exhausted (gave up)',
+    labelNames: ['state'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      try {
+        const rows = await sql<{ state: string; n: number }>`
+          select state, count(*)::int as n from webhook_events where state <> 'delivered' group by state`.execute(db);
+        this.set({ state: 'pending' }, 0);
+        this.set({ state: 'exhausted' }, 0);
+        for (const r of rows.rows) this.set({ state: r.state }, r.n);
+      } catch {
+        // reported by /readyz
+      }
+    },
+  });
+
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const labels = { method: request.method, route };

@@ -139,6 +139,7 @@ describe('operational endpoints', () => {
     expect(res.body).toContain('gateway_http_requests_total{method="GET",route="/healthz",status="200"}');
     expect(res.body).toContain('gateway_http_request_duration_seconds_bucket');
     expect(res.body).toContain('# TYPE gateway_job_queue_depth gauge');
+    expect(res.body).toContain('gateway_webhook_events_undelivered{state="exhausted"} 0');
   });
 
   it('/openapi.json documents the merchant and admin routes; /docs serves the UI', async () => {
