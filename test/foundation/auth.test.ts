@@ -33,6 +33,7 @@ describe('merchant authentication (spec 5)', () => {
     const res = await gw.merchant(m.api_key, 'GET', '/balance');
     expect(res.status).toBe(200);
     expect(res.body.success).toBe(true);
+    expect(res.body.message).toBe('balance retrieved');
     expect(res.body.data).toEqual({ total: 0, hold: 0, available: 0 });
   });
 

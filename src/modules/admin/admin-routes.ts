@@ -54,11 +54,11 @@ export const adminRoutes = (ctx: AppContext): FastifyPluginAsync => async (app) 
 
   app.get('/merchants', { schema: { ...common, summary: 'List merchants', querystring: Paging('ListMerchantsQuery') } }, async (req) => {
     const q = req.query as { limit: number; offset: number };
-    return ok(await ctx.merchants.list(q.limit, q.offset), 'merchants');
+    return ok(await ctx.merchants.list(q.limit, q.offset), 'merchants listed');
   });
 
   app.get('/merchants/:id', { schema: { ...common, summary: 'A merchant with its balance', params: IdParam } }, async (req) => {
-    return ok(await ctx.merchants.get((req.params as { id: number }).id), 'merchant');
+    return ok(await ctx.merchants.get((req.params as { id: number }).id), 'merchant found');
   });
 
   app.patch('/merchants/:id', { schema: { ...common, summary: 'Update a merchant', params: IdParam, body: PatchMerchant } }, async (req) => {
@@ -86,7 +86,7 @@ export const adminRoutes = (ctx: AppContext): FastifyPluginAsync => async (app) 
 
   app.get('/merchants/:id/withdrawals', { schema: { ...common, summary: 'List withdrawals', params: IdParam, querystring: Paging('ListWithdrawalsQuery') } }, async (req) => {
     const q = req.query as { limit: number; offset: number };
-    return ok(await ctx.ledger.listWithdrawals((req.params as { id: number }).id, q.limit, q.offset), 'withdrawals');
+    return ok(await ctx.ledger.listWithdrawals((req.params as { id: number }).id, q.limit, q.offset), 'withdrawals listed');
   });
 
   for (const action of ['complete', 'fail', 'cancel'] as const) {
@@ -97,7 +97,7 @@ export const adminRoutes = (ctx: AppContext): FastifyPluginAsync => async (app) 
 
   app.get('/merchants/:id/ledger', { schema: { ...common, summary: 'Ledger entries, newest first', params: IdParam, querystring: Paging('ListLedgerQuery') } }, async (req) => {
     const q = req.query as { limit: number; offset: number };
-    return ok(await ctx.ledger.entries((req.params as { id: number }).id, q.limit, q.offset), 'ledger entries');
+    return ok(await ctx.ledger.entries((req.params as { id: number }).id, q.limit, q.offset), 'ledger entries listed');
   });
 
   app.get('/ledger/verify', { schema: { ...common, summary: 'Reconcile every balance with the sum of its ledger entries' } }, async () => {

@@ -80,7 +80,7 @@ export const catalogueRoutes = (ctx: AppContext): FastifyPluginAsync => async (a
     async (req) => {
       const q = req.query as { game: string; names: string[]; extended?: string };
       const game = parseGame(q.game);
-      return ok(await ctx.catalogue.search(req.merchant, game, q.names, parseBool(q.extended, 'extended', 'SearchRequest')), 'search results');
+      return ok(await ctx.catalogue.search(req.merchant, game, q.names, parseBool(q.extended, 'extended', 'SearchRequest')), 'search results listed');
     },
   );
 
@@ -100,7 +100,7 @@ export const catalogueRoutes = (ctx: AppContext): FastifyPluginAsync => async (a
     async (req) => {
       const q = req.query as { since?: string; game?: string; extended?: string; limit: number };
       const game = q.game === undefined ? undefined : parseGame(q.game);
-      return ok(await ctx.catalogue.events(req.merchant, { since: q.since, game, extended: parseBool(q.extended, 'extended', 'CatalogueEventsRequest'), limit: q.limit ?? 1000 }), 'catalogue events');
+      return ok(await ctx.catalogue.events(req.merchant, { since: q.since, game, extended: parseBool(q.extended, 'extended', 'CatalogueEventsRequest'), limit: q.limit ?? 1000 }), 'catalogue events listed');
     },
   );
 };

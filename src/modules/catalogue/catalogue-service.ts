@@ -339,7 +339,7 @@ export function createCatalogueService(deps: CatalogueDeps) {
         });
       if (built.kind === 'not-modified') return built;
       const head =
-        `{"success":true,"message":"catalogue page","data":{"game":${JSON.stringify(q.game)},"total":${Number(built.total)},"items":`;
+        `{"success":true,"message":"catalogue page listed","data":{"game":${JSON.stringify(q.game)},"total":${Number(built.total)},"items":`;
       const tail =
         `,"page":${q.page},"total_pages":${totalPages},"count":${built.page.count},` +
         `"next":${JSON.stringify(q.page < totalPages ? pageUrl(queryString, q.page + 1) : null)},` +
@@ -413,7 +413,7 @@ export function createCatalogueService(deps: CatalogueDeps) {
       async function* generate(): AsyncGenerator<string> {
         let batch = first;
         let total = 0;
-        let prefix = `{"success":true,"message":"catalogue","data":{"game":${JSON.stringify(q.game)},"items":[`;
+        let prefix = `{"success":true,"message":"catalogue listed","data":{"game":${JSON.stringify(q.game)},"items":[`;
         for (;;) {
           if (batch.json.length > 0) {
             const chunk = prefix + (total > 0 ? ',' : '') + batch.json.join(',');

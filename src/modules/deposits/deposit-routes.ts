@@ -96,6 +96,6 @@ export const depositRoutes = (ctx: AppContext): FastifyPluginAsync => async (app
         response: { 200: envelopeOf(S.DepositStatusResponse) },
       },
     },
-    async (request) => ok(await ctx.deposits.status(request.merchant, request.query), 'deposit status'),
+    async (request) => ok(await ctx.deposits.status(request.merchant, request.query), 'deposit found'),
   );
 };

@@ -96,12 +96,12 @@ export const hostedRoutes = (ctx: AppContext): FastifyPluginAsync => async (app)
 
   app.get('/api/v1/hosted/:token', { schema: { ...api, summary: 'Hosted page: the intent and its deposit state' } }, async (req, reply) => {
     noStore(reply);
-    return ok(await hosted.state((req.params as { token: string }).token), 'intent');
+    return ok(await hosted.state((req.params as { token: string }).token), 'intent found');
   });
 
   app.get('/api/v1/hosted/:token/status', { schema: { ...api, summary: 'Hosted page: deposit status (poll)' } }, async (req, reply) => {
     noStore(reply);
-    return ok(await hosted.state((req.params as { token: string }).token), 'status');
+    return ok(await hosted.state((req.params as { token: string }).token), 'status retrieved');
   });
 
   app.post(
@@ -109,7 +109,7 @@ export const hostedRoutes = (ctx: AppContext): FastifyPluginAsync => async (app)
     { schema: { ...api, summary: "Hosted page: the user's priced inventory", body: HostedInventoryRequest } },
     async (req, reply) => {
       noStore(reply);
-      return ok(await hosted.inventory((req.params as { token: string }).token, req.body as HostedInventoryBody), 'inventory');
+      return ok(await hosted.inventory((req.params as { token: string }).token, req.body as HostedInventoryBody), 'inventory loaded');
     },
   );
 

@@ -17,6 +17,6 @@ export const balanceRoutes = (ctx: AppContext): FastifyPluginAsync => async (app
         response: { 200: envelopeOf(BalanceSchema) },
       },
     },
-    async (request) => ok(await ctx.ledger.balance(request.merchant.id), 'balance'),
+    async (request) => ok(await ctx.ledger.balance(request.merchant.id), 'balance retrieved'),
   );
 };

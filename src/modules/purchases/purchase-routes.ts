@@ -43,7 +43,7 @@ export const purchaseRoutes = (ctx: AppContext): FastifyPluginAsync => async (ap
     },
     async (req) => {
       const q = req.query as { id?: number; merchant_tx_id?: string };
-      return ok(await ctx.purchases.status(req.merchant.id, { id: q.id, merchantTxId: q.merchant_tx_id }), 'purchase');
+      return ok(await ctx.purchases.status(req.merchant.id, { id: q.id, merchantTxId: q.merchant_tx_id }), 'purchase found');
     },
   );
 
@@ -68,7 +68,7 @@ export const purchaseRoutes = (ctx: AppContext): FastifyPluginAsync => async (ap
           search: q.search,
           sort: (q.sort ?? '-id') as PurchaseSort,
         }),
-        'purchases',
+        'purchases listed',
       );
     },
   );

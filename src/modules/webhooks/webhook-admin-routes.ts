@@ -23,7 +23,7 @@ export const webhookAdminRoutes = (ctx: AppContext): FastifyPluginAsync => async
     { schema: { ...common, summary: 'Webhook events of a merchant, newest first, with every attempt', params: IdParam, querystring: ListQuery } },
     async (req) => {
       const q = req.query as { limit: number; offset: number; status?: WebhookState };
-      return ok(await ctx.webhooks.listDeliveries((req.params as { id: number }).id, q), 'webhook deliveries');
+      return ok(await ctx.webhooks.listDeliveries((req.params as { id: number }).id, q), 'webhook deliveries listed');
     },
   );
 
