@@ -19,6 +19,12 @@ const FASTIFY_CLIENT_ERRORS: Record<string, [number, string]> = {
   FST_ERR_CTP_INVALID_TYPE: [400, 'invalid request body'],
 };
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    routeList: { url: string; methods: string[]; hidden: boolean }[];
+  }
+}
+
 export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
@@ -32,6 +38,13 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   });
 
   app.setValidatorCompiler(validatorCompiler);
+
+  // Every route as registered, so a test can prove the OpenAPI document leaves none out.
+  const routeList: { url: string; methods: string[]; hidden: boolean }[] = [];
+  app.decorate('routeList', routeList);
+  app.addHook('onRoute', (r) => {
+    routeList.push({ url: r.url, methods: ([] as string[]).concat(r.method), hidden: Boolean((r.schema as { hide?: boolean } | undefined)?.hide) });
+  });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

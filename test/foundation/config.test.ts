@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+describe('settings', () => {
+  it('defaults follow DESIGN 4', () => {
+    const c = loadConfig({});
+    expect(c.port).toBe(8080);
+    expect(c.host).toBe('127.0.0.1');
+    expect(c.publicUrl).toBe('http://127.0.0.1:8080');
+    expect(c.platform).toBe('sandbox');
+    expect(c.quoteTtlSeconds).toBe(300);
+    expect(c.offerTtlSeconds).toBe(600);
+    expect(c.holdSeconds).toEqual({ csgo: 604800, rust: 3600, dota2: 0, tf2: 0 });
+    expect(c.depositTimeoutMs).toBe(10000);
+    expect(c.webhookRetrySchedule).toEqual([0, 5, 300, 1800, 7200, 18000, 36000, 36000]);
+    expect(c.priceRefreshSeconds).toBe(600);
+    expect(c.sandboxCatalogueSize).toBe(5000);
+  });
+
+  it('WEBHOOK_ALLOW_PRIVATE defaults on only in sandbox mode, and can be overridden', () => {
+    expect(loadConfig({}).webhookAllowPrivate).toBe(true);
+    expect(loadConfig({ PLATFORM: 'steam' }).webhookAllowPrivate).toBe(false);
+    expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'false' }).webhookAllowPrivate).toBe(false);
+    expect(loadConfig({ PLATFORM: 'steam', WEBHOOK_ALLOW_PRIVATE: 'true' }).webhookAllowPrivate).toBe(true);
+  });
+
+  it('TRUST_PROXY: off by default, true, or a list of proxies', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.1,10.0.0.2' }).trustProxy).toBe('10.0.0.1,10.0.0.2');
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['PLATFORM', 'mars'],
+    ['WEBHOOK_RETRY_SCHEDULE', '0,5,x'],
+    ['WEBHOOK_ALLOW_PRIVATE', 'maybe'],
+    ['QUOTE_TTL_SECONDS', '0'],
+    ['PUBLIC_URL', 'not a url'],
+  ])('refuses %s=%s with a clear message', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(name));
+  });
+});
