@@ -26,7 +26,9 @@ async function main(): Promise<void> {
   console.log(`\n  Skin trading gateway listening on ${ctx.config.publicUrl}  (platform: ${ctx.config.platform})`);
   console.log(`    API docs        ${ctx.config.publicUrl}/docs`);
   console.log(`    merchant API    ${ctx.config.publicUrl}/api/v1/merchant`);
-  if (ctx.config.adminToken) console.log(`    admin token     ${ctx.config.adminToken}  (Authorization: Bearer …)`);
+  // A token the operator set is theirs and stays out of the output; a generated sandbox one is shown.
+  if (config.adminToken) console.log('    admin token     from ADMIN_TOKEN  (Authorization: Bearer …)');
+  else if (ctx.config.adminToken) console.log(`    admin token     ${ctx.config.adminToken}  (Authorization: Bearer …; kept in ${ctx.config.dataDir}/admin-token)`);
   console.log(`    database        ${ctx.config.databaseUrl ? 'external (DATABASE_URL)' : `embedded, data in ${ctx.config.dataDir}`}\n`);
 
   let stopping = false;

@@ -26,8 +26,20 @@ declare module 'fastify' {
 }
 
 export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
+  // Fastify picks up `serializers` from the logger instance: request URLs are logged with hosted
+  // page tokens masked, since a token is the only credential of its deposit page.
+  const logger = Object.assign(ctx.log.child({}), {
+    serializers: {
+      req: (req: { method: string; url: string; ip?: string; host?: string }) => ({
+        method: req.method,
+        url: maskTokens(req.url),
+        host: req.host,
+        remoteAddress: req.ip,
+      }),
+    },
+  });
   const app = Fastify({
-    loggerInstance: ctx.log as FastifyBaseLogger,
+    loggerInstance: logger as unknown as FastifyBaseLogger,
     bodyLimit: ctx.config.bodyLimitBytes,
     trustProxy: ctx.config.trustProxy,
     genReqId: (req) => {
@@ -143,4 +155,9 @@ export function findNul(value: unknown, path: string, depth = 0): string | undef
     if (hit !== undefined) return hit;
   }
   return undefined;
+}
+
+/** /deposit/<token> and /api/v1/hosted/<token>/… with the token replaced, for logs. */
+export function maskTokens(url: string): string {
+  return url.replace(/^(\/deposit\/|\/api\/v1\/hosted\/)[^/?#]+/, '$1***');
 }
