@@ -94,10 +94,15 @@ function notifyParent(status) {
   if (!s || s === state.lastPosted) return;
   state.lastPosted = s;
   if (window.parent === window) return;
-  try {
-    window.parent.postMessage({ type: 'gateway:deposit-status', txId: state.intent.merchant_tx_id, status: s }, '*');
-  } catch {
-    /* a detached parent: nothing to tell */
+  const message = { type: 'gateway:deposit-status', txId: state.intent.merchant_tx_id, status: s };
+  // Only the merchant's own origins when it configured them; the browser drops the others.
+  const origins = state.intent.parent_origins?.length ? state.intent.parent_origins : ['*'];
+  for (const origin of origins) {
+    try {
+      window.parent.postMessage(message, origin);
+    } catch {
+      /* a detached parent: nothing to tell */
+    }
   }
 }
 

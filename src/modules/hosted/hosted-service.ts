@@ -66,6 +66,8 @@ export interface HostedState {
   success_url: string | null;
   fail_url: string | null;
   server_time: string;
+  /** Exact origins the page may post its status to; empty = any parent ('*'). */
+  parent_origins: string[];
 }
 
 function pick<T>(wire: Record<string, unknown>, key: string): T | null {
@@ -126,6 +128,7 @@ export function createHostedService(deps: HostedDeps) {
       success_url: intent.success_url,
       fail_url: intent.fail_url,
       server_time: deps.clock.now().toISOString(),
+      parent_origins: postMessageOrigins(merchant.frame_ancestors),
     };
   }
 
@@ -182,3 +185,13 @@ export function createHostedService(deps: HostedDeps) {
 }
 
 export type HostedService = ReturnType<typeof createHostedService>;
+
+/**
+ * Where the page's status messages may go: the merchant's frame_ancestors when every entry is an
+ * exact origin (so txId and status reach only the merchant's own pages); otherwise any parent.
+ */
+export function postMessageOrigins(frameAncestors: readonly string[] | null | undefined): string[] {
+  const list = frameAncestors ?? [];
+  const exact = list.filter((o) => /^https?:\/\/[a-z0-9.-]+(?::\d{1,5})?$/i.test(o));
+  return exact.length > 0 && exact.length === list.length ? exact.map((o) => o.toLowerCase()) : [];
+}
