@@ -32,6 +32,9 @@ export function createContext(base: BaseContext) {
   const deposits = createDepositService({ ...base, platform, pricing });
   const catalogue = createCatalogueService(base);
   const purchases = createPurchaseService({ ...base, platform });
+  // Offer changes the platform reports (accepted, declined, expired, canceled, hold ended,
+  // reverted) become deposit / purchase transitions.
+  platform.onOfferChange((change) => (change.offer === 'deposit' ? deposits.applyOfferChange(change) : purchases.applyOfferChange(change)));
   return {
     ...base,
     merchants,

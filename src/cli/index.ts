@@ -89,9 +89,11 @@ merchant
   .option('--max-items <n>', 'per-deposit item limit', int)
   .option('--deposit-multiplier <x>', 'deposit price multiplier', num)
   .option('--purchase-markup <x>', 'catalogue price markup', num)
+  .option('--frame-ancestor <origin>', 'site allowed to frame the hosted page (repeat)', collect)
   .action(
     run((ctx, o) =>
       ctx.merchants.create({
+        frame_ancestors: o.frameAncestor,
         name: o.name,
         webhook_url: o.webhookUrl,
         ip_whitelist: o.ip,
@@ -115,6 +117,7 @@ merchant
   .option('--max-items <n>', '', int)
   .option('--deposit-multiplier <x>', '', num)
   .option('--purchase-markup <x>', '', num)
+  .option('--frame-ancestor <origin>', 'replace the sites allowed to frame the hosted page (repeat; "" clears)', collect)
   .action(
     run((ctx, id, o) => {
       const patch: Record<string, unknown> = {};
@@ -126,6 +129,7 @@ merchant
       if (o.maxItems !== undefined) patch.max_items = o.maxItems;
       if (o.depositMultiplier !== undefined) patch.deposit_multiplier = o.depositMultiplier;
       if (o.purchaseMarkup !== undefined) patch.purchase_markup = o.purchaseMarkup;
+      if (o.frameAncestor !== undefined) patch.frame_ancestors = (o.frameAncestor as string[]).filter((x) => x !== '');
       return ctx.merchants.update(int(id), patch);
     }),
   );

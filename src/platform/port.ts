@@ -1,7 +1,9 @@
 // The trading-platform port: what the gateway needs from the platform its bots trade on.
 // Adapters: `sandbox` (src/platform/sandbox, the default simulator) and `steam` (real bots).
-// Offer outcomes (accepted, declined, expired, hold ended, reverted) flow back into the deposit
-// and purchase services as transitions; the sandbox drives them from its helpers and timed jobs.
+// Offer outcomes (accepted, declined, expired, canceled, hold ended, reverted) are reported by the
+// adapter as OfferChange to the one handler registered with onOfferChange (wired in context.ts to
+// the deposit and purchase services' transitions). The sandbox reports them from its test helpers
+// (simulate); the gateway's own deadlines (trade_offer_expiry_at, hold_end_date) stay gateway jobs.
 import type { Game } from '../domain/games.js';
 
 /** Platform refusals for a user (spec 7.3), reported to merchants as validation codes. */
@@ -83,6 +85,40 @@ export interface SentOffer {
   expiresAt: Date;
 }
 
+/**
+ * A change of an offer we sent, as the platform reports it. The steam adapter would build these
+ * from steam-tradeoffer-manager's `sentOfferChanged(offer, oldState)` events (Accepted with or
+ * without escrow → accepted + hold/holdEndsAt, Declined, Expired, Canceled, and the escrow ending
+ * or being rolled back → hold_ended / reverted), finding the record by its trade offer ID.
+ */
+export interface OfferChange {
+  offer: 'deposit' | 'purchase';
+  /** The deposit or purchase ID. */
+  recordId: number;
+  /** When given, it must be the record's trade offer ID (else the record is reported not found). */
+  tradeOfferId?: string;
+  /**
+   * accepted: the user accepted (hold says whether the platform applied a trade hold);
+   * declined: the user declined; expired: the offer ran out; canceled: our side withdrew the offer;
+   * hold_ended: the trade hold ended, the items are final; reverted: reversed during the hold.
+   */
+  change: 'accepted' | 'declined' | 'expired' | 'canceled' | 'hold_ended' | 'reverted';
+  /** accepted: whether a trade hold applies; absent → the game's usual hold (HOLD_SECONDS_<GAME> > 0). */
+  hold?: boolean;
+  /** accepted with a hold: when it ends; absent → now + the game's hold. */
+  holdEndsAt?: Date;
+  /** reverted: who reversed the trade (user_reverted / gateway_reverted); absent → user. */
+  by?: 'user' | 'gateway';
+  /**
+   * Sandbox test helpers only: the calling merchant. Another merchant's record is then not found.
+   * A real platform never sets it.
+   */
+  merchantId?: number;
+}
+
+/** Applies an offer change; resolves to the updated record's view, or rejects (404 / 409 AppError). */
+export type OfferChangeHandler = (change: OfferChange) => Promise<unknown>;
+
 export interface TradingPlatform {
   readonly kind: 'sandbox' | 'steam';
   /** Validates a trade link for a game; throws PlatformUserError or PlatformUnavailableError. */
@@ -93,6 +129,17 @@ export interface TradingPlatform {
   sendDepositOffer(req: { depositId: number; game: Game; partner: number; token: string; assetIds: string[] }): Promise<SentOffer>;
   /** Sends an offer giving the user one item (a catalogue listing) from one of our bots. */
   sendPurchaseOffer(req: { purchaseId: number; game: Game; partner: number; token: string; listingId: string; assetId?: string }): Promise<SentOffer>;
+  /**
+   * Registers the one handler for offer changes (a second call replaces it). The adapter calls it
+   * for every change of an offer it sent; the steam adapter would call it from
+   * steam-tradeoffer-manager's `sentOfferChanged` events and retry a failed handler later.
+   */
+  onOfferChange(handler: OfferChangeHandler): void;
+  /**
+   * Sandbox only (undefined on a real platform): report `change` as if the platform had, and
+   * answer the handler's result (the updated record) or its error. Used by the test helpers.
+   */
+  simulate?(change: OfferChange): Promise<unknown>;
 }
 
 /** 76561197960265728 + partner: the 64-bit ID of a 32-bit account ID. */

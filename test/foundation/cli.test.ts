@@ -1,6 +1,10 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { sql } from 'kysely';
+import { enqueueWebhook } from '../../src/modules/webhooks/outbox.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, startTestGateway, type TestGateway } from '../helpers.js';
 
@@ -61,5 +65,48 @@ describe('gateway CLI', () => {
     const verify = await cli('ledger', 'verify', '--merchant', String(m.id));
     expect(verify.code).toBe(1);
     expect(JSON.parse(verify.out).mismatches[0].merchant_id).toBe(m.id);
+  }, 60_000);
+
+  it('merchant update and list, ledger list', async () => {
+    const m = JSON.parse((await cli('merchant', 'create', '--name', 'upd')).out);
+    const updated = JSON.parse((await cli('merchant', 'update', String(m.id), '--enabled', 'off', '--max-items', '3', '--purchase-markup', '1.1', '--frame-ancestor', 'https://shop.example')).out);
+    expect(updated).toMatchObject({ enabled: false, max_items: 3, purchase_markup: 1.1, frame_ancestors: ['https://shop.example'] });
+    expect((await gw.merchant(m.api_key, 'GET', '/balance')).status).toBe(403);
+    const list = JSON.parse((await cli('merchant', 'list', '--limit', '500')).out);
+    expect(list.some((x: any) => x.id === m.id && x.enabled === false)).toBe(true);
+    await cli('top-up', String(m.id), '3');
+    const entries = JSON.parse((await cli('ledger', 'list', String(m.id))).out);
+    expect(entries[0]).toMatchObject({ kind: 'top_up', available_delta: 3 });
+    const bad = await cli('merchant', 'update', String(m.id), '--enabled', 'perhaps');
+    expect(bad.code).not.toBe(0);
+  }, 60_000);
+
+  it('webhook deliveries and redeliver', async () => {
+    const m = JSON.parse((await cli('merchant', 'create', '--name', 'hooks', '--webhook-url', 'http://127.0.0.1:9/hook')).out);
+    const eventId = await gw.ctx.db.transaction().execute((trx) =>
+      enqueueWebhook(trx, { merchantId: m.id, kind: 'deposit', recordId: 77, status: 'completed', payload: { status: 'completed', trade_id: 77, amount: 1 } }),
+    );
+    const deliveries = JSON.parse((await cli('webhook', 'deliveries', String(m.id))).out);
+    expect(deliveries.map((d: any) => d.id)).toContain(eventId);
+    const redelivered = await cli('webhook', 'redeliver', String(eventId));
+    expect(redelivered.code).toBe(0);
+    expect(JSON.parse(redelivered.out).id).toBe(eventId);
+  }, 60_000);
+
+  it('catalogue import loads a listing file with progress on stderr and reports bad rows', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cli-import-'));
+    const file = path.join(dir, 'listings.jsonl');
+    const rows = Array.from({ length: 300 }, (_, i) => JSON.stringify({ id: (0xc0000000 + i).toString(16), game: 'rust', name: `CLI Imported ${i % 7}`, price: 1.5 }));
+    rows.push(JSON.stringify({ id: 'Not-Hex', game: 'rust', name: 'bad', price: 1 }));
+    await fs.writeFile(file, rows.join('\n'));
+    const r = await cli('catalogue', 'import', file);
+    expect(r.code).toBe(1); // one bad row
+    const result = JSON.parse(r.out);
+    expect(result).toMatchObject({ rows: 301, written: 300, skipped: 1 });
+    expect(result.errors[0].line).toBe(301);
+    expect(r.err).toContain('importing');
+    const n = await gw.ctx.db.selectFrom('listings').select((eb) => eb.fn.countAll<number>().as('n')).where('name', 'like', 'CLI Imported%').executeTakeFirstOrThrow();
+    expect(Number(n.n)).toBe(300);
+    await fs.rm(dir, { recursive: true, force: true });
   }, 60_000);
 });

@@ -10,7 +10,7 @@ import type { Game } from '../../domain/games.js';
 import { millsToUsd, sumMills } from '../../domain/money.js';
 import { DEPOSIT_TRANSITIONS, WEBHOOK_DEPOSIT_STATUSES, isTerminalDeposit, type DepositEvent } from '../../domain/deposit-state.js';
 import { AppError, conflictDuplicate, invalidTransition, isUniqueViolation, notFound, validationError, type FieldError } from '../../http/errors.js';
-import type { PlatformItem, PlatformUser, TradingPlatform } from '../../platform/port.js';
+import type { OfferChange, PlatformItem, PlatformUser, TradingPlatform } from '../../platform/port.js';
 import { addJob } from '../../jobs/enqueue.js';
 import { applyMovement, type Trx } from '../ledger/ledger-repo.js';
 import type { MerchantRow } from '../merchants/merchant-repo.js';
@@ -77,7 +77,15 @@ export interface TransitionExtra {
   merchantId?: number;
 }
 
-export type SandboxDepositAction = 'accept' | 'decline' | 'expire' | 'release' | 'revert';
+/** The sandbox helper action of each offer change: 409 messages name it ("cannot accept from status hold"). */
+const OFFER_CHANGE_ACTION: Record<OfferChange['change'], string> = {
+  accepted: 'accept',
+  declined: 'decline',
+  expired: 'expire',
+  canceled: 'cancel',
+  hold_ended: 'release',
+  reverted: 'revert',
+};
 
 export interface DepositDeps {
   db: Db;
@@ -625,16 +633,25 @@ export function createDepositService(deps: DepositDeps) {
     return statusView(d);
   }
 
-  // ---- sandbox helpers (DESIGN 6) ----
+  // ---- offer changes reported by the platform (port OfferChange; wired in context.ts) ----
 
-  async function sandboxAction(merchant: MerchantRow, id: number, action: SandboxDepositAction, body: { hold?: boolean; by?: 'user' | 'gateway' } = {}) {
-    const d = await repo.findMerchantDeposit(db, merchant.id, { id });
-    if (!d) throw notFound();
-    const scope = { merchantId: merchant.id };
-    let row: DepositRow;
+  /**
+   * Applies an offer change the platform reported (the sandbox: its test helpers) as the deposit's
+   * transition: accepted → accept_hold (hold, default: the game's hold) or accept; declined →
+   * decline; expired → expire; canceled (our side withdrew the offer) → canceled
+   * canceled_by_gateway; hold_ended → release; reverted → revert (user_reverted /
+   * gateway_reverted). Answers the deposit's status view; 404 for an unknown deposit (or another
+   * merchant's, when change.merchantId is set), 409 invalid transition naming the helper action.
+   */
+  async function applyOfferChange(change: OfferChange) {
+    const id = change.recordId;
+    const merchantId = change.merchantId;
+    const d = merchantId !== undefined ? await repo.findMerchantDeposit(db, merchantId, { id }) : await repo.findDepositById(db, id);
+    if (!d || (change.tradeOfferId !== undefined && d.trade_offer_id !== change.tradeOfferId)) throw notFound();
+    const action = OFFER_CHANGE_ACTION[change.change];
     const run = async (event: DepositEvent, extra: TransitionExtra = {}) => {
       try {
-        return await applyTransition(id, event, { ...scope, ...extra });
+        return await applyTransition(id, event, { ...(merchantId !== undefined ? { merchantId } : {}), ...extra });
       } catch (err) {
         // Report the merchant's action name, not our event name.
         if (err instanceof AppError && err.statusCode === 409) {
@@ -644,24 +661,29 @@ export function createDepositService(deps: DepositDeps) {
         throw err;
       }
     };
-    switch (action) {
-      case 'accept': {
+    let row: DepositRow;
+    switch (change.change) {
+      case 'accepted': {
         const gameHold = config.holdSeconds[(d.game ?? 'csgo') as Game] > 0;
-        const hold = body.hold ?? gameHold;
-        row = hold ? await run('accept_hold', { set: { hold_end_date: holdEndFor(d.game) } }) : await run('accept');
+        const hold = change.hold ?? gameHold;
+        row = hold ? await run('accept_hold', { set: { hold_end_date: change.holdEndsAt ?? holdEndFor(d.game) } }) : await run('accept');
         break;
       }
-      case 'decline':
+      case 'declined':
         row = await run('decline');
         break;
-      case 'expire':
+      case 'expired':
         row = await run('expire');
         break;
-      case 'release':
+      case 'canceled':
+        // The table's gateway-side end of an open offer: active → canceled canceled_by_gateway.
+        row = await run('expire', { failReason: 'canceled_by_gateway' });
+        break;
+      case 'hold_ended':
         row = await run('release');
         break;
-      case 'revert':
-        row = await run('revert', { failReason: body.by === 'gateway' ? 'gateway_reverted' : 'user_reverted' });
+      case 'reverted':
+        row = await run('revert', { failReason: change.by === 'gateway' ? 'gateway_reverted' : 'user_reverted' });
         break;
     }
     return statusView(row);
@@ -676,7 +698,7 @@ export function createDepositService(deps: DepositDeps) {
     status,
     applyTransition,
     tryTransition,
-    sandboxAction,
+    applyOfferChange,
     holdEndFor,
   };
 }

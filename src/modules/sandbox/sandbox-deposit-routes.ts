@@ -1,42 +1,35 @@
-// Sandbox test helpers for deposits (DESIGN 6): drive the user's side of a trade offer.
-// Registered only when PLATFORM=sandbox, so they are 404 everywhere else.
+// Sandbox test helpers for deposits (DESIGN 6): drive the user's side of a trade offer. Each one
+// reports an offer change through the platform port (ctx.platform.simulate), which the handler
+// wired in context.ts applies like any platform report. Registered only when PLATFORM=sandbox,
+// so they are 404 everywhere else.
 import type { FastifyPluginAsync } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import { envelopeOf, merchantSecurity } from '../../http/schemas.js';
 import { ok } from '../../http/envelope.js';
-import { validationError, type FieldError } from '../../http/errors.js';
 import { DepositStatusResponse } from '../deposits/deposit-schemas.js';
+import { SANDBOX_ACTIONS, helperChange, parseSandboxBody, simulatorOf, type SandboxAction } from './sandbox-offer-change.js';
 
 const Params = Type.Object(
   {
     id: Type.Integer({ minimum: 1, maximum: 9007199254740991 }),
-    action: Type.String({ enum: ['accept', 'decline', 'expire', 'release', 'revert'] }),
+    action: Type.String({ enum: [...SANDBOX_ACTIONS] }),
   },
   { title: 'SandboxDepositParams' },
 );
-type Body = { hold?: boolean; by?: 'user' | 'gateway' };
-
-/** The body is optional (POST without one is fine), so it is checked here rather than by a schema. */
-function parseBody(raw: unknown): Body {
-  if (raw == null || raw === '') return {};
-  const b = raw as Record<string, unknown>;
-  const errors: FieldError[] = [];
-  if (typeof raw !== 'object' || Array.isArray(raw)) throw validationError([{ field: 'SandboxDepositRequest', code: 'type', message: 'body must be an object' }]);
-  if (b.hold !== undefined && typeof b.hold !== 'boolean') errors.push({ field: 'SandboxDepositRequest.hold', code: 'type', message: 'hold must be a boolean' });
-  if (b.by !== undefined && b.by !== 'user' && b.by !== 'gateway') errors.push({ field: 'SandboxDepositRequest.by', code: 'oneof', message: 'by must be one of: user, gateway' });
-  if (errors.length) throw validationError(errors);
-  return { hold: b.hold as boolean | undefined, by: b.by as Body['by'] };
-}
 
 export const sandboxDepositRoutes = (ctx: AppContext): FastifyPluginAsync => async (app) => {
-  if (ctx.config.platform !== 'sandbox') return;
+  const simulate = simulatorOf(ctx);
+  if (!simulate) return;
   app.post<{ Params: Static<typeof Params>; Body: unknown }>(
     '/sandbox/deposit/:id/:action',
     {
       schema: {
         tags: ['sandbox'],
-        summary: 'Sandbox: accept, decline, expire, release or revert a deposit trade offer',
+        summary: 'Sandbox: accept, decline, expire, cancel, release or revert a deposit trade offer',
+        description:
+          'accept {hold?}: hold (default: the game hold) or completed; decline: canceled canceled_by_user; expire, cancel: canceled canceled_by_gateway; ' +
+          'release: a hold ends now (completed); revert {by: user|gateway}: reverted. 409 invalid transition when the status does not allow it.',
         security: merchantSecurity,
         params: Params,
         response: { 200: envelopeOf(DepositStatusResponse) },
@@ -44,7 +37,8 @@ export const sandboxDepositRoutes = (ctx: AppContext): FastifyPluginAsync => asy
     },
     async (request) => {
       const { id, action } = request.params;
-      const data = await ctx.deposits.sandboxAction(request.merchant, id, action as 'accept', parseBody(request.body));
+      const body = parseSandboxBody(request.body, 'SandboxDepositRequest');
+      const data = await simulate(helperChange('deposit', request.merchant.id, id, action as SandboxAction, body));
       return ok(data, 'deposit');
     },
   );
