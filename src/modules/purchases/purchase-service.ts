@@ -14,10 +14,11 @@
 // exists for it (the debit was never made or rolled back), and a refund needs the
 // `purchase:<id>:reserve` entry (applyEvent checks), so the number never moves money.
 //
-// Later changes go through applyEvent only: the transition table of src/domain/purchase-state.ts,
-// a guarded UPDATE (WHERE status = <from>), and in the same transaction the refund
-// (`purchase:<id>:refund`), the webhook, the timed jobs and — last, for the same lock reason — the
-// listing effect (back on sale / sold).
+// Offer changes the platform reports (port OfferChange, wired in context.ts) arrive through
+// applyOfferChange, which maps them to events. Later changes go through applyEvent only: the
+// transition table of src/domain/purchase-state.ts, a guarded UPDATE (WHERE status = <from>), and
+// in the same transaction the refund (`purchase:<id>:refund`), the webhook, the timed jobs and —
+// last, for the same lock reason — the listing effect (back on sale / sold).
 //
 // Dispatch (job purchase_dispatch) is retry-safe: a marker (dispatch_attempts, dispatch_started_at)
 // is committed before every attempt, and the platform's sendPurchaseOffer must be idempotent per
@@ -44,7 +45,15 @@ import {
 } from '../../domain/purchase-state.js';
 import { invalidTransition, notFound, validationError } from '../../http/errors.js';
 import { addJob } from '../../jobs/enqueue.js';
-import { PlatformUnavailableError, PlatformUserError, platformIdOf, type PlatformUser, type SentOffer, type TradingPlatform } from '../../platform/port.js';
+import {
+  PlatformUnavailableError,
+  PlatformUserError,
+  platformIdOf,
+  type OfferChange,
+  type PlatformUser,
+  type SentOffer,
+  type TradingPlatform,
+} from '../../platform/port.js';
 import { applyMovement, InsufficientFundsError, type Trx } from '../ledger/ledger-repo.js';
 import { enqueueWebhook } from '../webhooks/outbox.js';
 import { salePrice, type MerchantPricing } from '../catalogue/catalogue-service.js';
@@ -131,8 +140,6 @@ export interface CreatePurchaseInput {
 export interface MerchantRef extends MerchantPricing {
   id: number;
 }
-
-export type SandboxPurchaseAction = 'accept' | 'decline' | 'expire' | 'release' | 'revert';
 
 interface Deps {
   config: Config;
@@ -469,29 +476,42 @@ export function createPurchaseService(deps: Deps) {
       return 'done';
     },
 
-    /** Sandbox helpers (DESIGN 6): the user's side of the offer, and the platform's hold. */
-    async sandboxAction(merchantId: number, id: number, action: SandboxPurchaseAction, body: { hold?: boolean; by?: 'user' | 'gateway' }): Promise<PurchaseWire> {
+    /**
+     * Applies an offer change the platform reported (the sandbox: its test helpers) as the
+     * purchase's event: accepted → accepted_hold (hold, default: the game's hold) or accepted;
+     * declined → canceled canceled_by_user; expired → canceled buyer_too_slow; canceled (our side
+     * withdrew the offer) → canceled canceled_by_gateway; hold_ended → completed; reverted →
+     * reverted user_reverted / gateway_reverted. Answers the purchase; 404 for an unknown purchase
+     * (or another merchant's, when change.merchantId is set), 409 invalid transition.
+     */
+    async applyOfferChange(change: OfferChange): Promise<PurchaseWire> {
+      const id = change.recordId;
+      const merchantId = change.merchantId;
+      const cur = merchantId !== undefined ? await findPurchase(db, merchantId, { id }) : await getPurchase(db, id);
+      if (!cur || (change.tradeOfferId !== undefined && cur.trade_offer_id !== change.tradeOfferId)) throw notFound();
+      const scope: EventOptions = merchantId !== undefined ? { merchantId } : {};
       let row: PurchaseRow;
-      switch (action) {
-        case 'accept': {
-          const p = await findPurchase(db, merchantId, { id });
-          if (!p) throw notFound();
-          const seconds = config.holdSeconds[p.game];
-          const event = acceptEvent(seconds, body.hold);
-          row = await applyEvent(id, event, { merchantId, holdEndDate: new Date(clock.now().getTime() + seconds * 1000) });
+      switch (change.change) {
+        case 'accepted': {
+          const seconds = config.holdSeconds[cur.game];
+          const event = acceptEvent(seconds, change.hold);
+          row = await applyEvent(id, event, { ...scope, holdEndDate: change.holdEndsAt ?? new Date(clock.now().getTime() + seconds * 1000) });
           break;
         }
-        case 'decline':
-          row = await applyEvent(id, 'declined', { merchantId });
+        case 'declined':
+          row = await applyEvent(id, 'declined', scope);
           break;
-        case 'expire':
-          row = await applyEvent(id, 'expired', { merchantId });
+        case 'expired':
+          row = await applyEvent(id, 'expired', scope);
           break;
-        case 'release':
-          row = await applyEvent(id, 'hold_ended', { merchantId });
+        case 'canceled':
+          row = await applyEvent(id, 'canceled', scope);
           break;
-        case 'revert':
-          row = await applyEvent(id, 'reverted', { merchantId, failReason: body.by === 'gateway' ? 'gateway_reverted' : 'user_reverted' });
+        case 'hold_ended':
+          row = await applyEvent(id, 'hold_ended', scope);
+          break;
+        case 'reverted':
+          row = await applyEvent(id, 'reverted', { ...scope, failReason: change.by === 'gateway' ? 'gateway_reverted' : 'user_reverted' });
           break;
       }
       return wire(row);

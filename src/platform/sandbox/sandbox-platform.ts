@@ -1,6 +1,8 @@
 // The sandbox adapter of the trading-platform port (DESIGN 6): a faithful simulator. Users and
 // their error conditions come from users.ts, inventories from the sandbox price book, bots and
-// offer IDs from the database (so several instances agree).
+// offer IDs from the database (so several instances agree). Offer changes (the user accepting,
+// declining…) are what the test helpers `simulate`: they go to the handler registered with
+// onOfferChange, exactly as a real adapter's platform events would.
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../domain/clock.js';
@@ -8,6 +10,8 @@ import type { Game } from '../../domain/games.js';
 import {
   PlatformUnavailableError,
   type Bot,
+  type OfferChange,
+  type OfferChangeHandler,
   type PlatformItem,
   type PlatformUser,
   type SentOffer,
@@ -24,8 +28,12 @@ export interface SandboxDeps {
   itemsFor(game: Game): readonly { name: string; phase?: string }[];
 }
 
-export function createSandboxPlatform(deps: SandboxDeps): TradingPlatform {
+/** The sandbox adapter: the port plus `simulate` (always present here). */
+export type SandboxPlatform = TradingPlatform & { simulate(change: OfferChange): Promise<unknown> };
+
+export function createSandboxPlatform(deps: SandboxDeps): SandboxPlatform {
   const { db, clock } = deps;
+  let offerChangeHandler: OfferChangeHandler | undefined;
 
   async function pickBot(seed: number): Promise<Bot> {
     const bots = await db.selectFrom('bots').select(['id', 'name', 'platform_id']).where('enabled', '=', true).orderBy('id').execute();
@@ -89,6 +97,16 @@ export function createSandboxPlatform(deps: SandboxDeps): TradingPlatform {
       const winner = await sent();
       if (!winner) throw new PlatformUnavailableError('the sandbox lost a purchase offer');
       return winner;
+    },
+
+    onOfferChange(handler: OfferChangeHandler): void {
+      offerChangeHandler = handler;
+    },
+
+    /** The test helpers' platform side: report the change now, answer what the handler answers. */
+    async simulate(change: OfferChange): Promise<unknown> {
+      if (!offerChangeHandler) throw new Error('sandbox platform: no offer change handler is registered');
+      return offerChangeHandler(change);
     },
   };
 }
