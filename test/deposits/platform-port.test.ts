@@ -157,3 +157,19 @@ describe('sandbox helper cancel (deposit)', () => {
     expect((await webhookEvents(gw, d.id)).map((e) => e.status)).toEqual(['canceled']);
   });
 });
+
+describe('partner 90000011 (trade link reset after the check) on a deposit', () => {
+  it('the inventory loads, the offer is refused: HTTP 200 failed service_unavailable', async () => {
+    const inv = await gw.merchant(m.api_key, 'POST', '/inventory', { game: 'csgo', partner: 90000011, token: 'abcdefgh' });
+    expect(inv.status).toBe(200);
+    const res = await gw.merchant(m.api_key, 'POST', '/create-deposit', {
+      merchant_tx_id: `revoked-${Date.now()}`,
+      game: 'csgo',
+      partner: 90000011,
+      token: 'abcdefgh',
+      asset_ids: [inv.body.data.items[0].id],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ status: 'failed', fail_reason: 'service_unavailable' });
+  });
+});

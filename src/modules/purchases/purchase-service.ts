@@ -23,7 +23,9 @@
 // Dispatch (job purchase_dispatch) is retry-safe: a marker (dispatch_attempts, dispatch_started_at)
 // is committed before every attempt, and the platform's sendPurchaseOffer must be idempotent per
 // purchaseId (the sandbox returns the offer it already sent), so a retry after "offer sent, but
-// recording it failed" adopts the first offer instead of sending a second. A purchase still pending
+// recording it failed" adopts the first offer instead of sending a second. When the platform call of
+// the last attempt times out, the purchase ends failed timeout_error (the platform was asked and
+// did not answer in time; any other last-attempt error is gateway_too_slow). A purchase still pending
 // long after every attempt should have ended (the worker died, the database failed the last
 // attempt's bookkeeping) is failed with gateway_too_slow and refunded by the pending watchdog
 // (job purchase_pending_watchdog); it never fails one while an attempt may be in flight.
@@ -391,7 +393,8 @@ export function createPurchaseService(deps: Deps) {
      * Job purchase_dispatch: send the offer. The platform's refusal to answer → failed
      * provider_unavailable; a refusal for the user's trade link → failed trade_url_error; other
      * errors (a timeout, a database error while recording) retry, and the last attempt gives up
-     * with gateway_too_slow. Either way the amount returns.
+     * with timeout_error when the platform call timed out (dispatchCallTimeoutMs), else
+     * gateway_too_slow. Either way the amount returns.
      *
      * Retry-safe: the attempt is recorded (guarded on pending, committed) before the platform is
      * called, and sendPurchaseOffer is idempotent per purchase, so a retry after "sent, but not
@@ -418,8 +421,11 @@ export function createPurchaseService(deps: Deps) {
         const reason: PurchaseFailReason | undefined =
           err instanceof PlatformUnavailableError ? 'provider_unavailable' : err instanceof PlatformUserError ? 'trade_url_error' : undefined;
         if (!reason && attempt.attempts < attempt.maxAttempts) throw err;
-        if (!reason) log.error({ err, purchaseId }, 'purchase dispatch failed on its last attempt');
-        await applyEvent(p.id, 'dispatch_failed', { failReason: reason ?? 'gateway_too_slow' }).catch(ignoreInvalidTransition);
+        // The last attempt: the platform was asked and did not answer in time → timeout_error;
+        // the attempt failed on our side → gateway_too_slow.
+        const last: PurchaseFailReason = reason ?? (err instanceof PlatformTimeoutError ? 'timeout_error' : 'gateway_too_slow');
+        if (!reason) log.error({ err, purchaseId, failReason: last }, 'purchase dispatch failed on its last attempt');
+        await applyEvent(p.id, 'dispatch_failed', { failReason: last }).catch(ignoreInvalidTransition);
         return;
       }
       try {

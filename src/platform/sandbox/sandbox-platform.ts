@@ -9,6 +9,7 @@ import type { Clock } from '../../domain/clock.js';
 import type { Game } from '../../domain/games.js';
 import {
   PlatformUnavailableError,
+  PlatformUserError,
   type Bot,
   type OfferChange,
   type OfferChangeHandler,
@@ -17,7 +18,7 @@ import {
   type SentOffer,
   type TradingPlatform,
 } from '../port.js';
-import { isUnavailablePartner, sandboxUser } from './users.js';
+import { isRevokedAfterCheckPartner, isSilentPurchasePartner, isUnavailablePartner, sandboxUser } from './users.js';
 import { sandboxInventory } from './inventory.js';
 
 export interface SandboxDeps {
@@ -66,6 +67,7 @@ export function createSandboxPlatform(deps: SandboxDeps): SandboxPlatform {
 
     async sendDepositOffer(req): Promise<SentOffer> {
       sandboxUser(req.partner, req.token);
+      if (isRevokedAfterCheckPartner(req.partner)) throw new PlatformUserError('trade_link_revoked');
       // Silence: the caller's DEPOSIT_TIMEOUT_MS decides (spec 4.5 rule 8).
       if (isUnavailablePartner(req.partner)) return new Promise<SentOffer>(() => {});
       return sendOffer(req.depositId);
@@ -75,6 +77,10 @@ export function createSandboxPlatform(deps: SandboxDeps): SandboxPlatform {
       sandboxUser(req.partner, req.token);
       // Purchases rely on this failing at once (fail_reason provider_unavailable).
       if (isUnavailablePartner(req.partner)) throw new PlatformUnavailableError('the trading platform did not answer');
+      // 90000011: the link was reset after the purchase was created (fail_reason trade_url_error).
+      if (isRevokedAfterCheckPartner(req.partner)) throw new PlatformUserError('trade_link_revoked');
+      // 90000012: never answers; the dispatch's call timeout decides (fail_reason timeout_error).
+      if (isSilentPurchasePartner(req.partner)) return new Promise<SentOffer>(() => {});
       // Idempotent per purchase (table sandbox_purchase_offers): a retried dispatch — the offer
       // went out but the gateway failed to record it — gets the offer already sent, never a second.
       const sent = async (): Promise<SentOffer | undefined> => {

@@ -1,8 +1,10 @@
 // Sandbox users (DESIGN 6): any partner >= 8 with an 8-character token is a valid user; the
-// magic partners 90000001..90000010 produce the platform's error conditions.
+// magic partners 90000001..90000012 produce the platform's error conditions.
 import { PlatformUnavailableError, PlatformUserError, platformIdOf, type PlatformUser, type UserErrorCode } from '../port.js';
 
-export const MAGIC_PARTNERS: Record<number, UserErrorCode | 'empty_inventory' | 'unavailable'> = {
+export type MagicCondition = UserErrorCode | 'empty_inventory' | 'unavailable' | 'revoked_after_check' | 'silent_purchase';
+
+export const MAGIC_PARTNERS: Record<number, MagicCondition> = {
   90000001: 'trade_link_invalid',
   90000002: 'trade_link_revoked',
   90000003: 'trade_banned',
@@ -13,21 +15,31 @@ export const MAGIC_PARTNERS: Record<number, UserErrorCode | 'empty_inventory' | 
   90000008: 'hold_and_permissions',
   90000009: 'empty_inventory',
   90000010: 'unavailable',
+  // The trade link checks out (and the inventory loads), but by the time an offer is sent the
+  // user has reset it: sending refuses with trade_link_revoked (a purchase → trade_url_error).
+  90000011: 'revoked_after_check',
+  // The trade link checks out, but a purchase offer is never answered (a purchase → timeout_error).
+  90000012: 'silent_purchase',
 };
+
+/** Conditions that show only when an offer is sent: the trade link itself checks out. */
+const SEND_TIME_CONDITIONS: readonly MagicCondition[] = ['empty_inventory', 'unavailable', 'revoked_after_check', 'silent_purchase'];
 
 export const EMPTY_INVENTORY_PARTNER = 90000009;
 export const UNAVAILABLE_PARTNER = 90000010;
+export const REVOKED_AFTER_CHECK_PARTNER = 90000011;
+export const SILENT_PURCHASE_PARTNER = 90000012;
 
 /**
- * Checks a trade link the way the platform would. The platform's silence (partner 90000010)
- * is not checked here: each operation decides how a non-answer shows (timeout, failed purchase).
+ * Checks a trade link the way the platform would. Conditions that show only when an offer is sent
+ * (90000010..90000012) are not checked here: each operation decides how they show.
  */
 export function sandboxUser(partner: number, token: string): PlatformUser {
   if (!Number.isInteger(partner) || partner < 8 || typeof token !== 'string' || token.length !== 8) {
     throw new PlatformUserError('trade_link_invalid');
   }
   const magic = MAGIC_PARTNERS[partner];
-  if (magic && magic !== 'empty_inventory' && magic !== 'unavailable') throw new PlatformUserError(magic);
+  if (magic && !SEND_TIME_CONDITIONS.includes(magic)) throw new PlatformUserError(magic as UserErrorCode);
   return {
     partner,
     token,
@@ -39,6 +51,16 @@ export function sandboxUser(partner: number, token: string): PlatformUser {
 
 export function isUnavailablePartner(partner: number): boolean {
   return partner === UNAVAILABLE_PARTNER;
+}
+
+/** 90000011: the trade link was reset after it was checked; sending an offer to it is refused. */
+export function isRevokedAfterCheckPartner(partner: number): boolean {
+  return partner === REVOKED_AFTER_CHECK_PARTNER;
+}
+
+/** 90000012: a purchase offer to this user is never answered. */
+export function isSilentPurchasePartner(partner: number): boolean {
+  return partner === SILENT_PURCHASE_PARTNER;
 }
 
 export { PlatformUnavailableError };
