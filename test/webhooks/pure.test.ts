@@ -132,11 +132,41 @@ describe('address classification (SSRF)', () => {
     ['2002:7f00:1::', '6to4 loopback'],
     ['[::1]', 'loopback'],
     ['not-an-ip', 'not an IP'],
+    // IPv4-translated (SIIT, ::ffff:0:0:0/96): judged by the embedded address
+    ['::ffff:0:7f00:1', 'IPv4-translated (SIIT) loopback'],
+    ['::ffff:0:10.0.0.1', 'IPv4-translated (SIIT) private'],
+    ['::ffff:0:169.254.169.254', 'IPv4-translated (SIIT) link-local'],
+    // local-use NAT64 (RFC 8215): refused whatever it embeds
+    ['64:ff9b:1::808:808', 'local-use NAT64'],
+    ['64:ff9b:1:ffff::1', 'local-use NAT64'],
+    // Teredo and the rest of 2001::/23
+    ['2001::1', 'Teredo'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'Teredo'],
+    ['2001:2::1', 'IETF protocol assignments'],
+    ['2001:10::1', 'IETF protocol assignments'],
+    // 6to4: judged by the embedded address
+    ['2002:a00:1::1', '6to4 private'],
+    ['2002:a9fe:a9fe::', '6to4 link-local'],
+    ['2002:c0a8:101::1', '6to4 private'],
+    ['3fff::1', 'documentation'],
   ])('%s is refused (%s)', (ip, why) => {
     expect(blockedAddressReason(ip)).toContain(why);
   });
 
-  it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2a00:1450:4001:81b::200e'])(
+  it.each([
+    '93.184.216.34',
+    '8.8.8.8',
+    '172.32.0.1',
+    '100.128.0.1',
+    '2606:4700:4700::1111',
+    '::ffff:8.8.8.8',
+    '2a00:1450:4001:81b::200e',
+    '::ffff:0:8.8.8.8', // SIIT of a public address
+    '64:ff9b::808:808', // well-known NAT64 of a public address
+    '2002:808:808::1', // 6to4 of a public address
+    '2001:200::1', // just past 2001::/23
+    '2001:4860:4860::8888',
+  ])(
     '%s is public',
     (ip) => {
       expect(blockedAddressReason(ip)).toBeNull();

@@ -84,27 +84,44 @@ function v6Reason(b: Uint8Array): string | null {
     const r = v4Reason(v4From(b, 12));
     return r ? `IPv4-mapped ${r}` : null;
   }
+  // SIIT IPv4-translated addresses (::ffff:0:a.b.c.d, RFC 2765 / 6145).
+  if (zeroUpTo(8) && b[8] === 0xff && b[9] === 0xff && b[10] === 0 && b[11] === 0) {
+    const r = v4Reason(v4From(b, 12));
+    return r ? `IPv4-translated (SIIT) ${r}` : null;
+  }
   if (zeroUpTo(12)) return 'IPv4-compatible (::/96, deprecated)';
   if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && b.slice(4, 12).every((x) => x === 0)) {
     const r = v4Reason(v4From(b, 12));
     return r ? `NAT64 ${r}` : null;
   }
+  // Local-use NAT64 (RFC 8215): translated by a private translator, to whatever it is configured for.
+  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && b[4] === 0x00 && b[5] === 0x01) {
+    return 'local-use NAT64 (64:ff9b:1::/48)';
+  }
+  // 6to4 (RFC 3056): the IPv4 address after 2002: is where the packets go.
   if (b[0] === 0x20 && b[1] === 0x02) {
     const r = v4Reason(v4From(b, 2));
     return r ? `6to4 ${r}` : null;
   }
+  // Teredo (RFC 4380): tunnels to an IPv4 server and an obfuscated IPv4 client; never a webhook host.
+  if (b[0] === 0x20 && b[1] === 0x01 && b[2] === 0x00 && b[3] === 0x00) return 'Teredo (2001::/32)';
+  // The rest of 2001::/23: benchmarking, ORCHID and other protocol assignments.
+  if (b[0] === 0x20 && b[1] === 0x01 && b[2]! < 0x02) return 'IETF protocol assignments (2001::/23)';
   if ((b[0]! & 0xfe) === 0xfc) return 'unique local (fc00::/7)';
   if (b[0] === 0xfe && (b[1]! & 0xc0) === 0x80) return 'link-local (fe80::/10)';
   if (b[0] === 0xfe && (b[1]! & 0xc0) === 0xc0) return 'site-local (fec0::/10)';
   if (b[0] === 0xff) return 'multicast (ff00::/8)';
   if (b[0] === 0x20 && b[1] === 0x01 && b[2] === 0x0d && b[3] === 0xb8) return 'documentation (2001:db8::/32)';
+  if (b[0] === 0x3f && b[1] === 0xff && (b[2]! & 0xf0) === 0x00) return 'documentation (3fff::/20)';
   if (b[0] === 0x01 && b.slice(1, 8).every((x) => x === 0)) return 'discard-only (100::/64)';
   return null;
 }
 
 /**
  * Why `ip` may not be a webhook target (loopback, private, link-local/metadata, CGNAT, multicast,
- * reserved, or an IPv6 form wrapping one of those), or null when it is a public address.
+ * reserved, or an IPv6 form wrapping one of those: IPv4-mapped, SIIT-translated, NAT64 64:ff9b::/96
+ * and 6to4 are judged by the IPv4 address they carry; local-use NAT64 64:ff9b:1::/48, Teredo and
+ * the rest of 2001::/23 are refused outright), or null when it is a public address.
  * Something that is not an IP literal is refused too.
  */
 export function blockedAddressReason(ip: string): string | null {
