@@ -22,6 +22,12 @@ export interface Config {
   webhookRetrySchedule: number[];
   webhookTimeoutMs: number;
   webhookAllowPrivate: boolean;
+  /** Added to WEBHOOK_TIMEOUT_MS: how long an attempt may stay unsettled before it is presumed lost. */
+  webhookLeaseMarginMs: number;
+  /** How often stalled webhook events (lost attempt, lost job) are looked for. */
+  webhookSweepIntervalMs: number;
+  /** Delivered webhook events (and their attempts) older than this are deleted; 0 keeps them forever. */
+  webhookRetentionDays: number;
   priceRefreshSeconds: number;
   priceBookSource: string | undefined;
   sandboxCatalogueSize: number;
@@ -102,6 +108,9 @@ export function loadConfig(env: Env = process.env): Config {
     webhookRetrySchedule: parseRetrySchedule(env.WEBHOOK_RETRY_SCHEDULE || '0,5,300,1800,7200,18000,36000,36000'),
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 15000, 1),
     webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', platform === 'sandbox'),
+    webhookLeaseMarginMs: int(env, 'WEBHOOK_LEASE_MARGIN_MS', 30000, 0),
+    webhookSweepIntervalMs: int(env, 'WEBHOOK_SWEEP_INTERVAL_MS', 60000, 100),
+    webhookRetentionDays: int(env, 'WEBHOOK_RETENTION_DAYS', 30, 0, 36500),
     priceRefreshSeconds: int(env, 'PRICE_REFRESH_SECONDS', 600, 1),
     priceBookSource: env.PRICE_BOOK || undefined,
     sandboxCatalogueSize: int(env, 'SANDBOX_CATALOGUE_SIZE', 5000, 0),

@@ -1,6 +1,7 @@
 // Feature start-up hooks (price book load, sandbox seed…), run once per instance before serving.
 import type { AppContext } from '../context.js';
 import { catalogueStartup } from './catalogue/catalogue-tasks.js';
+import { webhookStartup } from './webhooks/webhook-tasks.js';
 
 export type StartupHook = (ctx: AppContext) => Promise<void>;
 
@@ -9,4 +10,6 @@ export const featureStartups: StartupHook[] = [
   (ctx) => ctx.pricing.start(),
   // After the price book: the sandbox catalogue seed is drawn from it.
   catalogueStartup,
+  // Webhook sweeper (lost attempts) and retention jobs.
+  webhookStartup,
 ];

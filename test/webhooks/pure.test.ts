@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { buildWebhookBody, legacySign, MAX_WEBHOOK_BODY_BYTES, standardSignature, standardWebhookKey, WebhookPayloadError } from '../../src/modules/webhooks/signing.js';
 import { isAcknowledged, MAX_RETRY_AFTER_SECONDS, nextRetry, parseRetryAfter, withJitter } from '../../src/modules/webhooks/schedule.js';
 import { blockedAddressReason } from '../../src/modules/webhooks/ip-policy.js';
-import { resolveTarget, TargetRefusedError } from '../../src/modules/webhooks/target.js';
+import { assertWebhookTarget, resolveTarget, TargetLookupTimeoutError, TargetRefusedError } from '../../src/modules/webhooks/target.js';
 
 const secret = 'whsec_' + crypto.randomBytes(32).toString('base64url');
 
@@ -191,5 +191,35 @@ describe('address classification (SSRF)', () => {
         throw Object.assign(new Error('nope'), { code: 'ENOTFOUND' });
       }),
     ).rejects.toThrow(/does not resolve/);
+  });
+});
+
+describe('name lookups have a deadline', () => {
+  const slow = (ms: number) => () => new Promise<{ address: string; family: 4 }[]>((r) => setTimeout(() => r([{ address: '93.184.216.34', family: 4 }]), ms));
+
+  it('resolveTarget gives up on a lookup slower than timeoutMs (a refusal), and waits for a fast one', async () => {
+    const started = Date.now();
+    const err = await resolveTarget('https://slow.example/x', false, { lookup: slow(2000), timeoutMs: 100 }).catch((e: unknown) => e);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(err).toBeInstanceOf(TargetLookupTimeoutError);
+    expect(err).toBeInstanceOf(TargetRefusedError);
+    expect((err as TargetLookupTimeoutError).host).toBe('slow.example');
+    await expect(resolveTarget('https://slow.example/x', false, { lookup: slow(10), timeoutMs: 1000 })).resolves.toEqual([{ address: '93.184.216.34', family: 4 }]);
+    // an IP literal is not looked up at all
+    await expect(resolveTarget('https://93.184.216.34/x', false, { lookup: slow(2000), timeoutMs: 1 })).resolves.toHaveLength(1);
+  });
+
+  it('assertWebhookTarget (result_url at request time) refuses a host that does not resolve in time, with a clear message', async () => {
+    const started = Date.now();
+    await expect(assertWebhookTarget('https://slow.example/cb', false, 'result_url', { lookup: slow(3000), timeoutMs: 150 })).rejects.toMatchObject({
+      statusCode: 400,
+      data: [{ field: 'result_url', code: 'url', message: 'result_url host could not be resolved in time' }],
+    });
+    expect(Date.now() - started).toBeLessThan(1500);
+    await expect(assertWebhookTarget('https://fast.example/cb', false, 'result_url', { lookup: slow(5), timeoutMs: 1000 })).resolves.toBeUndefined();
+    // the resolved address is still vetted
+    await expect(
+      assertWebhookTarget('https://inside.example/cb', false, 'result_url', { lookup: async () => [{ address: '10.0.0.1', family: 4 }] }),
+    ).rejects.toMatchObject({ data: [{ field: 'result_url', code: 'url' }] });
   });
 });

@@ -12,7 +12,17 @@ export interface Received {
   at: number;
 }
 
-export type Reply = { status: number; headers?: Record<string, string>; body?: string } | 'hang';
+export type Reply =
+  | {
+      status: number;
+      headers?: Record<string, string>;
+      body?: string;
+      /** Answer only once this settles (an attempt held in flight). */
+      until?: Promise<unknown>;
+      /** Send the headers and `body` (default "partial"), then never end the response. */
+      neverEnd?: boolean;
+    }
+  | 'hang';
 
 export interface Receiver {
   port: number;
@@ -44,8 +54,12 @@ export async function startReceiver(port = 0, respond?: Receiver['respond']): Pr
       received.push(r);
       const reply = rx.respond(r, n);
       if (reply === 'hang') return; // never answer: the sender must time out
-      res.writeHead(reply.status, { 'content-type': 'text/plain', ...(reply.headers ?? {}) });
-      res.end(reply.body ?? 'ok');
+      void (async () => {
+        if (reply.until) await reply.until.catch(() => {});
+        res.writeHead(reply.status, { 'content-type': 'text/plain', ...(reply.headers ?? {}) });
+        if (reply.neverEnd) res.write(reply.body ?? 'partial'); // headers and a first chunk, no end
+        else res.end(reply.body ?? 'ok');
+      })();
     });
   });
   server.on('connection', (s) => {

@@ -17,6 +17,13 @@ create table webhook_events (
   max_attempts integer,
   -- when the next attempt is due (null: now); the job's run_at mirrors it
   next_attempt_at timestamptz,
+  -- set while an attempt is in flight (claimed, not yet settled): claim time + WEBHOOK_TIMEOUT_MS +
+  -- WEBHOOK_LEASE_MARGIN_MS. Past it the attempt is presumed lost (the worker died): the sweeper
+  -- re-queues the event and the attempt is recorded as interrupted.
+  lease_until timestamptz,
+  -- bumped by every redelivery: an attempt that was in flight when it happened sees the change when
+  -- it settles and leaves the event pending for the requested attempt instead of closing it
+  redeliver_generation integer not null default 0,
   last_attempt_at timestamptz,
   last_status_code integer,
   last_error text,
@@ -27,6 +34,12 @@ create index webhook_events_merchant_idx on webhook_events (merchant_id, id desc
 create index webhook_events_record_idx on webhook_events (kind, record_id, id);
 -- the ordering check ("is an earlier event of this record still pending?") reads only pending rows
 create index webhook_events_pending_idx on webhook_events (kind, record_id, id) where state = 'pending';
+-- the sweeper: attempts whose lease ran out, and pending events overdue without an attempt in flight
+create index webhook_events_lease_idx on webhook_events (lease_until) where state = 'pending' and lease_until is not null;
+create index webhook_events_overdue_idx on webhook_events ((coalesce(next_attempt_at, created_at)))
+  where state = 'pending' and lease_until is null;
+-- retention: delivered events older than WEBHOOK_RETENTION_DAYS are pruned
+create index webhook_events_delivered_idx on webhook_events (delivered_at) where state = 'delivered';
 
 -- One row per HTTP attempt (or refused attempt): the delivery log operators read.
 create table webhook_attempts (

@@ -1,6 +1,9 @@
 // One HTTP attempt: POST the body to the target, connecting only to pre-vetted addresses
 // (a custom `lookup` answers from them, so DNS is not asked again and cannot be rebound),
 // no redirects, a hard deadline for the whole exchange, and at most a small excerpt of the answer.
+// The outcome is the status code, known as soon as the response headers arrive: a receiver that
+// answers 2xx and then never finishes its body has acknowledged (the excerpt is what arrived by the
+// deadline).
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
@@ -13,7 +16,10 @@ export interface SendInput {
   body: string;
   headers: Record<string, string>;
   addresses: ResolvedAddress[];
+  /** Deadline of the whole attempt, counted from `startedAt` (the name lookup before it included). */
   timeoutMs: number;
+  /** performance.now() when the attempt began; defaults to now. Latency is measured from it too. */
+  startedAt?: number;
 }
 
 export interface SendResult {
@@ -24,6 +30,10 @@ export interface SendResult {
   latencyMs: number;
 }
 
+function excerptOf(chunks: Buffer[], size: number): string | null {
+  return size ? Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8') : null;
+}
+
 function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
   return ((_host: string, opts: { all?: boolean } | number | undefined, cb: (...args: unknown[]) => void) => {
     if (typeof opts === 'object' && opts?.all) cb(null, addresses.map((a) => ({ address: a.address, family: a.family })));
@@ -32,7 +42,7 @@ function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
 }
 
 export function sendWebhook(input: SendInput): Promise<SendResult> {
-  const started = performance.now();
+  const started = input.startedAt ?? performance.now();
   const url = new URL(input.url);
   const mod = url.protocol === 'https:' ? https : http;
   return new Promise<SendResult>((resolve) => {
@@ -55,14 +65,16 @@ export function sendWebhook(input: SendInput): Promise<SendResult> {
         agent: false, // a fresh connection per attempt: no pooled socket to a previously vetted address
       },
       (res) => {
+        // Headers are in: the status code decides the attempt. The body is read only for the
+        // excerpt, until it ends, 1 KiB has arrived, or the deadline.
         const chunks: Buffer[] = [];
         let size = 0;
         const done = () => {
-          const excerpt = size ? Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8') : null;
-          finish({ statusCode: res.statusCode ?? null, headers: res.headers, excerpt, error: null });
+          finish({ statusCode: res.statusCode ?? null, headers: res.headers, excerpt: excerptOf(chunks, size), error: null });
           res.destroy();
           req.destroy();
         };
+        onDeadline = done;
         res.on('data', (c: Buffer) => {
           chunks.push(c);
           size += c.length;
@@ -73,10 +85,15 @@ export function sendWebhook(input: SendInput): Promise<SendResult> {
         res.on('close', done);
       },
     );
-    const timer = setTimeout(() => {
-      finish({ statusCode: null, headers: {}, excerpt: null, error: `timeout after ${input.timeoutMs} ms` });
-      req.destroy();
-    }, input.timeoutMs);
+    let onDeadline: (() => void) | undefined;
+    const timer = setTimeout(
+      () => {
+        if (onDeadline) return onDeadline(); // the answer is known; its body is just slow
+        finish({ statusCode: null, headers: {}, excerpt: null, error: `timeout after ${input.timeoutMs} ms` });
+        req.destroy();
+      },
+      Math.max(0, started + input.timeoutMs - performance.now()),
+    );
     req.on('error', (err: NodeJS.ErrnoException) => {
       finish({ statusCode: null, headers: {}, excerpt: null, error: err.code ? `${err.code}: ${err.message}` : err.message });
     });

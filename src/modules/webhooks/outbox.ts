@@ -36,8 +36,8 @@ export async function enqueueWebhook(trx: Trx, event: WebhookEventInput): Promis
     })
     .returning('id')
     .executeTakeFirstOrThrow();
-  // One named queue per record keeps its events in order (a completed never overtakes its hold);
-  // the delivery handler also holds an event back while an earlier one of its record is pending.
-  await scheduleDelivery(trx, { id: row.id, kind: event.kind, record_id: event.recordId });
+  // One keyed job per event. The order of a record's events (a completed never overtakes its hold)
+  // is kept by the delivery: an event is not claimed while an earlier one of its record is pending.
+  await scheduleDelivery(trx, { id: row.id });
   return row.id;
 }

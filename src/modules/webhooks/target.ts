@@ -14,22 +14,61 @@ export interface ResolvedAddress {
 
 export class TargetRefusedError extends Error {}
 
+/** The name did not resolve before the deadline (a refusal too: nothing was vetted). */
+export class TargetLookupTimeoutError extends TargetRefusedError {
+  constructor(
+    readonly host: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`host ${host} did not resolve within ${timeoutMs} ms`);
+  }
+}
+
+/** How long a URL being set (webhook_url, result_url) may take to resolve: min(WEBHOOK_TIMEOUT_MS, 5 s). */
+export const REQUEST_LOOKUP_TIMEOUT_MS = 5_000;
+
 /** The URL host without IPv6 brackets. */
 function hostOf(url: URL): string {
   return url.hostname.replace(/^\[|\]$/g, '');
 }
 
-type Lookup = (host: string) => Promise<ResolvedAddress[]>;
+/** Name → addresses. The system resolver by default; tests pass a stub (a slow one, a rebinding one). */
+export type Lookup = (host: string) => Promise<ResolvedAddress[]>;
 
-const systemLookup: Lookup = async (host) =>
+export const systemLookup: Lookup = async (host) =>
   (await dns.lookup(host, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
+
+export interface ResolveOptions {
+  lookup?: Lookup;
+  /** Deadline of the name lookup (none when omitted). dns.lookup cannot be cancelled: it is abandoned. */
+  timeoutMs?: number;
+}
+
+function withDeadline(lookup: Lookup, host: string, timeoutMs: number | undefined): Promise<ResolvedAddress[]> {
+  const pending = lookup(host);
+  if (timeoutMs === undefined) return pending;
+  return new Promise<ResolvedAddress[]>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new TargetLookupTimeoutError(host, timeoutMs)), Math.max(0, timeoutMs));
+    pending.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
+}
 
 /**
  * The addresses a delivery may connect to. With allowPrivate every resolved address is fine;
  * otherwise one blocked address refuses the whole target (a name that resolves to both a public
  * and a private address is a rebinding attempt, not a misconfiguration).
  */
-export async function resolveTarget(rawUrl: string, allowPrivate: boolean, lookup: Lookup = systemLookup): Promise<ResolvedAddress[]> {
+export async function resolveTarget(rawUrl: string, allowPrivate: boolean, opts: ResolveOptions | Lookup = {}): Promise<ResolvedAddress[]> {
+  const { lookup = systemLookup, timeoutMs } = typeof opts === 'function' ? { lookup: opts } : opts;
   if (!isHttpUrl(rawUrl)) throw new TargetRefusedError('not a valid http(s) URL');
   const url = new URL(rawUrl);
   const host = hostOf(url);
@@ -38,8 +77,9 @@ export async function resolveTarget(rawUrl: string, allowPrivate: boolean, looku
     addresses = [{ address: host, family: net.isIP(host) === 6 ? 6 : 4 }];
   } else {
     try {
-      addresses = await lookup(host);
+      addresses = await withDeadline(lookup, host, timeoutMs);
     } catch (err) {
+      if (err instanceof TargetRefusedError) throw err;
       throw new TargetRefusedError(`host ${host} does not resolve (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
     }
     if (addresses.length === 0) throw new TargetRefusedError(`host ${host} does not resolve`);
@@ -53,14 +93,20 @@ export async function resolveTarget(rawUrl: string, allowPrivate: boolean, looku
   return addresses;
 }
 
-/** Throws a 400 validation error on `field` when the URL may not be used as a webhook target. */
-export async function assertWebhookTarget(url: string, allowPrivate: boolean, field: string): Promise<void> {
+/**
+ * Throws a 400 validation error on `field` when the URL may not be used as a webhook target. The
+ * name lookup has a deadline (REQUEST_LOOKUP_TIMEOUT_MS unless given): a host that does not
+ * resolve in time is refused ("<field> host could not be resolved in time") rather than holding
+ * the request.
+ */
+export async function assertWebhookTarget(url: string, allowPrivate: boolean, field: string, opts: ResolveOptions = {}): Promise<void> {
   if (!isHttpUrl(url)) throw domainError(field, 'url', `${field} must be a valid http(s) URL`);
   // In sandbox mode (allowPrivate) targets are not resolved at all: test hosts need not exist.
   if (allowPrivate) return;
   try {
-    await resolveTarget(url, false);
+    await resolveTarget(url, false, { lookup: opts.lookup, timeoutMs: opts.timeoutMs ?? REQUEST_LOOKUP_TIMEOUT_MS });
   } catch (err) {
+    if (err instanceof TargetLookupTimeoutError) throw domainError(field, 'url', `${field} host could not be resolved in time`);
     if (err instanceof TargetRefusedError) throw domainError(field, 'url', `${field} is not an allowed webhook target: ${err.message}`);
     throw err;
   }

@@ -48,51 +48,140 @@ export async function isDue(db: Db | Trx, id: number): Promise<boolean> {
   return r.rows[0]?.due ?? false;
 }
 
+/** Whether an attempt of the event is in flight: none, still within its lease, or lease run out (lost). */
+export async function leaseState(db: Db | Trx, id: number): Promise<{ state: 'none' | 'active' | 'expired'; until: Date | null }> {
+  const r = await sql<{ until: Date | null; expired: boolean | null }>`
+    select lease_until as until, lease_until <= now() as expired from webhook_events where id = ${id}`.execute(db);
+  const row = r.rows[0];
+  if (!row || row.until === null) return { state: 'none', until: null };
+  return { state: row.expired ? 'expired' : 'active', until: new Date(row.until) };
+}
+
 /**
- * Claims attempt number `attempts + 1`: succeeds for one caller only (compare-and-set on the
- * counter), so two runners that both picked the event cannot both send the same attempt.
+ * Claims attempt number `attempts + 1` and leases the event for `leaseMs`. Succeeds for one caller
+ * only (compare-and-set on the counter), so two runners that both picked the event cannot both
+ * send the same attempt; refused while another attempt is in flight (lease set) and while an
+ * earlier event of the same record is pending: the per-record order is decided here, in the same
+ * statement that takes the attempt, not by the job queue.
  */
-export async function claimAttempt(db: Db | Trx, id: number, seenAttempts: number): Promise<WebhookEventRow | undefined> {
+export async function claimAttempt(db: Db | Trx, id: number, seenAttempts: number, leaseMs: number): Promise<WebhookEventRow | undefined> {
   return db
-    .updateTable('webhook_events')
-    .set({ attempts: sql`attempts + 1` as never, last_attempt_at: sql`now()` as never, next_attempt_at: null })
-    .where('id', '=', id)
-    .where('state', '=', 'pending')
-    .where('attempts', '=', seenAttempts)
+    .updateTable('webhook_events as e')
+    .set({
+      attempts: sql`e.attempts + 1` as never,
+      last_attempt_at: sql`now()` as never,
+      next_attempt_at: null,
+      lease_until: sql`now() + make_interval(secs => ${leaseMs / 1000}::double precision)` as never,
+    })
+    .where('e.id', '=', id)
+    .where('e.state', '=', 'pending')
+    .where('e.attempts', '=', seenAttempts)
+    .where('e.lease_until', 'is', null)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('webhook_events as p')
+            .select('p.id')
+            .whereRef('p.kind', '=', 'e.kind')
+            .whereRef('p.record_id', '=', 'e.record_id')
+            .where('p.state', '=', 'pending')
+            .whereRef('p.id', '<', 'e.id'),
+        ),
+      ),
+    )
     .returningAll()
     .executeTakeFirst();
+}
+
+/** The event row, locked for the rest of the transaction (settle and redeliver serialise on it). */
+export function lockEvent(trx: Trx, id: number): Promise<WebhookEventRow | undefined> {
+  return trx.selectFrom('webhook_events').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
 export async function insertAttempt(
   trx: Trx,
   a: { event_id: number; attempt: number; target_url: string; status_code: number | null; latency_ms: number; error: string | null; response_excerpt: string | null },
-): Promise<void> {
-  await trx.insertInto('webhook_attempts').values(a).onConflict((oc) => oc.columns(['event_id', 'attempt']).doNothing()).execute();
+): Promise<boolean> {
+  const r = await trx
+    .insertInto('webhook_attempts')
+    .values(a)
+    .onConflict((oc) => oc.columns(['event_id', 'attempt']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return r !== undefined;
 }
 
+/** Closes the attempt in flight (lease cleared) and sets the outcome; delivered_at is set on a 2xx. */
 export async function settleEvent(
   trx: Trx,
   id: number,
-  fields: { state: WebhookState; next_attempt_at: Date | null; last_status_code: number | null; last_error: string | null },
+  fields: { state: WebhookState; next_attempt_at: Date | null; last_status_code: number | null; last_error: string | null; acknowledged: boolean },
 ): Promise<WebhookEventRow | undefined> {
+  const { acknowledged, ...rest } = fields;
   return trx
     .updateTable('webhook_events')
     .set({
-      ...fields,
-      delivered_at: fields.state === 'delivered' ? (sql`now()` as never) : undefined,
+      ...rest,
+      lease_until: null,
+      delivered_at: acknowledged ? (sql`now()` as never) : undefined,
     })
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirst();
 }
 
+/** Pending again for `maxAttempts`, due now; the generation tells an attempt in flight that this happened. */
 export async function reopenEvent(trx: Trx, id: number, maxAttempts: number): Promise<WebhookEventRow | undefined> {
   return trx
     .updateTable('webhook_events')
-    .set({ state: 'pending', max_attempts: maxAttempts, next_attempt_at: null })
+    .set({
+      state: 'pending',
+      max_attempts: maxAttempts,
+      next_attempt_at: null,
+      redeliver_generation: sql`redeliver_generation + 1` as never,
+    })
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirst();
+}
+
+/**
+ * Pending events that nothing will move: an attempt whose lease ran out (the worker died during
+ * it), or no attempt in flight and overdue by more than a lease, and in both cases no live delivery
+ * job (a waiting runnable one, or one locked less than a lease ago).
+ */
+export async function stalledEvents(db: Db | Trx, leaseMs: number, limit: number): Promise<number[]> {
+  const lease = sql`make_interval(secs => ${leaseMs / 1000}::double precision)`;
+  // Two index range scans (webhook_events_lease_idx, webhook_events_overdue_idx), oldest first; the
+  // job check is applied before the limit, so events that do have a job never hide those that do not.
+  const noLiveJob = sql`not exists (
+         select 1 from graphile_worker.jobs j
+          where j.key = 'webhook_event:' || e.id
+            and ((j.locked_at is null and j.attempts < j.max_attempts) or j.locked_at > now() - ${lease}))`;
+  const r = await sql<{ id: number }>`
+    select id from (
+        (select e.id from webhook_events e
+          where e.state = 'pending' and e.lease_until is not null and e.lease_until <= now() and ${noLiveJob}
+          order by e.lease_until limit ${limit})
+        union all
+        (select e.id from webhook_events e
+          where e.state = 'pending' and e.lease_until is null
+            and coalesce(e.next_attempt_at, e.created_at) < now() - ${lease} and ${noLiveJob}
+          order by coalesce(e.next_attempt_at, e.created_at) limit ${limit})
+      ) stalled
+     order by id
+     limit ${limit}`.execute(db);
+  return r.rows.map((x) => Number(x.id));
+}
+
+/** Deletes up to `limit` delivered events (attempts cascade) delivered more than `days` ago; returns how many. */
+export async function pruneDelivered(db: Db | Trx, days: number, limit: number): Promise<number> {
+  const r = await sql`
+    delete from webhook_events where id in (
+      select id from webhook_events
+       where state = 'delivered' and delivered_at < now() - make_interval(days => ${days}::int)
+       order by delivered_at limit ${limit})`.execute(db);
+  return Number(r.numAffectedRows ?? 0);
 }
 
 export function listEvents(

@@ -1,7 +1,14 @@
-// Job handler registration: `webhook_deliver` {event_id} → one delivery attempt (see webhook-service).
+// Job handlers: `webhook_deliver` {event_id} → one delivery attempt (see webhook-service);
+// `webhook_sweep` (every WEBHOOK_SWEEP_INTERVAL_MS) re-queues events whose attempt was lost or that
+// have no job; `webhook_prune` (hourly) deletes delivered events past WEBHOOK_RETENTION_DAYS.
+// The two maintenance jobs are one keyed job each for all instances, rescheduled by themselves
+// (first thing, so a failing run does not end the chain) and by every instance's start-up.
 import type { TaskList } from 'graphile-worker';
 import type { AppContext } from '../../context.js';
-import { WEBHOOK_DELIVER_TASK } from './webhook-jobs.js';
+import { scheduleMaintenance, WEBHOOK_DELIVER_TASK, WEBHOOK_PRUNE_EVERY_MS, WEBHOOK_PRUNE_TASK, WEBHOOK_SWEEP_TASK } from './webhook-jobs.js';
+
+const nextSweep = (ctx: AppContext) => new Date(Date.now() + ctx.config.webhookSweepIntervalMs);
+const nextPrune = () => new Date(Date.now() + WEBHOOK_PRUNE_EVERY_MS);
 
 export const webhookTasks = (ctx: AppContext): TaskList => ({
   [WEBHOOK_DELIVER_TASK]: async (payload) => {
@@ -9,4 +16,19 @@ export const webhookTasks = (ctx: AppContext): TaskList => ({
     if (!Number.isSafeInteger(eventId) || eventId <= 0) return; // malformed job: nothing to deliver
     await ctx.webhooks.deliver(eventId);
   },
+  [WEBHOOK_SWEEP_TASK]: async () => {
+    await scheduleMaintenance(ctx.db, WEBHOOK_SWEEP_TASK, nextSweep(ctx));
+    await ctx.webhooks.sweep();
+  },
+  [WEBHOOK_PRUNE_TASK]: async () => {
+    await scheduleMaintenance(ctx.db, WEBHOOK_PRUNE_TASK, nextPrune());
+    const n = await ctx.webhooks.prune();
+    if (n > 0) ctx.log.info({ pruned: n, retentionDays: ctx.config.webhookRetentionDays }, 'delivered webhook events pruned');
+  },
 });
+
+/** Start-up: make sure both maintenance jobs are scheduled (a waiting one keeps its time). */
+export async function webhookStartup(ctx: AppContext): Promise<void> {
+  await scheduleMaintenance(ctx.db, WEBHOOK_SWEEP_TASK, new Date());
+  await scheduleMaintenance(ctx.db, WEBHOOK_PRUNE_TASK, new Date());
+}

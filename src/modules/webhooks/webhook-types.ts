@@ -16,6 +16,10 @@ export interface WebhookEventsTable {
   attempts: Generated<number>;
   max_attempts: number | null;
   next_attempt_at: Timestamp | null;
+  /** Set while an attempt is in flight; past it the attempt is presumed lost (see the sweeper). */
+  lease_until: Timestamp | null;
+  /** Bumped by each redelivery (an in-flight attempt then leaves the event pending when it settles). */
+  redeliver_generation: Generated<number>;
   last_attempt_at: Timestamp | null;
   last_status_code: number | null;
   last_error: string | null;

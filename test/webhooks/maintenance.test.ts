@@ -1,0 +1,173 @@
+// Webhook machinery driven by hand (no job worker running): the ordering claim, the sweeper's
+// choice of events, the per-attempt deadline covering the name lookup, retention pruning.
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../helpers.js';
+import { enqueueWebhook } from '../../src/modules/webhooks/outbox.js';
+import * as repo from '../../src/modules/webhooks/webhook-repo.js';
+import { createWebhookService } from '../../src/modules/webhooks/webhook-service.js';
+import { webhookTasks } from '../../src/modules/webhooks/webhook-tasks.js';
+import { WEBHOOK_PRUNE_TASK, WEBHOOK_SWEEP_TASK } from '../../src/modules/webhooks/webhook-jobs.js';
+
+const ENV = { WEBHOOK_RETRY_SCHEDULE: '0,1,1', WEBHOOK_TIMEOUT_MS: '300', WEBHOOK_LEASE_MARGIN_MS: '200' };
+const LEASE_MS = 500;
+
+let gw: TestGateway;
+let m: Awaited<ReturnType<TestGateway['createMerchant']>>;
+let nextRecord = 9000;
+
+beforeAll(async () => {
+  gw = await startTestGateway(ENV, { worker: false });
+  m = await gw.createMerchant({ name: 'Maintenance', webhook_url: 'http://127.0.0.1:9/hook' });
+});
+afterAll(async () => gw?.stop());
+
+const payload = (id: number, status = 'completed') => ({ status, trade_id: id, trade_date: '2026-10-06T10:00:12.512Z', merchant_tx_id: `t-${id}`, amount: 1, amount_currency: 'usd' });
+
+async function emit(recordId: number, status = 'completed', resultUrl?: string) {
+  const id = await gw.ctx.db.transaction().execute((trx) =>
+    enqueueWebhook(trx, { merchantId: m.id, kind: 'deposit', recordId, status, resultUrl, payload: payload(recordId, status) }),
+  );
+  return id!;
+}
+
+const jobOf = async (eventId: number) =>
+  (await sql<{ run_at: Date; locked_at: Date | null }>`select run_at, locked_at from graphile_worker.jobs where key = ${`webhook_event:${eventId}`}`.execute(gw.ctx.db)).rows[0];
+const dropJob = (eventId: number) => sql`select graphile_worker.remove_job(${`webhook_event:${eventId}`})`.execute(gw.ctx.db);
+
+describe('per-record order is decided by the claim', () => {
+  it('a later event of a record cannot be claimed while an earlier one is pending; other records are unaffected', async () => {
+    const record = nextRecord++;
+    const hold = await emit(record, 'hold');
+    const completed = await emit(record, 'completed');
+    const other = await emit(nextRecord++, 'completed');
+    expect(await repo.claimAttempt(gw.ctx.db, completed, 0, LEASE_MS)).toBeUndefined();
+    expect((await repo.claimAttempt(gw.ctx.db, other, 0, LEASE_MS))?.attempts).toBe(1);
+    const claimed = await repo.claimAttempt(gw.ctx.db, hold, 0, LEASE_MS);
+    expect(claimed?.attempts).toBe(1);
+    // the same attempt is not claimed twice, and no second attempt while one is in flight
+    expect(await repo.claimAttempt(gw.ctx.db, hold, 0, LEASE_MS)).toBeUndefined();
+    expect(await repo.claimAttempt(gw.ctx.db, hold, 1, LEASE_MS)).toBeUndefined();
+    // the hold is settled: the completed goes
+    await gw.ctx.db.updateTable('webhook_events').set({ state: 'delivered', lease_until: null }).where('id', '=', hold).execute();
+    expect((await repo.claimAttempt(gw.ctx.db, completed, 0, LEASE_MS))?.attempts).toBe(1);
+    await gw.ctx.db.updateTable('webhook_events').set({ state: 'delivered', lease_until: null }).where('id', 'in', [completed, other]).execute();
+  });
+});
+
+describe('sweeper', () => {
+  it('re-queues an event whose attempt lease ran out, and one left without a job; not one with a live job or a lease in force', async () => {
+    const crashed = await emit(nextRecord++);
+    await repo.claimAttempt(gw.ctx.db, crashed, 0, LEASE_MS);
+    await dropJob(crashed); // the job of the dead worker, as far as this event is concerned
+    const inFlight = await emit(nextRecord++);
+    await repo.claimAttempt(gw.ctx.db, inFlight, 0, 60_000);
+    await dropJob(inFlight);
+    const orphan = await emit(nextRecord++);
+    await dropJob(orphan);
+    await gw.ctx.db.updateTable('webhook_events').set({ created_at: sql`now() - interval '1 minute'` as never }).where('id', '=', orphan).execute();
+    const waiting = await emit(nextRecord++); // has its job
+    await gw.ctx.db.updateTable('webhook_events').set({ created_at: sql`now() - interval '1 minute'` as never }).where('id', '=', waiting).execute();
+
+    await new Promise((r) => setTimeout(r, LEASE_MS + 100));
+    const fresh = await emit(nextRecord++);
+    await dropJob(fresh); // just created: not overdue yet (its job may still be on its way)
+    const swept = await gw.ctx.webhooks.sweep();
+    expect(swept).toEqual(expect.arrayContaining([crashed, orphan]));
+    for (const id of [inFlight, waiting, fresh]) expect(swept).not.toContain(id);
+    expect(await jobOf(crashed)).toBeDefined();
+    expect(await jobOf(orphan)).toBeDefined();
+    // collapsed: sweeping again adds nothing (a live job exists now)
+    const again = await gw.ctx.webhooks.sweep();
+    expect(again).not.toContain(crashed);
+    expect(again).not.toContain(orphan);
+
+    // the re-queued job settles the lost attempt as interrupted and schedules the retry
+    expect(await gw.ctx.webhooks.deliver(crashed)).toBe('pending');
+    const ev = await gw.ctx.webhooks.getDelivery(crashed);
+    expect(ev.attempts).toEqual([expect.objectContaining({ attempt: 1, status_code: null, error: expect.stringMatching(/^interrupted/) })]);
+    expect(ev.next_attempt_at).not.toBeNull();
+    expect(await jobOf(crashed)).toBeDefined();
+    // an attempt in flight is left alone: its job comes back at the end of the lease
+    expect(await gw.ctx.webhooks.deliver(inFlight)).toBe('skipped');
+    expect((await gw.ctx.webhooks.getDelivery(inFlight)).attempts).toHaveLength(0);
+    await gw.ctx.db.updateTable('webhook_events').set({ state: 'delivered', lease_until: null }).where('id', 'in', [crashed, inFlight, orphan, waiting, fresh]).execute();
+  });
+
+  it('start-up keeps one sweep job and one prune job scheduled', async () => {
+    const keys = (await sql<{ key: string }>`select key from graphile_worker.jobs where key in (${WEBHOOK_SWEEP_TASK}, ${WEBHOOK_PRUNE_TASK}) order by key`.execute(gw.ctx.db)).rows;
+    expect(keys.map((k) => k.key)).toEqual([WEBHOOK_PRUNE_TASK, WEBHOOK_SWEEP_TASK]);
+  });
+});
+
+describe('the attempt deadline covers the name lookup', () => {
+  it('a resolver slower than WEBHOOK_TIMEOUT_MS fails the attempt at the deadline, and it is retried', async () => {
+    let calls = 0;
+    const slow = (host: string) => {
+      calls++;
+      expect(host).toBe('slow-dns.example');
+      return new Promise<{ address: string; family: 4 }[]>((r) => setTimeout(() => r([{ address: '93.184.216.34', family: 4 }]), 3000));
+    };
+    const svc = createWebhookService(gw.ctx, { lookup: slow });
+    const id = await emit(nextRecord++, 'completed', 'http://slow-dns.example/hook');
+    const started = Date.now();
+    expect(await svc.deliver(id)).toBe('pending');
+    const took = Date.now() - started;
+    expect(took).toBeLessThan(2000);
+    expect(calls).toBe(1);
+    const ev = await svc.getDelivery(id);
+    expect(ev.attempts).toHaveLength(1);
+    expect(ev.attempts[0]).toMatchObject({ status_code: null, error: 'timeout after 300 ms (resolving slow-dns.example)' });
+    expect(ev.attempts[0]!.latency_ms).toBeGreaterThanOrEqual(250);
+    expect(ev.next_attempt_at).not.toBeNull();
+    await gw.ctx.db.updateTable('webhook_events').set({ state: 'delivered' }).where('id', '=', id).execute();
+  });
+});
+
+describe('retention', () => {
+  async function agedEvent(state: 'delivered' | 'exhausted' | 'pending', daysAgo: number) {
+    const id = await emit(nextRecord++);
+    await dropJob(id);
+    await gw.ctx.db
+      .updateTable('webhook_events')
+      .set({
+        state,
+        attempts: 1,
+        created_at: sql`now() - make_interval(days => ${daysAgo})` as never,
+        delivered_at: state === 'delivered' ? (sql`now() - make_interval(days => ${daysAgo})` as never) : null,
+      })
+      .where('id', '=', id)
+      .execute();
+    await gw.ctx.db.insertInto('webhook_attempts').values({ event_id: id, attempt: 1, target_url: 'http://127.0.0.1:9/hook', status_code: 200, latency_ms: 1, error: null, response_excerpt: 'ok' }).execute();
+    return id;
+  }
+  const exists = async (id: number) => !!(await repo.findEvent(gw.ctx.db, id));
+  const attemptCount = async (id: number) =>
+    Number((await gw.ctx.db.selectFrom('webhook_attempts').select((eb) => eb.fn.countAll().as('n')).where('event_id', '=', id).executeTakeFirstOrThrow()).n);
+
+  it('deletes delivered events older than WEBHOOK_RETENTION_DAYS (30) with their attempts; keeps recent, exhausted and pending ones', async () => {
+    expect(gw.ctx.config.webhookRetentionDays).toBe(30);
+    const old = await agedEvent('delivered', 31);
+    const older = await agedEvent('delivered', 400);
+    const recent = await agedEvent('delivered', 29);
+    const oldExhausted = await agedEvent('exhausted', 60);
+    const oldPending = await agedEvent('pending', 60);
+
+    // the job handler prunes, and puts itself back for the next hour
+    await webhookTasks(gw.ctx)[WEBHOOK_PRUNE_TASK]!({}, {} as never);
+    expect(await exists(old)).toBe(false);
+    expect(await exists(older)).toBe(false);
+    expect(await attemptCount(old)).toBe(0);
+    for (const id of [recent, oldExhausted, oldPending]) expect(await exists(id)).toBe(true);
+    expect(await attemptCount(recent)).toBe(1);
+    const next = (await sql<{ run_at: Date }>`select run_at from graphile_worker.jobs where key = ${WEBHOOK_PRUNE_TASK}`.execute(gw.ctx.db)).rows[0];
+    expect(next).toBeDefined();
+
+    // a shorter retention given explicitly; 0 keeps everything
+    expect(await gw.ctx.webhooks.prune(0)).toBe(0);
+    expect(await exists(recent)).toBe(true);
+    expect(await gw.ctx.webhooks.prune(7)).toBe(1);
+    expect(await exists(recent)).toBe(false);
+    await gw.ctx.db.updateTable('webhook_events').set({ state: 'delivered', delivered_at: sql`now()` as never }).where('id', '=', oldPending).execute();
+  });
+});
