@@ -23,8 +23,19 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
-export function request(url: string, opts: { method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<number> {
-  return new Promise((resolve, reject) => {
+export function request(url: string, opts: RequestOptions = {}): Promise<number> {
+  return requestJson(url, opts).then((r) => r.status);
+}
+
+interface RequestOptions {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: unknown;
+}
+
+/** One request; rejects on an error answer (a benchmark of error answers measures nothing). */
+export function requestJson(url: string, opts: RequestOptions = {}): Promise<{ status: number; body: any }> {
+  return new Promise<{ status: number; body: any }>((resolve, reject) => {
     const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
     const req = http.request(
       url,
@@ -34,12 +45,19 @@ export function request(url: string, opts: { method?: string; headers?: Record<s
         headers: { ...(body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}), ...opts.headers },
       },
       (res) => {
-        res.resume();
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           const status = res.statusCode ?? 0;
-          // A benchmark of error answers measures nothing: count them as errors.
-          if (status >= 400 && status !== 404) reject(new Error(`HTTP ${status} from ${url}`));
-          else resolve(status);
+          if (status >= 400 && status !== 404) return reject(new Error(`HTTP ${status} from ${url}`));
+          const text = Buffer.concat(chunks).toString('utf8');
+          let body: any;
+          try {
+            body = text ? JSON.parse(text) : undefined;
+          } catch {
+            body = text;
+          }
+          resolve({ status, body });
         });
       },
     );
