@@ -1,24 +1,21 @@
 // SQL of the redirect flow: the intent row (a `deposits` row with flow 'intent') and its lookup by
 // hosted token. Only this feature reads or writes deposits.hosted_token.
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { DepositsTable } from '../deposits/deposit-types.js';
 import type { DB } from '../../db/types.js';
 import { hostedDb } from '../hosted/hosted-types.js';
 
 type DbOrTrx = Kysely<DB> | Transaction<DB>;
 
-export interface NewIntent {
-  merchant_id: number;
-  merchant_tx_id: string;
-  game: string | null;
-  partner: number | null;
-  token: string | null;
+/** The intent's fields: a subset of the deposit row, named as the deposits table names them. */
+type IntentFields = Pick<
+  Selectable<DepositsTable>,
+  | 'merchant_id' | 'game' | 'partner' | 'token' | 'result_url' | 'success_url' | 'fail_url'
+  | 'custom_currency' | 'custom_currency_multiplier' | 'custom_currency_rate'
+> & { merchant_tx_id: string };
+
+export interface NewIntent extends IntentFields {
   platform_id: string | null;
-  result_url: string | null;
-  success_url: string | null;
-  fail_url: string | null;
-  custom_currency: string | null;
-  custom_currency_multiplier: number | null;
-  custom_currency_rate: number | null;
   hosted_token: string;
 }
 
@@ -31,20 +28,9 @@ export async function insertIntent(db: DbOrTrx, intent: NewIntent): Promise<{ id
     .executeTakeFirstOrThrow();
 }
 
-export interface IntentRow {
+export interface IntentRow extends IntentFields {
   id: number;
-  merchant_id: number;
-  merchant_tx_id: string;
   status: string;
-  game: string | null;
-  partner: number | null;
-  token: string | null;
-  result_url: string | null;
-  success_url: string | null;
-  fail_url: string | null;
-  custom_currency: string | null;
-  custom_currency_multiplier: number | null;
-  custom_currency_rate: number | null;
 }
 
 /** The intent behind a hosted token, or undefined. Only intents carry a token. */
