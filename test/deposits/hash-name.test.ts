@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { OffsetClock } from '../../src/domain/clock.js';
 import { startTestGateway, type TestGateway } from '../helpers.js';
 import { TOKEN, nextPartner, nextTx, expectBooksBalance, webhookEvents, payloadOf } from './deposit-helpers.js';
+import { MAGIC_USER_ERRORS } from '../fixtures.js';
 
 let gw: TestGateway;
 let m: any;
@@ -110,11 +111,7 @@ describe('POST /create-deposit-by-hash-name', () => {
 
   it('rule 1: the trade key first (magic partners → their code), the draft stays new', async () => {
     const q = await draft();
-    const cases: [number, string, string][] = [
-      [90000001, 'partner', 'trade_link_invalid'], [90000002, 'token', 'trade_link_revoked'], [90000003, 'partner', 'trade_banned'],
-      [90000004, 'partner', 'profile_private'], [90000005, 'partner', 'limited_account'], [90000006, 'partner', 'hold'],
-      [90000007, 'game', 'permissions'], [90000008, 'partner', 'hold_and_permissions'],
-    ];
+    const cases = MAGIC_USER_ERRORS.map(([partner, code, field]) => [partner, field, code] as const);
     for (const [partner, field, code] of cases) {
       const res = await commit(m.api_key, commitBody(q, { partner }));
       expect(res.status).toBe(400);

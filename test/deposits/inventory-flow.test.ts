@@ -6,6 +6,7 @@ import { OffsetClock } from '../../src/domain/clock.js';
 import { startTestGateway, type TestGateway } from '../helpers.js';
 import { PlatformUnavailableError } from '../../src/platform/port.js';
 import { TOKEN, inventory, nextPartner, nextTx, expectBooksBalance } from './deposit-helpers.js';
+import { MAGIC_USER_ERRORS } from '../fixtures.js';
 
 let gw: TestGateway;
 let m: any;
@@ -86,16 +87,7 @@ describe('POST /inventory', () => {
   });
 
   it('each magic partner gives its domain code first in data (400 validation error)', async () => {
-    const cases: [number, string, string][] = [
-      [90000001, 'trade_link_invalid', 'partner'],
-      [90000002, 'trade_link_revoked', 'token'],
-      [90000003, 'trade_banned', 'partner'],
-      [90000004, 'profile_private', 'partner'],
-      [90000005, 'limited_account', 'partner'],
-      [90000006, 'hold', 'partner'],
-      [90000007, 'permissions', 'game'],
-      [90000008, 'hold_and_permissions', 'partner'],
-    ];
+    const cases = MAGIC_USER_ERRORS;
     for (const [partner, code, field] of cases) {
       const res = await gw.merchant(m.api_key, 'POST', '/inventory', { game: 'csgo', partner, token: TOKEN });
       expect(res.status, code).toBe(400);

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../helpers.js';
 import { PlatformUnavailableError, USER_ERROR_FIELD, type UserErrorCode } from '../../src/platform/port.js';
+import { MAGIC_USER_ERRORS } from '../fixtures.js';
 
 let gw: TestGateway;
 let m: Awaited<ReturnType<TestGateway['createMerchant']>>;
@@ -267,16 +268,7 @@ describe('create-intent: duplicates (409 by the database constraint)', () => {
 });
 
 describe('create-intent: trade link checked with the platform (magic partners, spec 7.3)', () => {
-  const magic: [number, UserErrorCode][] = [
-    [90000001, 'trade_link_invalid'],
-    [90000002, 'trade_link_revoked'],
-    [90000003, 'trade_banned'],
-    [90000004, 'profile_private'],
-    [90000005, 'limited_account'],
-    [90000006, 'hold'],
-    [90000007, 'permissions'],
-    [90000008, 'hold_and_permissions'],
-  ];
+  const magic = MAGIC_USER_ERRORS.map(([partner, code]) => [partner, code as UserErrorCode] as const);
   for (const [partner, code] of magic) {
     it(`partner ${partner} → 400 validation error, ${code} first on field ${USER_ERROR_FIELD[code]}; nothing stored`, async () => {
       const id = txId();

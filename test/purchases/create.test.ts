@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startTestGateway, type TestGateway } from '../helpers.js';
+import { MAGIC_USER_ERRORS } from '../fixtures.js';
 
 let gw: TestGateway;
 let m: { id: number; api_key: string };
@@ -167,16 +168,7 @@ describe('POST /purchase: creation failures end failed with nothing taken', () =
 });
 
 describe('POST /purchase: refusals', () => {
-  const MAGIC: Array<[number, string, string]> = [
-    [90000001, 'trade_link_invalid', 'partner'],
-    [90000002, 'trade_link_revoked', 'token'],
-    [90000003, 'trade_banned', 'partner'],
-    [90000004, 'profile_private', 'partner'],
-    [90000005, 'limited_account', 'partner'],
-    [90000006, 'hold', 'partner'],
-    [90000007, 'permissions', 'game'],
-    [90000008, 'hold_and_permissions', 'partner'],
-  ];
+  const MAGIC = MAGIC_USER_ERRORS;
   it.each(MAGIC)('partner %i → 400 validation error with code %s first, nothing stored', async (partner, code, field) => {
     const l = (await liveListings())[0];
     const before = await balance();
