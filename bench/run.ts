@@ -2,6 +2,7 @@
 // PostgreSQL and is compared with baselines measured in the same run on the same machine:
 // a bare Fastify handler (HTTP floor) and a bare `pg` round trip (database floor).
 // The machine is noisy: read the ratios, not the absolute numbers.
+// BENCH_MS (default 3000), BENCH_CONCURRENCY (default 16), BENCH_ONLY (name filter).
 import http from 'node:http';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -120,8 +121,11 @@ async function main() {
     ...(await extraScenarios({ url: gw.url, apiKey: merchant.api_key, merchantId: merchant.id, ctx: gw.ctx })),
   ];
 
+  // BENCH_ONLY=<text>: run only the scenarios whose name contains it (the two baselines always run).
+  const only = process.env.BENCH_ONLY;
+  const selected = only ? scenarios.filter((s, i) => i < 2 || s.name.includes(only)) : scenarios;
   const rows = [];
-  for (const s of scenarios) {
+  for (const s of selected) {
     process.stderr.write(`running ${s.name}…\n`);
     rows.push(await measure(s));
   }
