@@ -36,36 +36,51 @@ export async function applyMovement(trx: Trx, m: LedgerMovement): Promise<ApplyR
   if (!Number.isSafeInteger(m.availableDelta) || !Number.isSafeInteger(m.holdDelta)) {
     throw new Error(`ledger deltas must be integer mills: ${m.key}`);
   }
-  // A retried job finds its key and stops before touching the balance.
-  const seen = await trx.selectFrom('ledger_entries').select('id').where('key', '=', m.key).executeTakeFirst();
-  if (seen) return { status: 'duplicate' };
+  // One round trip (this runs inside the caller's money transaction, usually while it holds the
+  // balance row lock until commit, so every extra round trip lengthens a per-merchant serial
+  // section). Within the statement, in order:
+  //  - seen: a retried job finds its key; the update below then matches nothing (a one-time
+  //    filter, evaluated before any row is touched) and the balance row is neither changed nor locked;
+  //  - upd: the guarded update takes the balance row lock, which serialises concurrent movements
+  //    of one merchant (READ COMMITTED re-checks the guard on the newest row version after waiting);
+  //  - ins: the key insert then sees any concurrent twin (ON CONFLICT waits for it to commit).
+  const r = await sql<{ seen_id: number | null; available: number | null; hold: number | null; entry_id: number | null }>`
+    with seen as (
+      select id from ledger_entries where key = ${m.key}
+    ), upd as (
+      update balances
+         set available = available + ${m.availableDelta}::bigint,
+             hold = hold + ${m.holdDelta}::bigint,
+             updated_at = now()
+       where merchant_id = ${m.merchantId}::bigint
+         and available + ${m.availableDelta}::bigint >= 0
+         and hold + ${m.holdDelta}::bigint >= 0
+         and not exists (select 1 from seen)
+      returning available, hold
+    ), ins as (
+      insert into ledger_entries (merchant_id, key, kind, available_delta, hold_delta, available_after, hold_after, ref_type, ref_id)
+      select ${m.merchantId}::bigint, ${m.key}::text, ${m.kind}::text, ${m.availableDelta}::bigint, ${m.holdDelta}::bigint,
+             upd.available, upd.hold, ${m.refType ?? null}::text, ${m.refId ?? null}::bigint
+        from upd
+      on conflict (key) do nothing
+      returning id
+    )
+    select (select id from seen limit 1) as seen_id,
+           (select available from upd) as available,
+           (select hold from upd) as hold,
+           (select id from ins) as entry_id`.execute(trx);
+  const row = r.rows[0];
+  if (row.seen_id !== null) return { status: 'duplicate' };
+  if (row.available === null || row.hold === null) throw new InsufficientFundsError(m.merchantId);
+  const { available, hold } = row;
 
-  // The guarded update also takes the balance row lock, which serialises concurrent movements
-  // of one merchant; the key insert below then sees any concurrent twin.
-  const updated = await sql<{ available: number; hold: number }>`
-    update balances
-       set available = available + ${m.availableDelta}::bigint,
-           hold = hold + ${m.holdDelta}::bigint,
-           updated_at = now()
-     where merchant_id = ${m.merchantId}
-       and available + ${m.availableDelta}::bigint >= 0
-       and hold + ${m.holdDelta}::bigint >= 0
-    returning available, hold`.execute(trx);
-  if (updated.rows.length === 0) throw new InsufficientFundsError(m.merchantId);
-  const { available, hold } = updated.rows[0];
-
-  const inserted = await sql<{ id: number }>`
-    insert into ledger_entries (merchant_id, key, kind, available_delta, hold_delta, available_after, hold_after, ref_type, ref_id)
-    values (${m.merchantId}, ${m.key}, ${m.kind}, ${m.availableDelta}, ${m.holdDelta}, ${available}, ${hold}, ${m.refType ?? null}, ${m.refId ?? null})
-    on conflict (key) do nothing
-    returning id`.execute(trx);
-  if (inserted.rows.length === 0) {
+  if (row.entry_id === null) {
     // A concurrent twin committed the same key first: undo our balance change (we hold the row lock).
     await sql`update balances set available = available - ${m.availableDelta}::bigint, hold = hold - ${m.holdDelta}::bigint
                where merchant_id = ${m.merchantId}`.execute(trx);
     return { status: 'duplicate' };
   }
-  return { status: 'applied', entryId: inserted.rows[0].id, available, hold };
+  return { status: 'applied', entryId: row.entry_id, available, hold };
 }
 
 export interface BalanceRow {
