@@ -26,3 +26,31 @@ export async function addJob(db: Trx | Db, task: string, payload: unknown, opts:
       job_key_mode => ${opts.jobKey ? (opts.jobKeyMode ?? 'replace') : null}::text
     )`.execute(db);
 }
+
+export interface JobSpec {
+  task: string;
+  payload: unknown;
+  opts?: Omit<JobOptions, 'jobKeyMode'>;
+}
+
+/**
+ * Several jobs in one round trip (graphile_worker.add_jobs), each exactly as addJob would add it
+ * with the default job_key_mode 'replace': a pending job with the same key is replaced, a running
+ * one keeps running and a new job is added. The jobs commit or roll back with `db`'s transaction.
+ */
+export async function addJobs(db: Trx | Db, jobs: JobSpec[]): Promise<void> {
+  if (jobs.length === 0) return;
+  const specs = jobs.map(
+    ({ task, payload, opts = {} }) => sql`row(
+      ${task}::text,
+      ${JSON.stringify(payload ?? {})}::json,
+      ${opts.queueName ?? null}::text,
+      ${opts.runAt ? opts.runAt.toISOString() : null}::timestamptz,
+      ${opts.maxAttempts ?? null}::smallint,
+      ${opts.jobKey ?? null}::text,
+      ${opts.priority ?? null}::smallint,
+      null::text[]
+    )::graphile_worker.job_spec`,
+  );
+  await sql`select 1 from graphile_worker.add_jobs(array[${sql.join(specs)}], false)`.execute(db);
+}

@@ -5,6 +5,9 @@
 //   → balances row (applyMovement) → the listing UPDATE, last: its statement trigger takes the
 //   single catalogue_clock row lock (held to commit, shared by every purchase and catalogue
 //   writer), so it is taken as late as possible and nothing else is waited for while holding it.
+// The balances row lock is shared by every money transaction of a merchant and is also held to
+// commit: creation does everything it can (the jobs) before applyMovement, so only the listing
+// UPDATE (together with the purchase snapshot, one statement) and COMMIT run while it is held.
 import { sql, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { Game } from '../../domain/games.js';
@@ -129,15 +132,33 @@ export async function nameEverListed(db: Db | Trx, game: Game, name: string): Pr
   return r !== undefined;
 }
 
-/** Takes a live listing off the catalogue for a purchase. False when it is no longer live. */
-export async function reserveListing(trx: Trx, id: string, purchaseId: number): Promise<boolean> {
-  const r = await trx
-    .updateTable('listings')
-    .set({ status: 'reserved', reserved_by: purchaseId, updated_at: sql`now()` as never })
-    .where('id', '=', id)
-    .where('status', '=', 'live')
+/**
+ * Creation's last statement: takes the live listing off the catalogue for purchase `purchaseId`
+ * and, in the same statement, writes the purchase's item snapshot (`patch`). Undefined (and
+ * nothing written) when the listing is no longer live. The listing UPDATE's statement trigger
+ * takes the catalogue_clock row lock at the end of this statement; only COMMIT follows it.
+ */
+export async function reserveListingFor(
+  trx: Trx,
+  listingId: string,
+  purchaseId: number,
+  patch: Partial<Omit<PurchaseRow, 'id' | 'merchant_id'>>,
+): Promise<PurchaseRow | undefined> {
+  return trx
+    .with('reserved', (qb) =>
+      qb
+        .updateTable('listings')
+        .set({ status: 'reserved', reserved_by: purchaseId, updated_at: sql`now()` as never })
+        .where('id', '=', listingId)
+        .where('status', '=', 'live')
+        .returning('id'),
+    )
+    .updateTable('purchases')
+    .set(patch)
+    .where('id', '=', purchaseId)
+    .where((eb) => eb.exists(eb.selectFrom('reserved').select('reserved.id')))
+    .returningAll()
     .executeTakeFirst();
-  return Number(r.numUpdatedRows) === 1;
 }
 
 /** Canceled / failed / reverted purchase: the listing goes back on sale. */

@@ -1,10 +1,11 @@
 // Purchase rules (spec 3.2, 3.3, 3.4, 4.8–4.10; DESIGN 6, 8).
 //
 // Creation, in one transaction: claim merchant_tx_id (INSERT … ON CONFLICT DO NOTHING on the
-// unique constraint) → pick and lock the listing (SELECT … FOR UPDATE) → debit available
-// (`purchase:<id>:reserve`) → enqueue the dispatch job and the pending watchdog → reserve the
-// listing (UPDATE … WHERE status = 'live'), last: its trigger takes the catalogue_clock row lock
-// that every purchase shares until commit (see purchase-repo.ts, lock order). A creation failure
+// unique constraint) → pick and lock the listing (SELECT … FOR UPDATE) → enqueue the dispatch job
+// and the pending watchdog → debit available (`purchase:<id>:reserve`; takes the merchant's
+// balances row lock) → reserve the listing (UPDATE … WHERE status = 'live') and write the item
+// snapshot, last: its trigger takes the catalogue_clock row lock that every purchase shares until
+// commit (see purchase-repo.ts, lock order). A creation failure
 // (3.3) is stored as a `failed` purchase with its fail_reason; nothing is taken (the debit, the
 // jobs and the reservation are undone together with a savepoint).
 //
@@ -46,7 +47,7 @@ import {
   type PurchaseStatus,
 } from '../../domain/purchase-state.js';
 import { invalidTransition, notFound, validationError } from '../../http/errors.js';
-import { addJob } from '../../jobs/enqueue.js';
+import { addJob, addJobs } from '../../jobs/enqueue.js';
 import {
   PlatformUnavailableError,
   PlatformUserError,
@@ -74,7 +75,7 @@ import {
   markListingSold,
   nameEverListed,
   releaseListing,
-  reserveListing,
+  reserveListingFor,
   updatePurchase,
   updatePurchaseGuarded,
   type PurchaseRow,
@@ -332,10 +333,24 @@ export function createPurchaseService(deps: Deps) {
         if (!pick.ok) return failAtCreation(trx, p, pick.reason, pick.listing, pick.price);
 
         // Take the money and reserve the listing together; undo both if the balance is short.
-        // The listing (locked by pickListing, so nobody else can take it meanwhile) is updated
-        // last: its trigger takes the catalogue_clock row lock, held until commit.
+        // Lock hold times: the balances row lock (every money transaction of this merchant) is
+        // taken by applyMovement and the catalogue_clock row lock (every catalogue writer) by the
+        // listing UPDATE's trigger; both are held until commit. So the jobs are enqueued first
+        // (one round trip, before either lock), then the debit, then the listing UPDATE together
+        // with the purchase snapshot (one statement), then COMMIT — nothing else in between. The
+        // listing is locked by pickListing, so nobody else can take it meanwhile. The savepoint
+        // stays open on success (COMMIT ends it; a RELEASE would be one more round trip under
+        // both locks).
         await sql`savepoint purchase_reserve`.execute(trx);
         try {
+          await addJobs(trx, [
+            { task: PURCHASE_DISPATCH_TASK, payload: { purchase_id: p.id }, opts: { jobKey: `${PURCHASE_DISPATCH_TASK}:${p.id}`, maxAttempts: DISPATCH_MAX_ATTEMPTS } },
+            {
+              task: PURCHASE_PENDING_WATCHDOG_TASK,
+              payload: { purchase_id: p.id },
+              opts: { jobKey: `${PURCHASE_PENDING_WATCHDOG_TASK}:${p.id}`, runAt: new Date(now.getTime() + pendingLimitMs(config)) },
+            },
+          ]);
           await applyMovement(trx, {
             merchantId: merchant.id,
             key: `purchase:${p.id}:reserve`,
@@ -345,17 +360,11 @@ export function createPurchaseService(deps: Deps) {
             refType: 'purchase',
             refId: p.id,
           });
-          const reserved = await updatePurchase(trx, p.id, { ...snapshot(pick.listing, pick.price), updated_at: now });
-          await addJob(trx, PURCHASE_DISPATCH_TASK, { purchase_id: p.id }, { jobKey: `${PURCHASE_DISPATCH_TASK}:${p.id}`, maxAttempts: DISPATCH_MAX_ATTEMPTS });
-          await addJob(trx, PURCHASE_PENDING_WATCHDOG_TASK, { purchase_id: p.id }, {
-            jobKey: `${PURCHASE_PENDING_WATCHDOG_TASK}:${p.id}`,
-            runAt: new Date(now.getTime() + pendingLimitMs(config)),
-          });
-          if (!(await reserveListing(trx, pick.listing.id, p.id))) {
+          const reserved = await reserveListingFor(trx, pick.listing.id, p.id, { ...snapshot(pick.listing, pick.price), updated_at: now });
+          if (!reserved) {
             await sql`rollback to savepoint purchase_reserve`.execute(trx);
             return failAtCreation(trx, p, 'item_sold', pick.listing, pick.price);
           }
-          await sql`release savepoint purchase_reserve`.execute(trx);
           return reserved;
         } catch (err) {
           if (!(err instanceof InsufficientFundsError)) throw err;
