@@ -6,17 +6,10 @@ import crypto from 'node:crypto';
 import { GAMES, type Game } from '../../domain/games.js';
 import { buildClassicInspectLink, buildCs2InspectLink, parseInspectLink } from '../../domain/inspect-link.js';
 import type { ListingInput } from './catalogue-repo.js';
+import type { BookEntry } from '../pricing/pricing-service.js';
 
-export interface SeedBookEntry {
-  game: Game;
-  name: string;
-  /** base price, mills */
-  price: number;
-  exterior?: string;
-  rarity?: string;
-  rarity_color?: string;
-  phase?: string;
-}
+/** A price book entry (base price in mills) as the pricing service hands it out. */
+export type SeedBookEntry = BookEntry;
 
 /** The bot that "owns" seeded csgo items in classic inspect links. */
 const SEED_OWNER = '76561199000000101';

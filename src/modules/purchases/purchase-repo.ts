@@ -100,21 +100,15 @@ export async function lockListing(trx: Trx, id: string, game: Game): Promise<Lis
  * take different listings instead of queueing on the cheapest one.
  */
 export async function lockCheapestByName(trx: Trx, game: Game, name: string): Promise<ListingView | undefined> {
-  return trx
-    .selectFrom('listings')
-    .select(LISTING_COLUMNS)
-    .where('game', '=', game)
-    .where('name', '=', name)
-    .where('status', '=', 'live')
-    .orderBy('base_price')
-    .orderBy('id')
-    .limit(1)
-    .forUpdate()
-    .skipLocked()
-    .executeTakeFirst();
+  return cheapestLive(trx, game, name).forUpdate().skipLocked().executeTakeFirst();
 }
 
 export async function cheapestByName(db: Db | Trx, game: Game, name: string): Promise<ListingView | undefined> {
+  return cheapestLive(db, game, name).executeTakeFirst();
+}
+
+/** The cheapest live listing of a name (ties broken by id, so every caller agrees on "cheapest"). */
+function cheapestLive(db: Db | Trx, game: Game, name: string) {
   return db
     .selectFrom('listings')
     .select(LISTING_COLUMNS)
@@ -123,8 +117,7 @@ export async function cheapestByName(db: Db | Trx, game: Game, name: string): Pr
     .where('status', '=', 'live')
     .orderBy('base_price')
     .orderBy('id')
-    .limit(1)
-    .executeTakeFirst();
+    .limit(1);
 }
 
 export async function nameEverListed(db: Db | Trx, game: Game, name: string): Promise<boolean> {
