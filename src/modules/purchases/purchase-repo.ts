@@ -18,17 +18,11 @@ import type { PurchasesTable } from './purchase-types.js';
 
 export type PurchaseRow = Selectable<PurchasesTable>;
 
-export interface NewPurchase {
-  merchant_id: number;
-  merchant_tx_id: string | null;
-  game: Game;
-  partner: number;
-  token: string;
-  platform_id: string;
-  platform_name: string | null;
-  platform_avatar_url: string | null;
-  created_at: Date;
-}
+/** A new purchase: the purchases table's own columns (created_at from the injected clock). */
+export type NewPurchase = Pick<
+  PurchaseRow,
+  'merchant_id' | 'merchant_tx_id' | 'game' | 'partner' | 'token' | 'platform_id' | 'platform_name' | 'platform_avatar_url'
+> & { created_at: Date };
 
 /**
  * Inserts a pending purchase, or nothing when (merchant_id, merchant_tx_id) exists. A concurrent
