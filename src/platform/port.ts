@@ -130,6 +130,16 @@ export interface TradingPlatform {
   /** Sends an offer giving the user one item (a catalogue listing) from one of our bots. */
   sendPurchaseOffer(req: { purchaseId: number; game: Game; partner: number; token: string; listingId: string; assetId?: string }): Promise<SentOffer>;
   /**
+   * Withdraws an offer we sent (the user can no longer accept it). Used for offers the gateway did
+   * not record: a deposit offer that answered after DEPOSIT_TIMEOUT_MS had failed its deposit, a
+   * purchase offer that answered after its purchase had failed (timeout_error, gateway_too_slow).
+   * Idempotent: an offer already canceled (or no longer active) resolves. The steam adapter would
+   * look the offer up (manager.getOffer(tradeOfferId)) and call steam-tradeoffer-manager's
+   * `offer.cancel()`, resolving when the offer is no longer Active. Throws PlatformUnavailableError
+   * when the platform does not answer (the caller retries).
+   */
+  cancelOffer(req: { offer: 'deposit' | 'purchase'; recordId: number; tradeOfferId: string }): Promise<void>;
+  /**
    * Registers the one handler for offer changes (a second call replaces it). The adapter calls it
    * for every change of an offer it sent; the steam adapter would call it from
    * steam-tradeoffer-manager's `sentOfferChanged` events and retry a failed handler later.

@@ -19,6 +19,19 @@ insert into bots (name, platform_id) values
 -- Sandbox trade offer IDs come from the database so several instances never repeat one.
 create sequence sandbox_trade_offer_seq start with 6100000001;
 
+-- The sandbox platform's record of the deposit offers it sent (the trade offer ID comes from the
+-- sequence above in the same statement). canceled_at: the gateway withdrew the offer (cancelOffer,
+-- e.g. an offer that answered after DEPOSIT_TIMEOUT_MS had already failed its deposit).
+create table sandbox_deposit_offers (
+  trade_offer_id text primary key,
+  deposit_id bigint not null,
+  bot_id bigint not null,
+  expires_at timestamptz not null,
+  canceled_at timestamptz,
+  created_at timestamptz not null default now()
+);
+create index sandbox_deposit_offers_deposit_idx on sandbox_deposit_offers (deposit_id);
+
 create table deposits (
   id bigserial primary key,
   merchant_id bigint not null references merchants(id),

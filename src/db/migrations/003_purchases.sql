@@ -234,11 +234,14 @@ create index purchases_merchant_created_idx on purchases (merchant_id, created_a
 create index purchases_listing_idx on purchases (listing_id);
 
 -- The sandbox platform's record of the purchase offers it sent: one per purchase, so a retried
--- dispatch (the offer went out but recording it failed) gets the same offer back, never a second.
+-- dispatch (the offer went out but recording it failed) gets the same offer back, never a second
+-- (a canceled one included: the platform answers with the offer it has).
 create table sandbox_purchase_offers (
   purchase_id bigint primary key,
   trade_offer_id text not null,
   bot_id bigint not null,
   expires_at timestamptz not null,
+  -- The gateway withdrew the offer (cancelOffer: its purchase had already failed).
+  canceled_at timestamptz,
   created_at timestamptz not null default now()
 );

@@ -22,13 +22,19 @@ import type { DepositRow } from './deposit-repo.js';
 import type { DepositsTable, SnapshotItem } from './deposit-types.js';
 import { commitView, statusView, webhookPayload } from './deposit-views.js';
 import { customCurrencyErrors, floorMills, redirectUrlErrors, type CustomCurrencyInput } from './deposit-rules.js';
-import { callPlatform, withTimeout } from './deposit-platform.js';
+import { callPlatform, PlatformTimeoutError, withTimeout } from './deposit-platform.js';
 
 export const DEPOSIT_OFFER_EXPIRE_TASK = 'deposit_offer_expire';
 export const DEPOSIT_HOLD_END_TASK = 'deposit_hold_end';
 export const CATALOGUE_ADD_DEPOSIT_ITEMS_TASK = 'catalogue_add_deposit_items';
 /** Fails a deposit left pending by a crash between commit and perform. */
 export const DEPOSIT_PENDING_WATCHDOG_TASK = 'deposit_pending_watchdog';
+/**
+ * Withdraws a deposit offer the platform sent but the deposit never recorded (it answered after
+ * DEPOSIT_TIMEOUT_MS, or after the watchdog had failed the deposit). A job, so a platform that
+ * fails the cancel is asked again (graphile-worker's retries).
+ */
+export const DEPOSIT_CANCEL_OFFER_TASK = 'deposit_cancel_offer';
 
 export interface TradeKey {
   game: Game;
@@ -309,26 +315,69 @@ export function createDepositService(deps: DepositDeps) {
   /** Rule 7–9 of 4.5 (and 4.3): the bot sends the offer within DEPOSIT_TIMEOUT_MS, else failed. */
   async function perform(d: DepositRow, assetIds: string[]): Promise<DepositRow> {
     let offer;
+    const sending = platform.sendDepositOffer({ depositId: d.id, game: d.game as Game, partner: d.partner!, token: d.token!, assetIds });
     try {
-      offer = await withTimeout(
-        platform.sendDepositOffer({ depositId: d.id, game: d.game as Game, partner: d.partner!, token: d.token!, assetIds }),
-        config.depositTimeoutMs,
-      );
+      offer = await withTimeout(sending, config.depositTimeoutMs);
     } catch (err) {
+      // The call goes on after a timeout: an offer it still sends is never recorded (the deposit
+      // fails below), so the user must not be able to accept it — it is withdrawn.
+      if (err instanceof PlatformTimeoutError) {
+        sending.then(
+          (late) => {
+            log.warn({ depositId: d.id, tradeOfferId: late.tradeOfferId }, 'deposit offer sent after DEPOSIT_TIMEOUT_MS: canceling it');
+            return scheduleOfferCancel(d.id, late.tradeOfferId);
+          },
+          () => {},
+        );
+      }
       // Timeouts and errors before dispatch answer in-band: HTTP 200, status failed, service_unavailable.
       log.warn({ err, depositId: d.id }, 'deposit offer was not sent');
       return (await tryTransition(d.id, 'fail', { failReason: 'service_unavailable' })) ?? (await repo.findDepositById(db, d.id))!;
     }
-    const active = await tryTransition(d.id, 'offer_sent', {
-      set: {
-        bot_id: offer.bot.id,
-        bot_name: offer.bot.name,
-        bot_platform_id: offer.bot.platformId,
-        trade_offer_id: offer.tradeOfferId,
-        trade_offer_expiry_at: offer.expiresAt,
-      },
-    });
-    return active ?? (await repo.findDepositById(db, d.id))!;
+    let active: DepositRow | null;
+    try {
+      active = await tryTransition(d.id, 'offer_sent', {
+        set: {
+          bot_id: offer.bot.id,
+          bot_name: offer.bot.name,
+          bot_platform_id: offer.bot.platformId,
+          trade_offer_id: offer.tradeOfferId,
+          trade_offer_expiry_at: offer.expiresAt,
+        },
+      });
+    } catch (err) {
+      // Not recorded (database error): the deposit stays pending, its watchdog fails it; the offer
+      // is withdrawn (the cancel job checks the deposit did not record it after all).
+      await scheduleOfferCancel(d.id, offer.tradeOfferId);
+      throw err;
+    }
+    if (active) return active;
+    // The deposit moved on first (the pending watchdog failed it): the offer is not its offer.
+    log.warn({ depositId: d.id, tradeOfferId: offer.tradeOfferId }, 'deposit offer sent for a deposit no longer pending: canceling it');
+    await scheduleOfferCancel(d.id, offer.tradeOfferId);
+    return (await repo.findDepositById(db, d.id))!;
+  }
+
+  /** Enqueues the withdrawal of an offer the deposit did not record; never throws (logs instead). */
+  async function scheduleOfferCancel(depositId: number, tradeOfferId: string): Promise<void> {
+    try {
+      await addJob(db, DEPOSIT_CANCEL_OFFER_TASK, { deposit_id: depositId, trade_offer_id: tradeOfferId }, { jobKey: `deposit:${depositId}:cancel_offer:${tradeOfferId}` });
+    } catch (err) {
+      log.error({ err, depositId, tradeOfferId }, 'could not schedule the cancel of an unrecorded deposit offer');
+    }
+  }
+
+  /**
+   * Job deposit_cancel_offer: withdraws `tradeOfferId` unless the deposit recorded it as its offer.
+   * A deposit still pending may yet settle (its perform or watchdog is running): look again later.
+   */
+  async function cancelUnrecordedOffer(depositId: number, tradeOfferId: string): Promise<'done' | { retryAt: Date }> {
+    const cur = await repo.findDepositById(db, depositId);
+    if (cur?.status === 'pending') return { retryAt: plus(5) };
+    if (cur && cur.trade_offer_id === tradeOfferId) return 'done';
+    await platform.cancelOffer({ offer: 'deposit', recordId: depositId, tradeOfferId });
+    log.info({ depositId, tradeOfferId }, 'unrecorded deposit offer canceled');
+    return 'done';
   }
 
   /** Runs a commit transaction: a duplicate merchant_tx_id is 409; `onReserved` answers an asset held by another live deposit. */
@@ -700,6 +749,7 @@ export function createDepositService(deps: DepositDeps) {
     tryTransition,
     applyOfferChange,
     holdEndFor,
+    cancelUnrecordedOffer,
   };
 }
 

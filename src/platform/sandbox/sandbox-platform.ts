@@ -18,7 +18,7 @@ import {
   type SentOffer,
   type TradingPlatform,
 } from '../port.js';
-import { isRevokedAfterCheckPartner, isSilentPurchasePartner, isUnavailablePartner, sandboxUser } from './users.js';
+import { isLateAnswerPartner, isRevokedAfterCheckPartner, isSilentPurchasePartner, isUnavailablePartner, sandboxUser } from './users.js';
 import { sandboxInventory } from './inventory.js';
 
 export interface SandboxDeps {
@@ -27,6 +27,13 @@ export interface SandboxDeps {
   offerTtlSeconds: number;
   /** Items the sandbox may put into inventories, per game (the price book's names and phases). */
   itemsFor(game: Game): readonly { name: string; phase?: string }[];
+  /** How long partner 90000013 takes to answer an offer (the gateway's DEPOSIT_TIMEOUT_MS + a little). */
+  lateAnswerMs?: number;
+}
+
+/** Resolves after `ms` of real time; the timer does not keep the process alive. */
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 /** The sandbox adapter: the port plus `simulate` (always present here). */
@@ -49,6 +56,19 @@ export function createSandboxPlatform(deps: SandboxDeps): SandboxPlatform {
     return { bot, tradeOfferId: row.rows[0].id, expiresAt: new Date(clock.now().getTime() + deps.offerTtlSeconds * 1000) };
   }
 
+  /** A deposit offer: its ID from the sequence and its sandbox record, in one statement. */
+  async function sendDeposit(depositId: number): Promise<SentOffer> {
+    const bot = await pickBot(depositId);
+    const expiresAt = new Date(clock.now().getTime() + deps.offerTtlSeconds * 1000);
+    const row = await sql<{ id: string }>`
+      insert into sandbox_deposit_offers (trade_offer_id, deposit_id, bot_id, expires_at)
+      values (nextval('sandbox_trade_offer_seq')::text, ${depositId}, ${bot.id}, ${expiresAt.toISOString()}::timestamptz)
+      returning trade_offer_id as id`.execute(db);
+    return { bot, tradeOfferId: row.rows[0].id, expiresAt };
+  }
+
+  const lateAnswerMs = deps.lateAnswerMs ?? 10_500;
+
   return {
     kind: 'sandbox',
 
@@ -70,7 +90,9 @@ export function createSandboxPlatform(deps: SandboxDeps): SandboxPlatform {
       if (isRevokedAfterCheckPartner(req.partner)) throw new PlatformUserError('trade_link_revoked');
       // Silence: the caller's DEPOSIT_TIMEOUT_MS decides (spec 4.5 rule 8).
       if (isUnavailablePartner(req.partner)) return new Promise<SentOffer>(() => {});
-      return sendOffer(req.depositId);
+      // 90000013: the offer goes out, but only after the caller's DEPOSIT_TIMEOUT_MS.
+      if (isLateAnswerPartner(req.partner)) await sleep(lateAnswerMs);
+      return sendDeposit(req.depositId);
     },
 
     async sendPurchaseOffer(req): Promise<SentOffer> {
@@ -93,6 +115,9 @@ export function createSandboxPlatform(deps: SandboxDeps): SandboxPlatform {
       };
       const existing = await sent();
       if (existing) return existing;
+      // 90000013: a new offer goes out only after the dispatch's call timeout (one already out is
+      // answered at once, above).
+      if (isLateAnswerPartner(req.partner)) await sleep(lateAnswerMs);
       const offer = await sendOffer(req.purchaseId);
       const ins = await sql`
         insert into sandbox_purchase_offers (purchase_id, trade_offer_id, bot_id, expires_at)
@@ -103,6 +128,20 @@ export function createSandboxPlatform(deps: SandboxDeps): SandboxPlatform {
       const winner = await sent();
       if (!winner) throw new PlatformUnavailableError('the sandbox lost a purchase offer');
       return winner;
+    },
+
+    // Marks the offer canceled in the sandbox's record (idempotent: a second cancel keeps the first
+    // time). An offer the sandbox never sent for that record is a programming error.
+    async cancelOffer(req): Promise<void> {
+      const r =
+        req.offer === 'deposit'
+          ? await sql`update sandbox_deposit_offers set canceled_at = coalesce(canceled_at, now())
+                       where trade_offer_id = ${req.tradeOfferId} and deposit_id = ${req.recordId}`.execute(db)
+          : await sql`update sandbox_purchase_offers set canceled_at = coalesce(canceled_at, now())
+                       where trade_offer_id = ${req.tradeOfferId} and purchase_id = ${req.recordId}`.execute(db);
+      if (Number(r.numAffectedRows ?? 0) !== 1) {
+        throw new Error(`sandbox platform: no ${req.offer} offer ${req.tradeOfferId} for record ${req.recordId}`);
+      }
     },
 
     onOfferChange(handler: OfferChangeHandler): void {
