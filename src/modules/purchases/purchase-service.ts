@@ -29,7 +29,9 @@
 // did not answer in time; any other last-attempt error is gateway_too_slow). A purchase still pending
 // long after every attempt should have ended (the worker died, the database failed the last
 // attempt's bookkeeping) is failed with gateway_too_slow and refunded by the pending watchdog
-// (job purchase_pending_watchdog); it never fails one while an attempt may be in flight.
+// (job purchase_pending_watchdog); it never fails one while an attempt may be in flight. An offer
+// the platform sends for a purchase that never records it (a call answering after its timeout, or
+// after the purchase failed) is withdrawn by job purchase_cancel_offer (port cancelOffer).
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
@@ -87,6 +89,13 @@ export const PURCHASE_DISPATCH_TASK = 'purchase_dispatch';
 export const PURCHASE_EXPIRE_TASK = 'purchase_offer_expire';
 export const PURCHASE_HOLD_END_TASK = 'purchase_hold_end';
 export const PURCHASE_PENDING_WATCHDOG_TASK = 'purchase_pending_watchdog';
+/**
+ * Withdraws a purchase offer the platform sent but the purchase never recorded: a dispatch call
+ * that answered after its timeout, or an offer that arrived when the purchase had already failed
+ * (timeout_error by the last attempt, gateway_too_slow by the watchdog). A purchase still pending
+ * may yet adopt the offer (the next attempt gets it back: idempotent send), so the job waits then.
+ */
+export const PURCHASE_CANCEL_OFFER_TASK = 'purchase_cancel_offer';
 export const DISPATCH_MAX_ATTEMPTS = 5;
 /** graphile-worker's backoff between the DISPATCH_MAX_ATTEMPTS attempts: e^1 + … + e^4 s ≈ 85 s. */
 const DISPATCH_BACKOFF_MS = 90_000;
@@ -257,6 +266,15 @@ export function createPurchaseService(deps: Deps) {
    * another merchant's) or 409 invalid transition; a concurrent change is retried against the
    * new status, so exactly one of two racing events wins.
    */
+  /** Enqueues the withdrawal of an offer the purchase may not have recorded; never throws (logs instead). */
+  async function scheduleOfferCancel(purchaseId: number, tradeOfferId: string): Promise<void> {
+    try {
+      await addJob(db, PURCHASE_CANCEL_OFFER_TASK, { purchase_id: purchaseId, trade_offer_id: tradeOfferId }, { jobKey: `purchase:${purchaseId}:cancel_offer:${tradeOfferId}` });
+    } catch (err) {
+      log.error({ err, purchaseId, tradeOfferId }, 'could not schedule the cancel of an unrecorded purchase offer');
+    }
+  }
+
   async function applyEvent(purchaseId: number, event: PurchaseEvent, opts: EventOptions = {}): Promise<PurchaseRow> {
     for (let attempt = 0; ; attempt++) {
       const result = await db.transaction().execute(async (trx) => {
@@ -414,19 +432,28 @@ export function createPurchaseService(deps: Deps) {
       const p = await markDispatchAttempt(db, purchaseId, clock.now());
       if (!p) return; // not pending (any more): nothing may be sent
       let offer: SentOffer;
+      const sending = platform.sendPurchaseOffer({
+        purchaseId: p.id,
+        game: p.game,
+        partner: p.partner,
+        token: p.token,
+        listingId: p.listing_id ?? '',
+        ...(p.item_asset_id ? { assetId: p.item_asset_id } : {}),
+      });
       try {
-        offer = await withTimeout(
-          platform.sendPurchaseOffer({
-            purchaseId: p.id,
-            game: p.game,
-            partner: p.partner,
-            token: p.token,
-            listingId: p.listing_id ?? '',
-            ...(p.item_asset_id ? { assetId: p.item_asset_id } : {}),
-          }),
-          dispatchCallTimeoutMs(config),
-        );
+        offer = await withTimeout(sending, dispatchCallTimeoutMs(config));
       } catch (err) {
+        // The abandoned call goes on: an offer it still sends is withdrawn unless the purchase
+        // adopts it (a later attempt gets it back); the cancel job decides when the purchase settles.
+        if (err instanceof PlatformTimeoutError) {
+          sending.then(
+            (late) => {
+              log.warn({ purchaseId, tradeOfferId: late.tradeOfferId }, 'purchase offer answered after the dispatch timeout');
+              return scheduleOfferCancel(purchaseId, late.tradeOfferId);
+            },
+            () => {},
+          );
+        }
         const reason: PurchaseFailReason | undefined =
           err instanceof PlatformUnavailableError ? 'provider_unavailable' : err instanceof PlatformUserError ? 'trade_url_error' : undefined;
         if (!reason && attempt.attempts < attempt.maxAttempts) throw err;
@@ -437,14 +464,32 @@ export function createPurchaseService(deps: Deps) {
         await applyEvent(p.id, 'dispatch_failed', { failReason: last }).catch(ignoreInvalidTransition);
         return;
       }
+      let recorded: PurchaseRow | void;
       try {
-        await applyEvent(p.id, 'offer_sent', { offer }).catch(ignoreInvalidTransition);
+        recorded = await applyEvent(p.id, 'offer_sent', { offer }).catch(ignoreInvalidTransition);
       } catch (err) {
         // The offer is out but not recorded: the retry adopts it (idempotent send). After the last
-        // attempt the pending watchdog settles the purchase.
+        // attempt the pending watchdog settles the purchase (and the cancel job withdraws the offer).
         log.error({ err, purchaseId, tradeOfferId: offer.tradeOfferId, attempt: attempt.attempts }, 'purchase offer sent but not recorded');
+        await scheduleOfferCancel(purchaseId, offer.tradeOfferId);
         throw err;
       }
+      // The purchase moved on first (the watchdog failed it): withdraw the offer, unless it is the
+      // one the purchase already recorded (the cancel job checks).
+      if (!recorded) await scheduleOfferCancel(purchaseId, offer.tradeOfferId);
+    },
+
+    /**
+     * Job purchase_cancel_offer: withdraws `tradeOfferId` unless the purchase recorded it. A
+     * purchase still pending may yet adopt it (its dispatch or watchdog is due): look again later.
+     */
+    async cancelUnrecordedOffer(purchaseId: number, tradeOfferId: string): Promise<'done' | { retryAt: Date }> {
+      const cur = await getPurchase(db, purchaseId);
+      if (cur?.status === 'pending') return { retryAt: new Date(clock.now().getTime() + 30_000) };
+      if (cur && cur.trade_offer_id === tradeOfferId) return 'done';
+      await platform.cancelOffer({ offer: 'purchase', recordId: purchaseId, tradeOfferId });
+      log.info({ purchaseId, tradeOfferId, status: cur?.status }, 'unrecorded purchase offer canceled');
+      return 'done';
     },
 
     /**
