@@ -113,6 +113,19 @@ begin
   return null;
 end $$;
 
+-- Whether an update of a listing is visible in the catalogue (and so versions its page and is an
+-- event): it was or is live, and its status or any shown field changed. Inlined by the planner.
+create or replace function catalogue_visible_change(o listings, n listings) returns boolean
+language sql immutable as $$
+  select (o.status = 'live' or n.status = 'live')
+    and (o.status is distinct from n.status
+         or (o.name, o.base_price, o.image_url, o.exterior, o.rarity, o.rarity_color, o.class_id, o.instance_id,
+             o.asset_id, o.float, o.paint_seed, o.inspect_url, o.phase)
+            is distinct from
+            (n.name, n.base_price, n.image_url, n.exterior, n.rarity, n.rarity_color, n.class_id, n.instance_id,
+             n.asset_id, n.float, n.paint_seed, n.inspect_url, n.phase))
+$$;
+
 create or replace function catalogue_after_update() returns trigger language plpgsql as $$
 declare
   base timestamptz;
@@ -120,13 +133,7 @@ declare
 begin
   if not exists (
     select 1 from new_rows n join old_rows o on o.id = n.id
-     where (o.status = 'live' or n.status = 'live')
-       and (o.status is distinct from n.status
-            or (o.name, o.base_price, o.image_url, o.exterior, o.rarity, o.rarity_color, o.class_id, o.instance_id,
-                o.asset_id, o.float, o.paint_seed, o.inspect_url, o.phase)
-               is distinct from
-               (n.name, n.base_price, n.image_url, n.exterior, n.rarity, n.rarity_color, n.class_id, n.instance_id,
-                n.asset_id, n.float, n.paint_seed, n.inspect_url, n.phase))
+     where catalogue_visible_change(o, n)
   ) then return null; end if;
   select greatest(clock_timestamp(), date_trunc('milliseconds', last_event_at) + interval '1 millisecond')
     into base from catalogue_clock where id = 1 for update;
@@ -136,13 +143,7 @@ begin
            case when o.status = 'live' and n.status <> 'live' then -1
                 when o.status <> 'live' and n.status = 'live' then 1 else 0 end as delta
       from new_rows n join old_rows o on o.id = n.id
-     where (o.status = 'live' or n.status = 'live')
-       and (o.status is distinct from n.status
-            or (o.name, o.base_price, o.image_url, o.exterior, o.rarity, o.rarity_color, o.class_id, o.instance_id,
-                o.asset_id, o.float, o.paint_seed, o.inspect_url, o.phase)
-               is distinct from
-               (n.name, n.base_price, n.image_url, n.exterior, n.rarity, n.rarity_color, n.class_id, n.instance_id,
-                n.asset_id, n.float, n.paint_seed, n.inspect_url, n.phase))
+     where catalogue_visible_change(o, n)
   ), ev as (
     insert into catalogue_events (at, game, page, listing_id, type)
     select base + (row_number() over (order by id) - 1) * interval '1 microsecond', game, page, id, type from ch
