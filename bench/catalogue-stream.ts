@@ -8,7 +8,7 @@ import path from 'node:path';
 import { loadConfig } from '../src/config.js';
 import { startGateway } from '../src/app.js';
 import { startEmbeddedPostgres } from '../src/db/embedded.js';
-import { insertListingsIgnore, type ListingInput } from '../src/modules/catalogue/catalogue-repo.js';
+import { seedSyntheticListings } from './synthetic-listings.js';
 
 const SIZE = Number(process.env.CATALOGUE_BENCH_SIZE ?? 500_000);
 
@@ -28,13 +28,7 @@ async function main() {
     const m = await gw.ctx.merchants.create({ name: 'Bench' });
     const existing = await gw.ctx.db.selectFrom('listings').select((eb) => eb.fn.countAll<number>().as('n')).where('game', '=', 'csgo').executeTakeFirstOrThrow();
     let t0 = performance.now();
-    for (let i = Number(existing.n); i < SIZE; i += 1000) {
-      const rows: ListingInput[] = [];
-      for (let j = i; j < Math.min(i + 1000, SIZE); j++) {
-        rows.push({ id: (0x100000000 + j).toString(16), game: 'csgo', name: `Bench item ${j % 5000}`, base_price: 1000 + (j % 997), image_url: '/static/bench.svg', exterior: 'Field-Tested', rarity: 'Covert', rarity_color: 'eb4b4b', class_id: 1000 + j, instance_id: 0, source: 'import' });
-      }
-      await insertListingsIgnore(gw.ctx.db, rows);
-    }
+    await seedSyntheticListings(gw.ctx.db, Number(existing.n), SIZE);
     console.log(`seeded ${SIZE} listings in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
     for (const full of [true, false]) {

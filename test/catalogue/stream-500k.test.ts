@@ -1,7 +1,7 @@
 // Issue 4: "Without page the whole catalogue is one response, streamed rather than built in
 // memory: it must hold 500 000 listings." 500 000 real rows, one real HTTP response.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertListingsIgnore, type ListingInput } from '../../src/modules/catalogue/catalogue-repo.js';
+import { SYNTHETIC_NAMES, seedSyntheticListings } from '../../bench/synthetic-listings.js';
 import { startTestGateway, type TestGateway } from '../helpers.js';
 
 const SIZE = 500_000;
@@ -11,13 +11,7 @@ let key: string;
 beforeAll(async () => {
   gw = await startTestGateway({ SANDBOX_CATALOGUE_SIZE: '0' }, { worker: false });
   key = (await gw.createMerchant({ name: 'Big catalogue' })).api_key;
-  for (let i = 0; i < SIZE; i += 1000) {
-    const rows: ListingInput[] = [];
-    for (let j = i; j < i + 1000; j++) {
-      rows.push({ id: (0x100000000 + j).toString(16), game: 'csgo', name: `Big item ${j % 5000}`, base_price: 1000 + (j % 997), image_url: '/static/big.svg', exterior: 'Field-Tested', rarity: 'Covert', rarity_color: 'eb4b4b', class_id: 1000 + j, instance_id: 0, source: 'import' });
-    }
-    await insertListingsIgnore(gw.ctx.db, rows);
-  }
+  await seedSyntheticListings(gw.ctx.db, 0, SIZE);
 }, 300_000);
 afterAll(async () => gw?.stop());
 
@@ -62,8 +56,8 @@ describe('the whole catalogue in one streamed response', () => {
   it('the grouped form has one entry per name, and the counts add up to 500 000', async () => {
     const res = await fetch(`${gw.url}/api/v1/merchant/purchase/available?game=csgo&full=false`, { headers: { 'x-api-key': key } });
     const body = await res.json();
-    expect(body.data.total).toBe(5000); // grouped: unique names
-    expect(body.data.items).toHaveLength(5000);
+    expect(body.data.total).toBe(SYNTHETIC_NAMES); // grouped: unique names
+    expect(body.data.items).toHaveLength(SYNTHETIC_NAMES);
     expect(body.data.items.reduce((n: number, g: { count: number }) => n + g.count, 0)).toBe(SIZE);
   }, 60_000);
 });
