@@ -10,6 +10,8 @@ import { purchaseRoutes } from './purchases/purchase-routes.js';
 import { sandboxPurchaseRoutes } from './sandbox/sandbox-purchase-routes.js';
 import { intentRoutes } from './intents/intent-routes.js';
 import { hostedRoutes } from './hosted/hosted-routes.js';
+import { accountAdminRoutes } from './accounts/account-admin-routes.js';
+import { webAppRoutes } from './dashboard/web-app.js';
 
 export type RoutePlugin = (ctx: AppContext) => FastifyPluginAsync;
 
@@ -17,7 +19,7 @@ export type RoutePlugin = (ctx: AppContext) => FastifyPluginAsync;
 export const merchantFeatureRoutes: RoutePlugin[] = [depositRoutes, sandboxDepositRoutes, intentRoutes, catalogueRoutes, purchaseRoutes, sandboxPurchaseRoutes];
 
 /** Mounted under /api/admin, behind the operator bearer token. */
-export const adminFeatureRoutes: RoutePlugin[] = [webhookAdminRoutes];
+export const adminFeatureRoutes: RoutePlugin[] = [webhookAdminRoutes, accountAdminRoutes];
 
 /** Mounted at the root, unauthenticated (hosted deposit page, static assets). */
-export const publicFeatureRoutes: RoutePlugin[] = [itemImageRoutes, hostedRoutes];
+export const publicFeatureRoutes: RoutePlugin[] = [itemImageRoutes, hostedRoutes, webAppRoutes];
