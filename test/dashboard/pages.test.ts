@@ -103,7 +103,7 @@ describe('deposit list', () => {
 describe('deposit detail', () => {
   it('shows the timeline of status changes and the webhook attempts; sandbox buttons drive the deposit', async () => {
     await owner.get('/dashboard/webhooks');
-    await owner.post('/dashboard/webhooks/url', { webhook_url: receiver.url('/a') });
+    expect(text((await owner.post('/dashboard/webhooks/url', { webhook_url: receiver.url('/a') })).body)).toContain('Webhook URL saved.');
     const d = await activeDeposit(gw, a.api_key);
     await owner.get(`/dashboard/deposits/${d.id}`);
     const accepted = await owner.post(`/dashboard/deposits/${d.id}/sandbox/accept`, { hold: 'false' });

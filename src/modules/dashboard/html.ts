@@ -77,6 +77,7 @@ export function page(opts: PageOptions, body: Html): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="same-origin">
 <title>${opts.title} · Skin Trading Gateway</title>
+<link rel="icon" href="/dashboard/assets/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/dashboard/assets/dashboard.css">
 ${(opts.scripts ?? []).map((s) => html`<script src="/dashboard/assets/${s}" defer></script>`)}
 </head>

@@ -28,7 +28,7 @@ ${canAct ? actionButton(`/dashboard/webhooks/${e.id}/redeliver`, 'Redeliver', cs
 }
 
 export function settingsPages(app: FastifyInstance, ctx: AppContext, shell: ShellOf, accounts: AccountsService): void {
-  async function webhooksPage(u: MerchantUser, query: Record<string, string>, extra?: Html, flash?: { kind: 'ok' | 'error'; text: string }) {
+  async function webhooksPage(u: MerchantUser, query: Record<string, string>, extra?: Html) {
     const m = await findMerchant(ctx.db, u.merchant_id);
     if (!m) throw notFound();
     const state = ['pending', 'delivered', 'exhausted'].includes(query.state ?? '') ? query.state : undefined;
@@ -63,7 +63,7 @@ ${pager('/dashboard/webhooks', { state }, more ? shown[shown.length - 1].id : un
     const url = (req.form.webhook_url ?? '').trim();
     await ctx.merchants.update(u.merchant_id, { webhook_url: url === '' ? null : url });
     await accounts.audit(actorOf(req), 'webhook_url_changed', u.merchant_id, { webhook_url: url || null });
-    return respond(reply, shell, u, { title: 'Webhooks', current: '/dashboard/webhooks', scripts: ['dashboard.js'] }, await webhooksPage(u, {}, undefined, { kind: 'ok', text: 'Webhook URL saved.' }));
+    return respond(reply, shell, u, { title: 'Webhooks', current: '/dashboard/webhooks', scripts: ['dashboard.js'], flash: { kind: 'ok', text: 'Webhook URL saved.' } }, await webhooksPage(u, {}));
   });
 
   app.post('/dashboard/webhooks/rotate-secret', async (req, reply) => {
