@@ -99,6 +99,10 @@ describe('invitations', () => {
     const second = await invite(pending);
     expect(second.status).toBe(201);
     expect(second.body.data.url).not.toBe(first.body.data.url);
+    // the new link replaces the old one
+    const c = new WebClient(gw);
+    expect((await c.get(new URL(first.body.data.url).pathname)).status).toBe(404);
+    expect((await c.get(new URL(second.body.data.url).pathname)).status).toBe(200);
   });
 
   it('an expired link is refused', async () => {
@@ -283,6 +287,19 @@ describe('CSRF and origin', () => {
     expect(cross.status).toBe(403);
     expect(text(cross.body)).toContain('cross-origin request refused');
     expect((await gw.ctx.db.selectFrom('withdrawals').select('id').where('merchant_id', '=', merchantId).execute()).length).toBe(0);
+  });
+
+  it('a JSON body with non-string fields is a clear error, not a crash', async () => {
+    const c = await userOf(gw, merchantId, email());
+    await c.get('/dashboard/withdrawals');
+    const res = await gw.app.inject({
+      method: 'POST',
+      url: '/dashboard/withdrawals',
+      headers: { 'content-type': 'application/json', cookie: `sgw_session=${c.cookies.get('sgw_session')}`, 'x-csrf-token': c.lastCsrf },
+      payload: JSON.stringify({ amount: 5, reference: { x: 1 } }),
+    });
+    expect(res.statusCode).toBe(400);
+    expect(text(res.body)).toContain('amount must be a positive number');
   });
 
   it('the sign-in form needs its double-submit token (login CSRF)', async () => {

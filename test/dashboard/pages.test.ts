@@ -55,18 +55,31 @@ describe('deposit list', () => {
     await seedDeposits(m.id, rows);
     const c = await userOf(gw, m.id, email('lists'), 'viewer');
 
-    const seen: number[] = [];
-    let url = '/dashboard/deposits';
-    for (let page = 0; page < 5 && url; page++) {
-      const r = await c.get(url);
-      expect(r.status).toBe(200);
-      seen.push(...ids(r.body));
-      const next = /href="([^"]+)" rel="next"/.exec(r.body);
-      url = next ? next[1].replace(/&amp;/g, '&') : '';
-    }
+    const walk = async (start: string) => {
+      const seen: number[] = [];
+      let url = start;
+      for (let page = 0; page < 5 && url; page++) {
+        const r = await c.get(url);
+        expect(r.status).toBe(200);
+        seen.push(...ids(r.body));
+        const next = /href="([^"]+)" rel="next"/.exec(r.body);
+        url = next ? next[1].replace(/&amp;/g, '&') : '';
+      }
+      return seen;
+    };
+    const seen = await walk('/dashboard/deposits');
     expect(seen.length).toBe(120);
     expect(new Set(seen).size).toBe(120);
     expect([...seen].sort((x, y) => y - x)).toEqual(seen);
+    // with a date range the list is newest-created first, paged on (created_at, id)
+    const byDate = await walk('/dashboard/deposits?from=2026-10-01&to=2026-10-28');
+    expect(byDate.length).toBe(120);
+    expect(new Set(byDate).size).toBe(120);
+    const dayOf = (id: number) => rows[id - seen[seen.length - 1]].day;
+    for (let i = 1; i < byDate.length; i++) {
+      const [p, q] = [dayOf(byDate[i - 1]), dayOf(byDate[i])];
+      expect(p > q || (p === q && byDate[i - 1] > byDate[i])).toBe(true);
+    }
 
     const completed = await c.get('/dashboard/deposits?status=completed&game=csgo');
     const expected = rows.filter((r, i) => i % 3 === 0 && i % 2 === 0).length;

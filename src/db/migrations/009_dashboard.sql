@@ -103,11 +103,13 @@ create trigger deposits_status_history after insert or update of status on depos
 create trigger purchases_status_history after insert or update of status on purchases
   for each row execute function record_status_history_write('purchase');
 
--- Dashboard lists: newest first per merchant, filtered by status or game, keyset on id; the
--- overview's 30-day volume reads (merchant, created_at) with the amount and status in the index.
+-- Dashboard lists: newest first per merchant, filtered by status or game, keyset on id; with a
+-- date filter, keyset on (created_at, id). The overview's 30-day volume reads (merchant,
+-- created_at) with the amount and status in the index (index-only).
 create index deposits_merchant_status_idx on deposits (merchant_id, status, id desc);
 create index deposits_merchant_game_idx on deposits (merchant_id, game, id desc);
-create index deposits_merchant_created_idx on deposits (merchant_id, created_at) include (amount, status);
+create index deposits_merchant_created_id_idx on deposits (merchant_id, created_at, id) include (amount, status);
 create index purchases_merchant_status_idx on purchases (merchant_id, status, id desc);
 create index purchases_merchant_game_idx on purchases (merchant_id, game, id desc);
+create index purchases_merchant_created_id_idx on purchases (merchant_id, created_at, id) include (amount, status);
 create index withdrawals_pending_idx on withdrawals (id) where status = 'pending';

@@ -69,6 +69,14 @@ export async function setRole(trx: Conn, userId: number, role: Role): Promise<vo
 }
 
 export async function insertInvitation(trx: Conn, inv: { userId: number; tokenHash: string; invitedBy: string; ttlSeconds: number }) {
+  // A new link replaces the user's earlier unused ones.
+  await tables(trx)
+    .updateTable('dashboard_invitations')
+    .set({ expires_at: sql`now()` as never })
+    .where('user_id', '=', inv.userId)
+    .where('accepted_at', 'is', null)
+    .where('expires_at', '>', sql<Date>`now()`)
+    .execute();
   return tables(trx)
     .insertInto('dashboard_invitations')
     .values({ user_id: inv.userId, token_hash: inv.tokenHash, invited_by: inv.invitedBy, expires_at: sql<Date>`now() + make_interval(secs => ${inv.ttlSeconds})` as never, accepted_at: null })

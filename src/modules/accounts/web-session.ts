@@ -91,7 +91,9 @@ export function installWebBasics(app: FastifyInstance, opts: { publicUrl: string
     req.user = await opts.authenticate(parseCookies(req.headers.cookie)[SESSION_COOKIE]);
   });
   app.addHook('preHandler', async (req) => {
-    req.form = (req.body && typeof req.body === 'object' ? req.body : {}) as Record<string, string>;
+    // Only string fields count (a JSON body's numbers or objects never reach a form handler).
+    const body = req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {};
+    req.form = Object.fromEntries(Object.entries(body).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
     if (req.method !== 'GET' && req.method !== 'HEAD') checkOrigin(req, opts.publicUrl);
   });
 }

@@ -31,8 +31,17 @@ export async function listRecords(db: Db, kind: RecordKind, merchantId: number, 
   if (f.merchant_tx_id) q = q.where('merchant_tx_id', '=', f.merchant_tx_id);
   if (f.from) q = q.where('created_at', '>=', sql<Date>`${f.from}::date::timestamp at time zone 'UTC'`);
   if (f.to) q = q.where('created_at', '<', sql<Date>`(${f.to}::date + 1)::timestamp at time zone 'UTC'`);
-  if (f.before) q = q.where('id', '<', f.before);
-  return q.orderBy('id', 'desc').limit(limit).execute();
+  if (!f.from && !f.to) {
+    if (f.before) q = q.where('id', '<', f.before);
+    return q.orderBy('id', 'desc').limit(limit).execute();
+  }
+  // A date range reads the (merchant, created_at, id) index backwards: the id order would scan
+  // every newer row first. The cursor is the (created_at, id) of the last row shown.
+  if (f.before) {
+    const cursor = db.selectFrom(table).select('created_at').where('id', '=', f.before).where('merchant_id', '=', merchantId);
+    q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(cursor as never, f.before!)));
+  }
+  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }
 
 export function findDeposit(db: Db, merchantId: number, id: number) {
