@@ -1,12 +1,10 @@
 // `gateway merchant invite`, `gateway operator create` and `gateway audit` against the database
 // of a running gateway: the printed link works once in the gateway.
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, startTestGateway, type TestGateway } from '../helpers.js';
 import { WebClient } from './web-client.js';
+import { runCli } from '../cli-run.js';
 
-const exec = promisify(execFile);
 let databaseUrl: string;
 let gw: TestGateway;
 
@@ -16,16 +14,7 @@ beforeAll(async () => {
 });
 afterAll(async () => gw?.stop());
 
-async function cli(...args: string[]) {
-  try {
-    const r = await exec(process.execPath, ['bin/gateway.mjs', '--json', ...args], {
-      env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', PUBLIC_URL: 'https://pay.example' },
-    });
-    return { code: 0, out: r.stdout, err: r.stderr };
-  } catch (e: any) {
-    return { code: e.code as number, out: e.stdout as string, err: e.stderr as string };
-  }
-}
+const cli = (...args: string[]) => runCli(databaseUrl, args, { PUBLIC_URL: 'https://pay.example' });
 
 describe('gateway CLI accounts', () => {
   it('invites a merchant user and an operator; the links set a password once; the audit log names the CLI', async () => {

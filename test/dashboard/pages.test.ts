@@ -113,6 +113,27 @@ describe('deposit list', () => {
   });
 });
 
+describe('overview', () => {
+  it('volume counts hold and completed records of the last 30 UTC days; today is live', async () => {
+    const m = await gw.createMerchant({ name: 'Volume' });
+    const day = (ago: number) => new Date(Date.now() - ago * 86_400_000).toISOString().slice(0, 10) + 'T00:30:00Z';
+    await seedDeposits(m.id, [
+      { status: 'completed', game: 'csgo', tx: 'v1', day: day(0), amount: 10_000 },
+      { status: 'hold', game: 'csgo', tx: 'v2', day: day(3), amount: 2_500 },
+      { status: 'completed', game: 'csgo', tx: 'v3', day: day(29), amount: 1_000 },
+      { status: 'failed', game: 'csgo', tx: 'v4', day: day(3), amount: 99_000 },
+      { status: 'completed', game: 'csgo', tx: 'v5', day: day(30), amount: 77_000 },
+    ]);
+    const c = await userOf(gw, m.id, email('vol'), 'viewer');
+    const page = text((await c.get('/dashboard')).body);
+    expect(page).toContain('Deposits today $10.00 (1)');
+    expect(page).toContain('Deposits, 30 days $13.50 (3)');
+    expect(page).toContain(`${day(3).slice(0, 10)} $2.50 (1) $0.00 (0)`);
+    await seedDeposits(m.id, [{ status: 'completed', game: 'rust', tx: 'v6', day: day(0), amount: 5_000 }]);
+    expect(text((await c.get('/dashboard')).body)).toContain('Deposits today $15.00 (2)');
+  });
+});
+
 describe('deposit detail', () => {
   it('shows the timeline of status changes and the webhook attempts; sandbox buttons drive the deposit', async () => {
     await owner.get('/dashboard/webhooks');

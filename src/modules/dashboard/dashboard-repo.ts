@@ -18,14 +18,21 @@ export interface RecordFilter {
 }
 
 export const PAGE_SIZE = 50;
+
+/**
+ * `merchant_id BETWEEN x AND x` ordered by (merchant_id, id desc): the same rows as `= x` by id,
+ * but an order only the (merchant_id, …, id desc) indexes give. With a plain equality the planner
+ * may walk the primary key backwards past every newer row of other merchants (it assumes a big
+ * merchant's rows are spread evenly): 23 ms instead of 0.04 ms at 100 000 newer rows.
+ */
+function newestOf<Q extends { where: any; orderBy: any }>(q: Q, merchantId: number): Q {
+  return q.where('merchant_id', '>=', merchantId).where('merchant_id', '<=', merchantId).orderBy('merchant_id').orderBy('id', 'desc');
+}
 export const CSV_MAX_ROWS = 100_000;
 
 export async function listRecords(db: Db, kind: RecordKind, merchantId: number, f: RecordFilter, limit = PAGE_SIZE) {
   const table = kind === 'deposit' ? 'deposits' : 'purchases';
-  let q = db
-    .selectFrom(table)
-    .select(['id', 'merchant_tx_id', 'status', 'game', 'amount', 'partner', 'fail_reason', 'created_at', 'updated_at'])
-    .where('merchant_id', '=', merchantId);
+  let q = db.selectFrom(table).select(['id', 'merchant_tx_id', 'status', 'game', 'amount', 'partner', 'fail_reason', 'created_at', 'updated_at']);
   if (f.status) q = q.where('status', '=', f.status as never);
   if (f.game) q = q.where('game', '=', f.game as never);
   if (f.merchant_tx_id) q = q.where('merchant_tx_id', '=', f.merchant_tx_id);
@@ -33,8 +40,9 @@ export async function listRecords(db: Db, kind: RecordKind, merchantId: number, 
   if (f.to) q = q.where('created_at', '<', sql<Date>`(${f.to}::date + 1)::timestamp at time zone 'UTC'`);
   if (!f.from && !f.to) {
     if (f.before) q = q.where('id', '<', f.before);
-    return q.orderBy('id', 'desc').limit(limit).execute();
+    return newestOf(q, merchantId).limit(limit).execute();
   }
+  q = q.where('merchant_id', '=', merchantId);
   // A date range reads the (merchant, created_at, id) index backwards: the id order would scan
   // every newer row first. The cursor is the (created_at, id) of the last row shown.
   if (f.before) {
@@ -68,11 +76,11 @@ export function statusHistory(db: Db, kind: RecordKind, recordId: number) {
 
 /** Webhook events of one record (or of the merchant), with their attempts. */
 export async function webhookEvents(db: Db, merchantId: number, opts: { kind?: RecordKind; recordId?: number; state?: string; before?: number; limit: number }) {
-  let q = db.selectFrom('webhook_events').selectAll().where('merchant_id', '=', merchantId);
+  let q = db.selectFrom('webhook_events').selectAll();
   if (opts.kind && opts.recordId) q = q.where('kind', '=', opts.kind).where('record_id', '=', opts.recordId);
   if (opts.state) q = q.where('state', '=', opts.state as never);
   if (opts.before) q = q.where('id', '<', opts.before);
-  const events = await q.orderBy('id', 'desc').limit(opts.limit).execute();
+  const events = await newestOf(q, merchantId).limit(opts.limit).execute();
   const attempts = await attemptsOf(db, events.map((e) => e.id));
   return events.map((e) => ({ ...e, attempt_rows: attempts.filter((a) => a.event_id === e.id) }));
 }
@@ -82,36 +90,37 @@ export function findWebhookEvent(db: Db, merchantId: number, id: number) {
 }
 
 export function ledgerEntries(db: Db, merchantId: number, before: number | undefined, limit = PAGE_SIZE) {
-  let q = db.selectFrom('ledger_entries').selectAll().where('merchant_id', '=', merchantId);
+  let q = db.selectFrom('ledger_entries').selectAll();
   if (before) q = q.where('id', '<', before);
-  return q.orderBy('id', 'desc').limit(limit).execute();
+  return newestOf(q, merchantId).limit(limit).execute();
 }
 
 export function withdrawals(db: Db, merchantId: number, before: number | undefined, limit = PAGE_SIZE) {
-  let q = db.selectFrom('withdrawals').selectAll().where('merchant_id', '=', merchantId);
+  let q = db.selectFrom('withdrawals').selectAll();
   if (before) q = q.where('id', '<', before);
-  return q.orderBy('id', 'desc').limit(limit).execute();
+  return newestOf(q, merchantId).limit(limit).execute();
 }
 
 export function balance(db: Db, merchantId: number) {
   return db.selectFrom('balances').select(['available', 'hold']).where('merchant_id', '=', merchantId).executeTakeFirst();
 }
 
-/** Daily volume (count and amount) of the last 30 days, UTC days, deposits and purchases that reached hold or completed. */
-export async function dailyVolume(db: Db, merchantId: number) {
-  const rows = await sql<{ kind: RecordKind; day: string; n: number; amount: number }>`
-    select 'deposit' as kind, to_char(date_trunc('day', created_at at time zone 'UTC'), 'YYYY-MM-DD') as day,
-           count(*)::int as n, coalesce(sum(amount), 0)::bigint as amount
+/**
+ * Volume per UTC day (count and amount) of deposits and purchases created in [from, to) that
+ * reached hold or completed; read index-only from (merchant_id, created_at, id) include (amount, status).
+ */
+export async function dailyVolume(db: Db, merchantId: number, from: Date, to: Date) {
+  // to_char on the ≤ 60 grouped rows only, not on every row read
+  const rows = await sql<{ kind: RecordKind; day: string; n: number; amount: string }>`
+    select kind, to_char(day, 'YYYY-MM-DD') as day, n, amount from (
+    select 'deposit' as kind, date_trunc('day', created_at at time zone 'UTC') as day, count(*)::int as n, coalesce(sum(amount), 0) as amount
       from deposits
-     where merchant_id = ${merchantId} and created_at >= (date_trunc('day', now() at time zone 'UTC') - interval '29 days') at time zone 'UTC'
-       and status in ('hold', 'completed')
+     where merchant_id = ${merchantId} and created_at >= ${from} and created_at < ${to} and status in ('hold', 'completed')
      group by 2
     union all
-    select 'purchase', to_char(date_trunc('day', created_at at time zone 'UTC'), 'YYYY-MM-DD'),
-           count(*)::int, coalesce(sum(amount), 0)::bigint
+    select 'purchase', date_trunc('day', created_at at time zone 'UTC'), count(*)::int, coalesce(sum(amount), 0)
       from purchases
-     where merchant_id = ${merchantId} and created_at >= (date_trunc('day', now() at time zone 'UTC') - interval '29 days') at time zone 'UTC'
-       and status in ('hold', 'completed')
-     group by 2`.execute(db);
-  return rows.rows.map((r) => ({ ...r, amount: Number(r.amount) }));
+     where merchant_id = ${merchantId} and created_at >= ${from} and created_at < ${to} and status in ('hold', 'completed')
+     group by 2) v`.execute(db);
+  return rows.rows.map((r) => ({ kind: r.kind, day: r.day, n: r.n, amount: Number(r.amount) }));
 }

@@ -5,25 +5,19 @@ import type { AppContext } from '../../context.js';
 import { html, statusBadge, table, usd, when, facts } from './html.js';
 import * as repo from './dashboard-repo.js';
 import { merchantUser, respond, type ShellOf } from './view.js';
-
-function last30Days(now: Date): string[] {
-  const days: string[] = [];
-  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-  for (let i = 29; i >= 0; i--) days.push(new Date(today - i * 86_400_000).toISOString().slice(0, 10));
-  return days;
-}
+import { createVolumeReader } from './volume.js';
 
 export function overviewPage(app: FastifyInstance, ctx: AppContext, shell: ShellOf): void {
+  const volumeOf = createVolumeReader(ctx.db, ctx.clock);
   app.get('/dashboard', async (req, reply) => {
     if (req.user?.role === 'operator') return reply.redirect('/console', 303);
     const u = merchantUser(req);
-    const [b, volume, deposits, purchases] = await Promise.all([
+    const [b, { days, rows: volume }, deposits, purchases] = await Promise.all([
       repo.balance(ctx.db, u.merchant_id),
-      repo.dailyVolume(ctx.db, u.merchant_id),
+      volumeOf(u.merchant_id),
       repo.listRecords(ctx.db, 'deposit', u.merchant_id, {}, 8),
       repo.listRecords(ctx.db, 'purchase', u.merchant_id, {}, 8),
     ]);
-    const days = last30Days(ctx.clock.now());
     const byDay = (kind: repo.RecordKind) => days.map((d) => volume.find((v) => v.kind === kind && v.day === d) ?? { n: 0, amount: 0 });
     const dep = byDay('deposit');
     const pur = byDay('purchase');
