@@ -25,6 +25,25 @@ export interface MerchantInput {
   frame_ancestors?: string[];
 }
 
+const EDITABLE_FIELDS = [
+  'name',
+  'webhook_url',
+  'ip_whitelist',
+  'deposit_preview_enabled',
+  'max_items',
+  'enabled',
+  'deposit_multiplier',
+  'purchase_markup',
+  'frame_ancestors',
+] as const satisfies readonly (keyof MerchantInput)[];
+
+/** Only the operator-editable columns, whatever the caller passed (the route schema refuses the rest too). */
+function editable(input: MerchantInput): MerchantInput {
+  const out: Record<string, unknown> = {};
+  for (const k of EDITABLE_FIELDS) if (input[k] !== undefined) out[k] = input[k];
+  return out as MerchantInput;
+}
+
 export function newApiKey(): { key: string; hash: string; prefix: string } {
   const key = randomSecret(API_KEY_PREFIX);
   return { key, hash: sha256Hex(key), prefix: key.slice(0, 10) };
@@ -116,7 +135,8 @@ export function createMerchantService(db: Db, opts: { webhookAllowPrivate?: bool
       return (await repo.listMerchants(db, limit, offset)).map(publicMerchant);
     },
 
-    async update(id: number, patch: MerchantInput) {
+    async update(id: number, input: MerchantInput) {
+      const patch = editable(input);
       checkInput(patch);
       await checkWebhookTarget(patch, opts.webhookAllowPrivate ?? false);
       if (Object.keys(patch).length === 0) return get(id);
