@@ -11,25 +11,30 @@ export class MoneyError extends Error {}
  * the client sent): 1000000.0006 and 1e-10 have more than 3 decimals, whatever float error says.
  */
 export function usdToMills(usd: number): number {
-  if (typeof usd !== 'number' || !Number.isFinite(usd)) throw new MoneyError('amount must be a finite number');
+  return scaledInteger(usd, 3, 'amount');
+}
+
+/** n × 10^places as an exact integer, refusing a number with more than `places` decimals. */
+export function scaledInteger(usd: number, places: number, what = 'value'): number {
+  if (typeof usd !== 'number' || !Number.isFinite(usd)) throw new MoneyError(`${what} must be a finite number`);
   const m = /^(-?)(\d+)(?:\.(\d+))?(?:e([+-]?\d+))?$/.exec(String(usd));
-  if (!m) throw new MoneyError('amount must be a finite number');
+  if (!m) throw new MoneyError(`${what} must be a finite number`);
   const [, sign, intPart, fracPart = '', expPart = '0'] = m;
-  // value = digits × 10^(exp − fraction length); in mills the exponent grows by 3.
+  // value = digits × 10^(exp − fraction length); scaled, the exponent grows by `places`.
   const digits = (intPart + fracPart).replace(/^0+(?=\d)/, '');
-  const shift = Number(expPart) - fracPart.length + 3;
+  const shift = Number(expPart) - fracPart.length + places;
   let mills: bigint;
   if (shift >= 0) {
-    if (shift > 30) throw new MoneyError('amount is too large');
+    if (shift > 30) throw new MoneyError(`${what} is too large`);
     mills = BigInt(digits) * 10n ** BigInt(shift);
   } else {
     const cut = -shift;
     const kept = digits.length > cut ? digits.slice(0, digits.length - cut) : '0';
     const dropped = digits.slice(Math.max(0, digits.length - cut));
-    if (/[1-9]/.test(dropped)) throw new MoneyError('amount has more than 3 decimals');
+    if (/[1-9]/.test(dropped)) throw new MoneyError(`${what} has more than ${places} decimals`);
     mills = BigInt(kept);
   }
-  if (mills > BigInt(Number.MAX_SAFE_INTEGER)) throw new MoneyError('amount is too large');
+  if (mills > BigInt(Number.MAX_SAFE_INTEGER)) throw new MoneyError(`${what} is too large`);
   const n = Number(mills);
   return sign === '-' && n !== 0 ? -n : n;
 }

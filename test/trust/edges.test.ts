@@ -79,6 +79,21 @@ describe('operator merchant writes take only documented fields', () => {
     expect(res.body.data.webhook_secret).toBeUndefined();
   });
 
+  it('rates finer than the column (numeric(10,6)) are refused, not rounded to 0 (found by the fuzz suite)', async () => {
+    for (const field of ['deposit_multiplier', 'purchase_markup']) {
+      for (const v of ['1e-10', '1.0000001']) {
+        const res = await adminRaw('PATCH', `/merchants/${m.id}`, `{"${field}":${v}}`);
+        expect(res.status, `${field}=${v}`).toBe(400);
+        expect(res.body.data[0]).toEqual({ field, code: 'numeric', message: `${field} has more than 6 decimals` });
+      }
+      const ok = await adminRaw('PATCH', `/merchants/${m.id}`, `{"${field}":1.000001}`);
+      expect(ok.status).toBe(200);
+      expect(ok.body.data[field]).toBe(1.000001);
+    }
+    expect((await adminRaw('POST', '/merchants', '{"name":"r","deposit_multiplier":1e-10}')).status).toBe(400);
+    await gw.admin('PATCH', `/merchants/${m.id}`, { deposit_multiplier: 1, purchase_markup: 1 });
+  });
+
   it('the service itself writes only editable columns (defence in depth)', async () => {
     const before = await merchantRow(m.id);
     await gw.ctx.merchants.update(m.id, { name: 'Edges', api_key_hash: 'f'.repeat(64), webhook_secret: '' } as never);

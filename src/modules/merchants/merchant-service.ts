@@ -2,7 +2,7 @@
 import net from 'node:net';
 import type { Db } from '../../db/database.js';
 import { randomSecret, sha256Hex } from '../../domain/secrets.js';
-import { millsToUsd } from '../../domain/money.js';
+import { millsToUsd, scaledInteger } from '../../domain/money.js';
 import { AppError, notFound, validationError, type FieldError } from '../../http/errors.js';
 import { isHttpUrl } from '../../http/validation.js';
 import { getBalance } from '../ledger/ledger-repo.js';
@@ -81,6 +81,16 @@ function checkInput(input: MerchantInput): void {
   for (const [i, origin] of (input.frame_ancestors ?? []).entries()) {
     if (!/^https?:\/\/[a-z0-9.*:-]+$/i.test(origin)) {
       errors.push({ field: `frame_ancestors[${i}]`, code: 'url', message: 'frame_ancestors entries are origins like https://shop.example' });
+    }
+  }
+  // The columns are numeric(10,6): a finer rate would be rounded (1e-10 to 0), so refuse it.
+  for (const field of ['deposit_multiplier', 'purchase_markup'] as const) {
+    const v = input[field];
+    if (v === undefined) continue;
+    try {
+      if (scaledInteger(v, 6, field) <= 0) errors.push({ field, code: 'min', message: `${field} must be greater than 0` });
+    } catch {
+      errors.push({ field, code: 'numeric', message: `${field} has more than 6 decimals` });
     }
   }
   if (errors.length) throw validationError(errors);
