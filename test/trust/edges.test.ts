@@ -197,6 +197,22 @@ describe('router and parser errors answer in the envelope with x-request-id', ()
   });
 });
 
+describe('ambiguous framing (request smuggling shapes) is refused by the parser, in the envelope', () => {
+  it.each([
+    ['two Content-Length', 'POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}'],
+    ['Content-Length and Transfer-Encoding', 'POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n'],
+    ['bad chunk size', 'POST /api/admin/merchants HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\n{}\r\n0\r\n\r\n'],
+    ['space before colon', 'GET /healthz HTTP/1.1\r\nHost : x\r\n\r\n'],
+    ['control character in a header', 'GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: a\u0001b\r\n\r\n'],
+  ])('%s → 400 envelope, connection closed', async (_label, raw) => {
+    const c = await rawConnect(gw.url);
+    c.write(raw);
+    const r = parseResponse((await c.closed(5000)).text);
+    expect(r.status).toBe(400);
+    expect(JSON.parse(r.body)).toEqual({ success: false, message: 'malformed HTTP request' });
+  });
+});
+
 describe('success_url and fail_url must be absolute http(s) URLs with //host', () => {
   it.each(['http:127.0.0.1/x', 'https:shop.example/ok', 'http:/shop.example', 'http:\\\\shop.example\\x', 'javascript:alert(1)', 'http://', 'http:// shop.example'])('%s → 400 url', async (url) => {
     for (const field of ['success_url', 'fail_url', 'result_url']) {
