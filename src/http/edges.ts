@@ -107,3 +107,20 @@ export function findBadString(value: unknown, path: string, depth = 0): { path: 
   }
   return undefined;
 }
+
+/**
+ * True when the query string has a percent-encoding that is not valid UTF-8 (`%ff`, `%ED%A0%80`).
+ * The query parser would turn it into U+FFFD silently, so `a%ff` and `a%fe` would name the same id.
+ */
+export function hasBadQueryEncoding(url: string): boolean {
+  const q = url.indexOf('?');
+  if (q < 0 || !url.includes('%', q)) return false;
+  for (const part of url.slice(q + 1).split(/[&=]/)) {
+    try {
+      decodeURIComponent(part);
+    } catch {
+      return true;
+    }
+  }
+  return false;
+}

@@ -6,7 +6,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { AppError, validationError } from './errors.js';
 import { validatorCompiler } from './validation.js';
 import { registerMetrics } from './metrics.js';
-import { clientErrorHandler, closeIfBodyUnread, findBadString, frameworkErrors, timeoutOptions } from './edges.js';
+import { clientErrorHandler, closeIfBodyUnread, findBadString, frameworkErrors, hasBadQueryEncoding, timeoutOptions } from './edges.js';
 import { ping } from '../db/database.js';
 import { registerRoutes } from './routes.js';
 import type { AppContext } from '../context.js';
@@ -68,6 +68,9 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   // PostgreSQL cannot store U+0000 in text, and a lone surrogate would be stored as U+FFFD (two
   // different ids colliding): refuse both up front for every route and part.
   app.addHook('preValidation', async (request) => {
+    if (hasBadQueryEncoding(request.url)) {
+      throw validationError([{ field: 'query', code: 'format', message: 'the query string has a percent-encoding that is not valid UTF-8' }]);
+    }
     const title = (request.routeOptions.schema?.body as { title?: string } | undefined)?.title;
     const found = findBadString(request.body, title ?? '') ?? findBadString(request.query, '') ?? findBadString(request.params, '');
     if (found !== undefined) {
