@@ -5,7 +5,8 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyError, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import { AppError } from './errors.js';
 import type { Config } from '../config.js';
 
 type TimeoutSettings = Pick<Config, 'httpRequestTimeoutMs' | 'httpHeadersTimeoutMs' | 'httpIdleTimeoutMs' | 'httpKeepAliveTimeoutMs'>;
@@ -123,4 +124,26 @@ export function hasBadQueryEncoding(url: string): boolean {
     }
   }
   return false;
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * JSON bodies must be valid UTF-8. The default parser decodes bytes leniently (0xff → U+FFFD), so
+ * two different byte strings would become the same merchant_tx_id or reference. Parsing itself
+ * (and its prototype-poisoning guard) stays Fastify's.
+ */
+export function useStrictJsonParser(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'ignore');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    let text: string;
+    try {
+      text = strictUtf8.decode(body as Buffer);
+    } catch {
+      done(new AppError(400, 'invalid request body: not valid UTF-8'), undefined);
+      return;
+    }
+    parseJson(request, text, done);
+  });
 }

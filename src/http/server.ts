@@ -6,7 +6,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { AppError, validationError } from './errors.js';
 import { validatorCompiler } from './validation.js';
 import { registerMetrics } from './metrics.js';
-import { clientErrorHandler, closeIfBodyUnread, findBadString, frameworkErrors, hasBadQueryEncoding, timeoutOptions } from './edges.js';
+import { clientErrorHandler, closeIfBodyUnread, findBadString, frameworkErrors, hasBadQueryEncoding, timeoutOptions, useStrictJsonParser } from './edges.js';
 import { ping } from '../db/database.js';
 import { registerRoutes } from './routes.js';
 import type { AppContext } from '../context.js';
@@ -54,6 +54,7 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   });
 
   app.setValidatorCompiler(validatorCompiler);
+  useStrictJsonParser(app);
 
   // Every route as registered, so a test can prove the OpenAPI document leaves none out.
   const routeList: { url: string; methods: string[]; hidden: boolean }[] = [];

@@ -151,6 +151,20 @@ describe('lone surrogates are refused, never stored as U+FFFD', () => {
     expect(key.body.data[0]).toMatchObject({ code: 'format', message: 'lone UTF-16 surrogates (\\ud800-\\udfff) are not allowed' });
   });
 
+  it('a JSON body that is not valid UTF-8 → 400, so bytes ff and fe cannot both mean U+FFFD', async () => {
+    for (const bad of [Buffer.from([0xff]), Buffer.from([0xfe]), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from([0xc3])]) {
+      const payload = Buffer.concat([Buffer.from('{"amount":1,"reference":"r'), bad, Buffer.from('"}')]);
+      const res = await gw.app.inject({ method: 'POST', url: `/api/admin/merchants/${m.id}/top-ups`, headers: admin, payload });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toEqual({ success: false, message: 'invalid request body: not valid UTF-8' });
+    }
+    const utf8 = await gw.app.inject({ method: 'POST', url: `/api/admin/merchants/${m.id}/top-ups`, headers: admin, payload: Buffer.from('{"amount":1,"reference":"r\u00e9\u20ac"}') });
+    expect(utf8.statusCode).toBe(201);
+    // prototype poisoning is still refused by the parser
+    const proto = await adminRaw('POST', `/merchants/${m.id}/top-ups`, '{"amount":1,"__proto__":{"x":1}}');
+    expect(proto.status).toBe(400);
+  });
+
   it('a query percent-encoding that is not UTF-8 (%ff, an encoded surrogate) → 400, so a%ff and a%fe cannot both mean a\ufffd', async () => {
     const ok = await gw.merchant(m.api_key, 'POST', '/create-intent', { merchant_tx_id: 'q\ufffd' });
     expect(ok.status).toBe(200);
