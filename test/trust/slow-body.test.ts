@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { timeoutOptions } from '../../src/http/edges.js';
-import { startTestGateway, type TestGateway } from '../helpers.js';
+import { ADMIN_TOKEN, startTestGateway, type TestGateway } from '../helpers.js';
 import { parseResponse, rawConnect, type RawConnection } from './raw-http.js';
 
 const REQUEST_TIMEOUT_MS = 1500;
@@ -74,6 +74,16 @@ describe('timeouts against slow clients', () => {
     c.write('POST /api/v1/merchant/purchase HTTP/1.1\r\nHost: x\r\nX-Api-Key: sk_wrong\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"a":\r\n');
     const { text } = await c.closed(REQUEST_TIMEOUT_MS - 200);
     expect(parseResponse(text).status).toBe(401);
+  });
+
+  it('an announced body over BODY_LIMIT_BYTES → 413 at once and the connection closes unread', async () => {
+    const c = await rawConnect(gw.url);
+    c.write(`POST /api/admin/merchants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 50000000\r\n\r\n{"name":`);
+    const { text, afterMs } = await c.closed(REQUEST_TIMEOUT_MS - 200);
+    const r = parseResponse(text);
+    expect(r.status).toBe(413);
+    expect(JSON.parse(r.body)).toEqual({ success: false, message: 'request body too large' });
+    expect(afterMs).toBeLessThan(REQUEST_TIMEOUT_MS - 200);
   });
 
   it('a complete request keeps its keep-alive connection (the close is only for unread bodies)', async () => {
