@@ -32,7 +32,7 @@ function makeAjv(coerce: boolean) {
  * may read them differently, so only the plain form is taken.
  */
 export function isHttpUrl(s: string): boolean {
-  if (s.length > 2048 || !/^https?:\/\/[^/\\?#\s@]*[^/\\?#\s]/i.test(s) || /[\s\\]/.test(s)) return false;
+  if (s.length > 2048 || !/^https?:\/\/[^/?#]/i.test(s) || /[\s\\]/.test(s)) return false;
   try {
     const u = new URL(s);
     return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname.length > 0;
