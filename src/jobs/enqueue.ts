@@ -1,8 +1,7 @@
 // Jobs are added with SQL inside the caller's transaction (graphile_worker.add_job), so a state
 // change and the work it implies commit or roll back together: the transactional outbox.
 import { sql } from 'kysely';
-import type { Trx } from '../modules/ledger/ledger-repo.js';
-import type { Db } from '../db/database.js';
+import type { Db, Trx } from '../db/database.js';
 
 export interface JobOptions {
   runAt?: Date;

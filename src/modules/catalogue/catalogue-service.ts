@@ -32,7 +32,7 @@ import type { Db } from '../../db/database.js';
 import type { Game } from '../../domain/games.js';
 import { isoUtc, type Clock } from '../../domain/clock.js';
 import { applyRate, millsToUsd } from '../../domain/money.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../domain/errors.js';
 import {
   clearRebuildLease,
   countBySource,
@@ -237,7 +237,7 @@ export function createCatalogueService(deps: CatalogueDeps) {
     const left = await rebuildSecondsLeft(db);
     if (left > 0) {
       const wait = Math.max(1, Math.min(5, Math.ceil(left)));
-      throw new AppError(503, 'catalogue is being rebuilt, retry shortly', undefined, { 'retry-after': String(wait) });
+      throw new AppError('unavailable', 'catalogue is being rebuilt, retry shortly', undefined, { 'retry-after': String(wait) });
     }
   }
 
@@ -370,7 +370,7 @@ export function createCatalogueService(deps: CatalogueDeps) {
       await assertNotRebuilding();
       if (activeStreams >= config.catalogueStreamConcurrency) {
         throw new AppError(
-          503,
+          'unavailable',
           'internal error',
           [{ field: 'page', code: 'busy', message: 'too many whole-catalogue downloads at once; retry after Retry-After seconds, or read pages 1 to 16' }],
           { 'retry-after': String(STREAM_BUSY_RETRY_AFTER_SECONDS) },
@@ -405,7 +405,7 @@ export function createCatalogueService(deps: CatalogueDeps) {
         release();
         if (err instanceof AppError) throw err;
         log.error({ err, game: q.game }, 'whole-catalogue download failed before its first byte');
-        throw new AppError(503, 'internal error', undefined, { 'retry-after': '1' });
+        throw new AppError('unavailable', 'internal error', undefined, { 'retry-after': '1' });
       }
 
       let readable: Readable | undefined;
@@ -476,7 +476,7 @@ export function createCatalogueService(deps: CatalogueDeps) {
         sinceMs = nowCursor;
       } else {
         const parsed = parseCursor(q.since);
-        if (parsed === undefined) throw new AppError(400, 'validation error', [{ field: 'since', code: 'format', message: 'since must be a cursor returned by this endpoint (UTC ISO 8601 timestamp)' }]);
+        if (parsed === undefined) throw new AppError('validation', 'validation error', [{ field: 'since', code: 'format', message: 'since must be a cursor returned by this endpoint (UTC ISO 8601 timestamp)' }]);
         sinceMs = parsed;
       }
       out.since = isoUtc(sinceMs);

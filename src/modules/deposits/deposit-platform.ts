@@ -14,7 +14,7 @@
 // The perform step (sending the offer of a committed deposit) is different on purpose: spec 4.5
 // rule 8 answers it in-band (HTTP 200, status failed, fail_reason service_unavailable); see
 // perform() in deposit-service.ts, which uses withTimeout() from here directly.
-import { AppError, validationError } from '../../http/errors.js';
+import { AppError, validationError } from '../../domain/errors.js';
 import { PlatformUnavailableError, PlatformUserError } from '../../platform/port.js';
 
 /** The platform did not answer within the allowed time. */
@@ -34,7 +34,7 @@ export const INTEGRATION_SERVICE_ERROR = 'integration service error';
 /** A platform error as the merchant API shows it; anything else is returned unchanged. */
 export function platformErrorToAppError(err: unknown): unknown {
   if (err instanceof PlatformUserError) return validationError([{ field: err.field, code: err.code, message: err.message }]);
-  if (err instanceof PlatformUnavailableError || err instanceof PlatformTimeoutError) return new AppError(500, INTEGRATION_SERVICE_ERROR);
+  if (err instanceof PlatformUnavailableError || err instanceof PlatformTimeoutError) return new AppError('integration', INTEGRATION_SERVICE_ERROR);
   return err;
 }
 

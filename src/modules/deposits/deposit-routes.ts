@@ -5,7 +5,7 @@ import type { Static } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import { envelopeOf, merchantSecurity } from '../../http/schemas.js';
 import { ok } from '../../http/envelope.js';
-import { AppError } from '../../http/errors.js';
+import { forbidden } from '../../domain/errors.js';
 import * as S from './deposit-schemas.js';
 
 const tags = ['deposits'];
@@ -74,7 +74,7 @@ export const depositRoutes = (ctx: AppContext): FastifyPluginAsync => async (app
     {
       // 403 before the body is even looked at: the feature is off for this merchant.
       preValidation: async (request) => {
-        if (!request.merchant.deposit_preview_enabled) throw new AppError(403, 'deposit preview is not enabled for this merchant');
+        if (!request.merchant.deposit_preview_enabled) throw forbidden('deposit preview is not enabled for this merchant');
       },
       schema: {
         tags, security: merchantSecurity,

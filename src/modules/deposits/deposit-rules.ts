@@ -1,7 +1,7 @@
 // Request rules shared by every deposit creation path (create-deposit, by-hash-name, intents):
 // custom currency (spec 4.1, 8) and the redirect URLs.
 import { isHttpUrl } from '../../http/validation.js';
-import type { FieldError } from '../../http/errors.js';
+import type { FieldError } from '../../domain/errors.js';
 
 export interface CustomCurrencyInput {
   custom_currency?: string | null;

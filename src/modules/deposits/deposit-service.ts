@@ -4,22 +4,23 @@
 import type { Logger } from 'pino';
 import type { Updateable } from 'kysely';
 import type { Config } from '../../config.js';
-import type { Db } from '../../db/database.js';
+import type { Db, Trx } from '../../db/database.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Game } from '../../domain/games.js';
 import { millsToUsd, sumMills } from '../../domain/money.js';
 import { DEPOSIT_TRANSITIONS, WEBHOOK_DEPOSIT_STATUSES, isTerminalDeposit, type DepositEvent } from '../../domain/deposit-state.js';
-import { AppError, conflictDuplicate, invalidTransition, isUniqueViolation, notFound, validationError, type FieldError } from '../../http/errors.js';
+import { AppError, conflictDuplicate, forbidden, isAppError, invalidTransition, notFound, validationError, type FieldError } from '../../domain/errors.js';
+import { isUniqueViolation } from '../../db/database.js';
 import type { OfferChange, PlatformItem, PlatformUser, TradingPlatform } from '../../platform/port.js';
 import { addJob } from '../../jobs/enqueue.js';
-import { applyMovement, type Trx } from '../ledger/ledger-repo.js';
+import { applyMovement } from '../ledger/ledger-repo.js';
 import type { MerchantRow } from '../merchants/merchant-repo.js';
 import { enqueueWebhook } from '../webhooks/outbox.js';
 import { assertWebhookTarget } from '../webhooks/target.js';
 import type { PricingService, Quote } from '../pricing/pricing-service.js';
 import * as repo from './deposit-repo.js';
 import type { DepositRow } from './deposit-repo.js';
-import type { DepositsTable, SnapshotItem } from './deposit-types.js';
+import type { DepositsTable, SnapshotItem } from '../../db/tables/deposits.js';
 import { commitView, statusView, webhookPayload } from './deposit-views.js';
 import { customCurrencyErrors, floorMills, redirectUrlErrors, type CustomCurrencyInput } from './deposit-rules.js';
 import { callPlatform, PlatformTimeoutError, withTimeout } from './deposit-platform.js';
@@ -103,14 +104,14 @@ export interface DepositDeps {
 }
 
 const tooMany = (max: number, field: string) =>
-  new AppError(400, `deposit exceeds the maximum of ${max} items per deposit`, [
+  new AppError('validation', `deposit exceeds the maximum of ${max} items per deposit`, [
     { field, code: 'too_many_items', message: `at most ${max} items per deposit` },
   ]);
 
 const inventoryReload = (message: string) => validationError([{ field: 'inventory', code: 'inventory_reload', message }]);
 
 const priceFloorError = (field: string, message: string) =>
-  new AppError(400, 'item_specified_price_not_found', [{ field, code: 'item_specified_price_not_found', message }]);
+  new AppError('validation', 'item_specified_price_not_found', [{ field, code: 'item_specified_price_not_found', message }]);
 
 const denied = (message = 'trade is not in status new') => validationError([{ field: 'status', code: 'denied', message }]);
 
@@ -292,7 +293,7 @@ export function createDepositService(deps: DepositDeps) {
     try {
       return await applyTransition(depositId, event, extra);
     } catch (err) {
-      if (err instanceof AppError && (err.statusCode === 409 || err.statusCode === 404)) return null;
+      if (isAppError(err, 'invalid_transition') || isAppError(err, 'not_found')) return null;
       throw err;
     }
   }
@@ -480,7 +481,7 @@ export function createDepositService(deps: DepositDeps) {
           if (!intent || intent.flow !== 'intent') throw notFound();
           if (intent.status !== 'new') throw denied();
           d = await transitionIn(trx, intent.id, 'commit', { merchantId: merchant.id, set: columns }).catch((err) => {
-            if (err instanceof AppError && err.statusCode === 409) throw denied();
+            if (isAppError(err, 'invalid_transition')) throw denied();
             throw err;
           });
         } else {
@@ -579,7 +580,7 @@ export function createDepositService(deps: DepositDeps) {
             ...currencyColumns(req),
           },
         }).catch((err) => {
-          if (err instanceof AppError && err.statusCode === 409) throw denied();
+          if (isAppError(err, 'invalid_transition')) throw denied();
           throw err;
         }),
       ),
@@ -646,7 +647,7 @@ export function createDepositService(deps: DepositDeps) {
   // ---- 4.6 deposit-preview: no record, no snapshot ----
 
   async function preview(merchant: MerchantRow, req: PreviewRequest) {
-    if (!merchant.deposit_preview_enabled) throw new AppError(403, 'deposit preview is not enabled for this merchant');
+    if (!merchant.deposit_preview_enabled) throw forbidden('deposit preview is not enabled for this merchant');
     let items: Record<string, unknown>[];
     let prices: number[];
     if (req.items && req.items.length > 0) {
@@ -703,7 +704,7 @@ export function createDepositService(deps: DepositDeps) {
         return await applyTransition(id, event, { ...(merchantId !== undefined ? { merchantId } : {}), ...extra });
       } catch (err) {
         // Report the merchant's action name, not our event name.
-        if (err instanceof AppError && err.statusCode === 409) {
+        if (isAppError(err, 'invalid_transition')) {
           const current = (await repo.findDepositById(db, id))?.status ?? d.status;
           throw invalidTransition(current, action);
         }

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { ok } from '../../http/envelope.js';
-import { AppError } from '../../http/errors.js';
+import { isAppError, notFound } from '../../domain/errors.js';
 import { hostedPageCsp } from './frame-policy.js';
 import { createHostedService } from './hosted-service.js';
 import {
@@ -71,7 +71,7 @@ export const hostedRoutes = (ctx: AppContext): FastifyPluginAsync => async (app)
     try {
       frameAncestors = (await hosted.load(token)).merchant.frame_ancestors ?? [];
     } catch (err) {
-      if (!(err instanceof AppError && err.statusCode === 404)) throw err;
+      if (!isAppError(err, 'not_found')) throw err;
       status = 404; // the page itself explains that the link is not valid
     }
     return commonHeaders(reply)
@@ -85,7 +85,7 @@ export const hostedRoutes = (ctx: AppContext): FastifyPluginAsync => async (app)
   app.get('/hosted/assets/:file', { schema: { ...hidden, params: AssetParams } }, async (req, reply) => {
     const { file } = req.params as { file: string };
     const asset = file === 'deposit.html' ? undefined : assets.get(file);
-    if (!asset) throw new AppError(404, 'not found error');
+    if (!asset) throw notFound();
     commonHeaders(reply).header('etag', asset.etag).header('cache-control', 'no-cache');
     if (req.headers['if-none-match'] === asset.etag) return reply.code(304).send();
     return reply.header('content-type', asset.type).send(asset.body);

@@ -4,7 +4,7 @@
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import { GAMES, type Game } from '../../domain/games.js';
-import { AppError, notFound, validationError, type FieldError } from '../../http/errors.js';
+import { forbidden, notFound, validationError, type FieldError } from '../../domain/errors.js';
 import { findById, type MerchantRow } from '../merchants/merchant-repo.js';
 import { findIntentByToken, type IntentRow } from '../intents/intent-repo.js';
 import { platformErrorToAppError } from '../intents/intent-service.js';
@@ -86,7 +86,7 @@ export function createHostedService(deps: HostedDeps) {
   }
 
   function assertUsable(intent: IntentRow, merchant: MerchantRow): void {
-    if (!merchant.enabled) throw new AppError(403, 'merchant account is disabled');
+    if (!merchant.enabled) throw forbidden('merchant account is disabled');
     if (intent.status !== 'new') {
       throw validationError([{ field: 'status', code: 'denied', message: `this deposit was already submitted (status ${intent.status})` }]);
     }

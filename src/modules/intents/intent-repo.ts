@@ -1,7 +1,7 @@
 // SQL of the redirect flow: the intent row (a `deposits` row with flow 'intent') and its lookup by
 // hosted token. Only this feature reads or writes deposits.hosted_token.
 import type { Kysely, Selectable, Transaction } from 'kysely';
-import type { DepositsTable } from '../deposits/deposit-types.js';
+import type { DepositsTable } from '../../db/tables/deposits.js';
 import type { DB } from '../../db/types.js';
 import { hostedDb } from '../hosted/hosted-types.js';
 

@@ -3,7 +3,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { millsToUsd } from '../../domain/money.js';
-import { AppError, invalidTransition, notFound, validationError } from '../../http/errors.js';
+import { AppError, invalidTransition, notFound, validationError } from '../../domain/errors.js';
 import { applyMovement, getBalance, InsufficientFundsError, listEntries, reconcile } from './ledger-repo.js';
 import { findById } from '../merchants/merchant-repo.js';
 

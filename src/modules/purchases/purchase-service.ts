@@ -35,7 +35,7 @@
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
-import type { Db } from '../../db/database.js';
+import type { Db, Trx } from '../../db/database.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Game } from '../../domain/games.js';
 import { MoneyError, usdToMills } from '../../domain/money.js';
@@ -48,7 +48,7 @@ import {
   type PurchaseFailReason,
   type PurchaseStatus,
 } from '../../domain/purchase-state.js';
-import { invalidTransition, notFound, validationError } from '../../http/errors.js';
+import { invalidTransition, isAppError, notFound, validationError } from '../../domain/errors.js';
 import { addJob, addJobs } from '../../jobs/enqueue.js';
 import {
   PlatformUnavailableError,
@@ -59,7 +59,7 @@ import {
   type SentOffer,
   type TradingPlatform,
 } from '../../platform/port.js';
-import { applyMovement, InsufficientFundsError, type Trx } from '../ledger/ledger-repo.js';
+import { applyMovement, InsufficientFundsError } from '../ledger/ledger-repo.js';
 import { enqueueWebhook } from '../webhooks/outbox.js';
 import { salePrice, type MerchantPricing } from '../catalogue/catalogue-service.js';
 import type { ListingView } from '../catalogue/catalogue-repo.js';
@@ -582,7 +582,7 @@ export function createPurchaseService(deps: Deps) {
 
 function ignoreInvalidTransition(err: unknown): void {
   // A helper or another job moved the purchase first: nothing left to do.
-  if ((err as { statusCode?: number })?.statusCode === 409) return;
+  if (isAppError(err, 'invalid_transition')) return;
   throw err;
 }
 

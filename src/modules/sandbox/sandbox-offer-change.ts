@@ -2,7 +2,7 @@
 // reports through the platform port (ctx.platform.simulate → the handler wired in context.ts), and
 // the optional body.
 import type { AppContext } from '../../context.js';
-import { validationError, type FieldError } from '../../http/errors.js';
+import { validationError, type FieldError } from '../../domain/errors.js';
 import type { OfferChange } from '../../platform/port.js';
 
 export const SANDBOX_ACTIONS = ['accept', 'decline', 'expire', 'cancel', 'release', 'revert'] as const;

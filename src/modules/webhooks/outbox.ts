@@ -1,6 +1,6 @@
 // The transactional outbox: a status change calls enqueueWebhook inside its own transaction,
 // so the event exists if and only if the change committed.
-import type { Trx } from '../ledger/ledger-repo.js';
+import type { Trx } from '../../db/database.js';
 import { scheduleDelivery, WEBHOOK_DELIVER_TASK } from './webhook-jobs.js';
 
 export interface WebhookEventInput {

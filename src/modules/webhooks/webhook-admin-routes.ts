@@ -4,7 +4,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { adminSecurity, IdParam } from '../../http/schemas.js';
 import { ok } from '../../http/envelope.js';
-import type { WebhookState } from './webhook-types.js';
+import type { WebhookState } from '../../db/tables/webhooks.js';
 
 const ListQuery = Type.Object(
   {

@@ -6,9 +6,8 @@
 //
 // Two maintenance jobs, each one keyed job for all instances that reschedules itself:
 // `webhook_sweep` (lost attempts, events without a job) and `webhook_prune` (retention).
-import type { Db } from '../../db/database.js';
+import type { Db, Trx } from '../../db/database.js';
 import { addJob } from '../../jobs/enqueue.js';
-import type { Trx } from '../ledger/ledger-repo.js';
 
 export const WEBHOOK_DELIVER_TASK = 'webhook_deliver';
 export const WEBHOOK_SWEEP_TASK = 'webhook_sweep';

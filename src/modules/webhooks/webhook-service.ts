@@ -10,7 +10,7 @@
 // in meanwhile (redeliver_generation), so neither a late result nor a redelivery is lost.
 import type { BaseContext } from '../../context.js';
 import { isoUtc } from '../../domain/clock.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../../domain/errors.js';
 import { findById as findMerchant } from '../merchants/merchant-repo.js';
 import { sendWebhook, type SendResult } from './http-sender.js';
 import { isAcknowledged, nextRetry } from './schedule.js';
@@ -19,7 +19,7 @@ import { resolveTarget, systemLookup, TargetLookupTimeoutError, TargetRefusedErr
 import { scheduleDelivery } from './webhook-jobs.js';
 import * as repo from './webhook-repo.js';
 import type { WebhookEventRow } from './webhook-repo.js';
-import type { WebhookState } from './webhook-types.js';
+import type { WebhookState } from '../../db/tables/webhooks.js';
 
 export const USER_AGENT = 'SkinGateway-Webhooks/1';
 
