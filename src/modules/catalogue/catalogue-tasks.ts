@@ -1,39 +1,27 @@
 // Catalogue jobs: listing the items of completed deposits, and pruning the change feed.
 import type { TaskList } from 'graphile-worker';
 import type { AppContext } from '../../context.js';
-import { addJob } from '../../jobs/enqueue.js';
+import { idField } from '../../jobs/enqueue.js';
 import { EVENTS_RETENTION_SECONDS } from './catalogue-service.js';
 import { GAMES } from '../../domain/games.js';
 import type { SeedBookEntry } from './catalogue-seed.js';
-
-export const CATALOGUE_ADD_DEPOSIT_ITEMS_TASK = 'catalogue_add_deposit_items';
-export const CATALOGUE_EVENTS_PRUNE_TASK = 'catalogue_events_prune';
-const PRUNE_EVERY_SECONDS = 3600;
-
-async function schedulePrune(ctx: AppContext): Promise<void> {
-  // One keyed job for all instances; preserve_run_at keeps the earliest time.
-  await addJob(ctx.db, CATALOGUE_EVENTS_PRUNE_TASK, {}, {
-    jobKey: CATALOGUE_EVENTS_PRUNE_TASK,
-    jobKeyMode: 'preserve_run_at',
-    runAt: new Date(Date.now() + PRUNE_EVERY_SECONDS * 1000),
-  });
-}
+import { CATALOGUE_TASKS, scheduleEventsPrune } from './catalogue-jobs.js';
 
 export function catalogueTasks(ctx: AppContext): TaskList {
   return {
     /** payload {deposit_id}: enqueued by the deposits feature when a deposit completes. */
-    [CATALOGUE_ADD_DEPOSIT_ITEMS_TASK]: async (payload) => {
-      const depositId = Number((payload as { deposit_id?: unknown })?.deposit_id);
-      if (!Number.isSafeInteger(depositId) || depositId <= 0) {
-        ctx.log.warn({ payload }, `${CATALOGUE_ADD_DEPOSIT_ITEMS_TASK}: bad payload, dropped`);
+    [CATALOGUE_TASKS.addDepositItems]: async (payload) => {
+      const depositId = idField(payload, 'deposit_id');
+      if (depositId === undefined) {
+        ctx.log.warn({ payload }, `${CATALOGUE_TASKS.addDepositItems}: bad payload, dropped`);
         return;
       }
       await ctx.catalogue.addDepositItems(depositId);
     },
-    [CATALOGUE_EVENTS_PRUNE_TASK]: async () => {
+    [CATALOGUE_TASKS.eventsPrune]: async () => {
       const n = await ctx.catalogue.pruneEvents(EVENTS_RETENTION_SECONDS);
       if (n > 0) ctx.log.info({ pruned: n }, 'catalogue events pruned');
-      await schedulePrune(ctx);
+      await scheduleEventsPrune(ctx.db);
     },
   };
 }
@@ -51,5 +39,5 @@ export async function catalogueStartup(ctx: AppContext): Promise<void> {
     }
     await ctx.catalogue.seedSandbox(ctx.config.sandboxCatalogueSize, entries);
   }
-  await schedulePrune(ctx);
+  await scheduleEventsPrune(ctx.db);
 }

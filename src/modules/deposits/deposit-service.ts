@@ -12,7 +12,6 @@ import { DEPOSIT_TRANSITIONS, WEBHOOK_DEPOSIT_STATUSES, isTerminalDeposit, type 
 import { AppError, conflictDuplicate, forbidden, isAppError, invalidTransition, notFound, validationError, type FieldError } from '../../domain/errors.js';
 import { isUniqueViolation } from '../../db/database.js';
 import type { OfferChange, PlatformItem, PlatformUser, TradingPlatform } from '../../platform/port.js';
-import { addJob } from '../../jobs/enqueue.js';
 import { applyMovement } from '../ledger/ledger-repo.js';
 import type { MerchantRow } from '../merchants/merchant-repo.js';
 import { enqueueWebhook } from '../webhooks/outbox.js';
@@ -25,17 +24,8 @@ import { commitView, statusView, webhookPayload } from './deposit-views.js';
 import { customCurrencyErrors, floorMills, redirectUrlErrors, type CustomCurrencyInput } from './deposit-rules.js';
 import { callPlatform, PlatformTimeoutError, withTimeout } from './deposit-platform.js';
 
-export const DEPOSIT_OFFER_EXPIRE_TASK = 'deposit_offer_expire';
-export const DEPOSIT_HOLD_END_TASK = 'deposit_hold_end';
-export const CATALOGUE_ADD_DEPOSIT_ITEMS_TASK = 'catalogue_add_deposit_items';
-/** Fails a deposit left pending by a crash between commit and perform. */
-export const DEPOSIT_PENDING_WATCHDOG_TASK = 'deposit_pending_watchdog';
-/**
- * Withdraws a deposit offer the platform sent but the deposit never recorded (it answered after
- * DEPOSIT_TIMEOUT_MS, or after the watchdog had failed the deposit). A job, so a platform that
- * fails the cancel is asked again (graphile-worker's retries).
- */
-export const DEPOSIT_CANCEL_OFFER_TASK = 'deposit_cancel_offer';
+import { scheduleDepositOfferCancel, scheduleHoldEnd, scheduleOfferExpiry, schedulePendingWatchdog } from './deposit-jobs.js';
+import { scheduleAddDepositItems } from '../catalogue/catalogue-jobs.js';
 
 export interface TradeKey {
   game: Game;
@@ -249,20 +239,20 @@ export function createDepositService(deps: DepositDeps) {
     // deposit that has moved on refuses (so a late or repeated job does nothing).
     if (d.status === 'pending') await watchPending(trx, d.id);
     if (d.status === 'active' && d.trade_offer_expiry_at) {
-      await addJob(trx, DEPOSIT_OFFER_EXPIRE_TASK, { deposit_id: d.id }, { runAt: new Date(d.trade_offer_expiry_at), jobKey: `deposit:${d.id}:expire` });
+      await scheduleOfferExpiry(trx, d.id, new Date(d.trade_offer_expiry_at));
     }
     if (d.status === 'hold' && d.hold_end_date) {
-      await addJob(trx, DEPOSIT_HOLD_END_TASK, { deposit_id: d.id }, { runAt: new Date(d.hold_end_date), jobKey: `deposit:${d.id}:hold_end` });
+      await scheduleHoldEnd(trx, d.id, new Date(d.hold_end_date));
     }
     if (d.status === 'completed') {
-      await addJob(trx, CATALOGUE_ADD_DEPOSIT_ITEMS_TASK, { deposit_id: d.id }, { jobKey: `catalogue_add_deposit_items:${d.id}` });
+      await scheduleAddDepositItems(trx, d.id);
     }
   }
 
   /** A pending deposit is resolved by perform within DEPOSIT_TIMEOUT_MS; if the instance died, this job fails it. */
   function watchPending(trx: Trx, id: number): Promise<void> {
     const runAt = new Date(now().getTime() + config.depositTimeoutMs + 30_000);
-    return addJob(trx, DEPOSIT_PENDING_WATCHDOG_TASK, { deposit_id: id }, { runAt, jobKey: `deposit:${id}:pending` });
+    return schedulePendingWatchdog(trx, id, runAt);
   }
 
   /** Applies `event` inside `trx`: guarded UPDATE, ledger, webhook, jobs. 404 / 409 invalid transition otherwise. */
@@ -362,7 +352,7 @@ export function createDepositService(deps: DepositDeps) {
   /** Enqueues the withdrawal of an offer the deposit did not record; never throws (logs instead). */
   async function scheduleOfferCancel(depositId: number, tradeOfferId: string): Promise<void> {
     try {
-      await addJob(db, DEPOSIT_CANCEL_OFFER_TASK, { deposit_id: depositId, trade_offer_id: tradeOfferId }, { jobKey: `deposit:${depositId}:cancel_offer:${tradeOfferId}` });
+      await scheduleDepositOfferCancel(db, depositId, tradeOfferId);
     } catch (err) {
       log.error({ err, depositId, tradeOfferId }, 'could not schedule the cancel of an unrecorded deposit offer');
     }

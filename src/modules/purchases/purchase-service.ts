@@ -49,7 +49,8 @@ import {
   type PurchaseStatus,
 } from '../../domain/purchase-state.js';
 import { invalidTransition, isAppError, notFound, validationError } from '../../domain/errors.js';
-import { addJob, addJobs } from '../../jobs/enqueue.js';
+import { addJobs } from '../../jobs/enqueue.js';
+import { creationJobs, DISPATCH_MAX_ATTEMPTS, schedulePurchaseExpiry, schedulePurchaseHoldEnd, schedulePurchaseOfferCancel } from './purchase-jobs.js';
 import {
   PlatformUnavailableError,
   PlatformUserError,
@@ -85,18 +86,6 @@ import {
 } from './purchase-repo.js';
 import { purchaseWebhookPayload, purchaseWire, type PurchaseWire } from './purchase-views.js';
 
-export const PURCHASE_DISPATCH_TASK = 'purchase_dispatch';
-export const PURCHASE_EXPIRE_TASK = 'purchase_offer_expire';
-export const PURCHASE_HOLD_END_TASK = 'purchase_hold_end';
-export const PURCHASE_PENDING_WATCHDOG_TASK = 'purchase_pending_watchdog';
-/**
- * Withdraws a purchase offer the platform sent but the purchase never recorded: a dispatch call
- * that answered after its timeout, or an offer that arrived when the purchase had already failed
- * (timeout_error by the last attempt, gateway_too_slow by the watchdog). A purchase still pending
- * may yet adopt the offer (the next attempt gets it back: idempotent send), so the job waits then.
- */
-export const PURCHASE_CANCEL_OFFER_TASK = 'purchase_cancel_offer';
-export const DISPATCH_MAX_ATTEMPTS = 5;
 /** graphile-worker's backoff between the DISPATCH_MAX_ATTEMPTS attempts: e^1 + … + e^4 s ≈ 85 s. */
 const DISPATCH_BACKOFF_MS = 90_000;
 
@@ -203,10 +192,10 @@ export function createPurchaseService(deps: Deps) {
 
   async function scheduleFor(trx: Trx, p: PurchaseRow): Promise<void> {
     if (p.status === 'active' && p.offer_expires_at) {
-      await addJob(trx, PURCHASE_EXPIRE_TASK, { purchase_id: p.id }, { runAt: new Date(p.offer_expires_at), jobKey: `${PURCHASE_EXPIRE_TASK}:${p.id}` });
+      await schedulePurchaseExpiry(trx, p.id, new Date(p.offer_expires_at));
     }
     if (p.status === 'hold' && p.hold_end_date) {
-      await addJob(trx, PURCHASE_HOLD_END_TASK, { purchase_id: p.id }, { runAt: new Date(p.hold_end_date), jobKey: `${PURCHASE_HOLD_END_TASK}:${p.id}` });
+      await schedulePurchaseHoldEnd(trx, p.id, new Date(p.hold_end_date));
     }
   }
 
@@ -269,7 +258,7 @@ export function createPurchaseService(deps: Deps) {
   /** Enqueues the withdrawal of an offer the purchase may not have recorded; never throws (logs instead). */
   async function scheduleOfferCancel(purchaseId: number, tradeOfferId: string): Promise<void> {
     try {
-      await addJob(db, PURCHASE_CANCEL_OFFER_TASK, { purchase_id: purchaseId, trade_offer_id: tradeOfferId }, { jobKey: `purchase:${purchaseId}:cancel_offer:${tradeOfferId}` });
+      await schedulePurchaseOfferCancel(db, purchaseId, tradeOfferId);
     } catch (err) {
       log.error({ err, purchaseId, tradeOfferId }, 'could not schedule the cancel of an unrecorded purchase offer');
     }
@@ -361,14 +350,7 @@ export function createPurchaseService(deps: Deps) {
         // both locks).
         await sql`savepoint purchase_reserve`.execute(trx);
         try {
-          await addJobs(trx, [
-            { task: PURCHASE_DISPATCH_TASK, payload: { purchase_id: p.id }, opts: { jobKey: `${PURCHASE_DISPATCH_TASK}:${p.id}`, maxAttempts: DISPATCH_MAX_ATTEMPTS } },
-            {
-              task: PURCHASE_PENDING_WATCHDOG_TASK,
-              payload: { purchase_id: p.id },
-              opts: { jobKey: `${PURCHASE_PENDING_WATCHDOG_TASK}:${p.id}`, runAt: new Date(now.getTime() + pendingLimitMs(config)) },
-            },
-          ]);
+          await addJobs(trx, creationJobs(p.id, new Date(now.getTime() + pendingLimitMs(config))));
           await applyMovement(trx, {
             merchantId: merchant.id,
             key: `purchase:${p.id}:reserve`,

@@ -14,6 +14,16 @@ export const WEBHOOK_SWEEP_TASK = 'webhook_sweep';
 export const WEBHOOK_PRUNE_TASK = 'webhook_prune';
 export const WEBHOOK_PRUNE_EVERY_MS = 3_600_000;
 
+declare global {
+  namespace GraphileWorker {
+    interface Tasks {
+      webhook_deliver: { event_id: number };
+      webhook_sweep: Record<string, never>;
+      webhook_prune: Record<string, never>;
+    }
+  }
+}
+
 export const jobKeyOf = (eventId: number) => `webhook_event:${eventId}`;
 
 /**

@@ -5,6 +5,7 @@
 // (first thing, so a failing run does not end the chain) and by every instance's start-up.
 import type { TaskList } from 'graphile-worker';
 import type { AppContext } from '../../context.js';
+import { idField } from '../../jobs/enqueue.js';
 import { scheduleMaintenance, WEBHOOK_DELIVER_TASK, WEBHOOK_PRUNE_EVERY_MS, WEBHOOK_PRUNE_TASK, WEBHOOK_SWEEP_TASK } from './webhook-jobs.js';
 
 const nextSweep = (ctx: AppContext) => new Date(Date.now() + ctx.config.webhookSweepIntervalMs);
@@ -12,8 +13,8 @@ const nextPrune = () => new Date(Date.now() + WEBHOOK_PRUNE_EVERY_MS);
 
 export const webhookTasks = (ctx: AppContext): TaskList => ({
   [WEBHOOK_DELIVER_TASK]: async (payload) => {
-    const eventId = Number((payload as { event_id?: unknown } | null)?.event_id);
-    if (!Number.isSafeInteger(eventId) || eventId <= 0) return; // malformed job: nothing to deliver
+    const eventId = idField(payload, 'event_id');
+    if (eventId === undefined) return; // malformed job: nothing to deliver
     await ctx.webhooks.deliver(eventId);
   },
   [WEBHOOK_SWEEP_TASK]: async () => {
