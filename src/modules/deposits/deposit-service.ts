@@ -8,7 +8,8 @@ import type { Db, Trx } from '../../db/database.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Game } from '../../domain/games.js';
 import { millsToUsd, sumMills } from '../../domain/money.js';
-import { DEPOSIT_TRANSITIONS, WEBHOOK_DEPOSIT_STATUSES, isTerminalDeposit, type DepositEvent } from '../../domain/deposit-state.js';
+import { DEPOSIT_MACHINE, DEPOSIT_MOVEMENTS, type DepositEvent } from '../../domain/deposit-state.js';
+import { isTerminal } from '../../domain/state-machine.js';
 import { AppError, conflictDuplicate, forbidden, isAppError, invalidTransition, notFound, validationError, type FieldError } from '../../domain/errors.js';
 import { isUniqueViolation } from '../../db/database.js';
 import type { OfferChange, PlatformItem, PlatformUser, TradingPlatform } from '../../platform/port.js';
@@ -68,7 +69,7 @@ export interface PreviewRequest {
 
 export interface TransitionExtra {
   failReason?: string;
-  /** Columns stored together with the change (commit: trade key and URLs; offer_sent: bot and offer). */
+  /** Columns stored together with the change (commit: trade key and URLs; send: bot and offer). */
   set?: Updateable<DepositsTable>;
   /** Scope to one merchant: another merchant's deposit is not found. */
   merchantId?: number;
@@ -208,24 +209,20 @@ export function createDepositService(deps: DepositDeps) {
   // ---- the one status-changing function ----
 
   async function effects(trx: Trx, d: DepositRow, event: DepositEvent): Promise<void> {
-    const rule = DEPOSIT_TRANSITIONS[event];
-    const move = (key: string, kind: string, availableDelta: number, holdDelta: number) =>
-      applyMovement(trx, { merchantId: d.merchant_id, key: `deposit:${d.id}:${key}`, kind, availableDelta, holdDelta, refType: 'deposit', refId: d.id });
-    switch (rule.balance) {
-      case 'hold':
-        await move('hold', 'deposit_hold', 0, d.amount);
-        break;
-      case 'release':
-        await move('release', 'deposit_release', d.amount, -d.amount);
-        break;
-      case 'credit':
-        await move('credit', 'deposit_credit', d.amount, 0);
-        break;
-      case 'revert':
-        await move('revert', 'deposit_revert', 0, -d.amount);
-        break;
+    const movement = DEPOSIT_MACHINE.transitions[event].movement;
+    if (movement) {
+      const m = DEPOSIT_MOVEMENTS[movement];
+      await applyMovement(trx, {
+        merchantId: d.merchant_id,
+        key: `deposit:${d.id}:${movement}`,
+        kind: m.kind,
+        availableDelta: m.available * d.amount,
+        holdDelta: m.hold * d.amount,
+        refType: 'deposit',
+        refId: d.id,
+      });
     }
-    if (WEBHOOK_DEPOSIT_STATUSES.includes(d.status)) {
+    if (DEPOSIT_MACHINE.onEnter[d.status].webhook) {
       await enqueueWebhook(trx, {
         merchantId: d.merchant_id,
         kind: 'deposit',
@@ -257,8 +254,7 @@ export function createDepositService(deps: DepositDeps) {
 
   /** Applies `event` inside `trx`: guarded UPDATE, ledger, webhook, jobs. 404 / 409 invalid transition otherwise. */
   async function transitionIn(trx: Trx, depositId: number, event: DepositEvent, extra: TransitionExtra = {}): Promise<DepositRow> {
-    const rule = DEPOSIT_TRANSITIONS[event];
-    if (!rule) throw new Error(`unknown deposit event ${event}`);
+    const rule = DEPOSIT_MACHINE.transitions[event];
     const set: Updateable<DepositsTable> = { ...extra.set, status: rule.to };
     const failReason = extra.failReason ?? rule.failReason;
     if (failReason) set.fail_reason = failReason;
@@ -269,7 +265,7 @@ export function createDepositService(deps: DepositDeps) {
       throw invalidTransition(current.status, event);
     }
     // A finished deposit no longer holds the user's assets: they may go into a new deposit.
-    if (isTerminalDeposit(row.status)) await repo.releaseItems(trx, row.id);
+    if (isTerminal(DEPOSIT_MACHINE, row.status)) await repo.releaseItems(trx, row.id);
     await effects(trx, row, event);
     return row;
   }
@@ -327,7 +323,7 @@ export function createDepositService(deps: DepositDeps) {
     }
     let active: DepositRow | null;
     try {
-      active = await tryTransition(d.id, 'offer_sent', {
+      active = await tryTransition(d.id, 'send', {
         set: {
           bot_id: offer.bot.id,
           bot_name: offer.bot.name,
@@ -716,8 +712,7 @@ export function createDepositService(deps: DepositDeps) {
         row = await run('expire');
         break;
       case 'canceled':
-        // The table's gateway-side end of an open offer: active → canceled canceled_by_gateway.
-        row = await run('expire', { failReason: 'canceled_by_gateway' });
+        row = await run('cancel');
         break;
       case 'hold_ended':
         row = await run('release');

@@ -40,14 +40,13 @@ import type { Clock } from '../../domain/clock.js';
 import type { Game } from '../../domain/games.js';
 import { MoneyError, usdToMills } from '../../domain/money.js';
 import {
-  STATUS_EFFECTS,
-  acceptEvent,
-  findTransition,
+  PURCHASE_MACHINE,
   type CreationFailReason,
   type PurchaseEvent,
   type PurchaseFailReason,
   type PurchaseStatus,
 } from '../../domain/purchase-state.js';
+import { transitionFrom } from '../../domain/state-machine.js';
 import { invalidTransition, isAppError, notFound, validationError } from '../../domain/errors.js';
 import { addJobs } from '../../jobs/enqueue.js';
 import { creationJobs, DISPATCH_MAX_ATTEMPTS, schedulePurchaseExpiry, schedulePurchaseHoldEnd, schedulePurchaseOfferCancel } from './purchase-jobs.js';
@@ -212,12 +211,12 @@ export function createPurchaseService(deps: Deps) {
    * lock). Undefined when a concurrent change won the guarded UPDATE.
    */
   async function transitionIn(trx: Trx, cur: PurchaseRow, event: PurchaseEvent, opts: EventOptions): Promise<PurchaseRow | undefined> {
-    const t = findTransition(event, cur.status);
+    const t = transitionFrom(PURCHASE_MACHINE, event, cur.status);
     if (!t) throw invalidTransition(cur.status, event);
     const now = clock.now();
     const patch: Partial<PurchaseRow> = { status: t.to, updated_at: now };
     const failReason = opts.failReason ?? t.failReason;
-    if (STATUS_EFFECTS[t.to].keepsFailReason && failReason) patch.fail_reason = failReason;
+    if (PURCHASE_MACHINE.onEnter[t.to].keepsFailReason && failReason) patch.fail_reason = failReason;
     if (t.to === 'hold') patch.hold_end_date = opts.holdEndDate ?? now;
     if (opts.offer) {
       patch.trade_offer_id = opts.offer.tradeOfferId;
@@ -227,8 +226,8 @@ export function createPurchaseService(deps: Deps) {
     }
     const updated = await updatePurchaseGuarded(trx, cur.id, cur.status, patch);
     if (!updated) return undefined; // lost a race: the caller reads the new status and decides again
-    const effects = STATUS_EFFECTS[updated.status];
-    if (effects.refund && updated.amount > 0 && (await ledgerKeyExists(trx, `purchase:${updated.id}:reserve`))) {
+    const effects = PURCHASE_MACHINE.onEnter[updated.status];
+    if (t.movement === 'refund' && updated.amount > 0 && (await ledgerKeyExists(trx, `purchase:${updated.id}:reserve`))) {
       await applyMovement(trx, {
         merchantId: updated.merchant_id,
         key: `purchase:${updated.id}:refund`,
@@ -443,12 +442,12 @@ export function createPurchaseService(deps: Deps) {
         // the attempt failed on our side → gateway_too_slow.
         const last: PurchaseFailReason = reason ?? (err instanceof PlatformTimeoutError ? 'timeout_error' : 'gateway_too_slow');
         if (!reason) log.error({ err, purchaseId, failReason: last }, 'purchase dispatch failed on its last attempt');
-        await applyEvent(p.id, 'dispatch_failed', { failReason: last }).catch(ignoreInvalidTransition);
+        await applyEvent(p.id, 'fail', { failReason: last }).catch(ignoreInvalidTransition);
         return;
       }
       let recorded: PurchaseRow | void;
       try {
-        recorded = await applyEvent(p.id, 'offer_sent', { offer }).catch(ignoreInvalidTransition);
+        recorded = await applyEvent(p.id, 'send', { offer }).catch(ignoreInvalidTransition);
       } catch (err) {
         // The offer is out but not recorded: the retry adopts it (idempotent send). After the last
         // attempt the pending watchdog settles the purchase (and the cancel job withdraws the offer).
@@ -490,7 +489,7 @@ export function createPurchaseService(deps: Deps) {
             cur.dispatch_started_at ? new Date(cur.dispatch_started_at).getTime() + dispatchInFlightMs(config) : 0,
           );
           if (due > clock.now().getTime()) return { retryAt: new Date(due) };
-          const failed = await transitionIn(trx, cur, 'dispatch_failed', { failReason: 'gateway_too_slow' });
+          const failed = await transitionIn(trx, cur, 'fail', { failReason: 'gateway_too_slow' });
           if (!failed) return undefined;
           log.warn({ purchaseId, attempts: cur.dispatch_attempts }, 'purchase stuck in pending: failed gateway_too_slow and refunded');
           return 'done' as const;
@@ -505,7 +504,7 @@ export function createPurchaseService(deps: Deps) {
       const p = await getPurchase(db, purchaseId);
       if (!p || p.status !== 'active' || !p.offer_expires_at) return 'done';
       if (new Date(p.offer_expires_at).getTime() > clock.now().getTime()) return { retryAt: new Date(p.offer_expires_at) };
-      await applyEvent(p.id, 'expired').catch(ignoreInvalidTransition);
+      await applyEvent(p.id, 'expire').catch(ignoreInvalidTransition);
       return 'done';
     },
 
@@ -514,7 +513,7 @@ export function createPurchaseService(deps: Deps) {
       const p = await getPurchase(db, purchaseId);
       if (!p || p.status !== 'hold' || !p.hold_end_date) return 'done';
       if (new Date(p.hold_end_date).getTime() > clock.now().getTime()) return { retryAt: new Date(p.hold_end_date) };
-      await applyEvent(p.id, 'hold_ended').catch(ignoreInvalidTransition);
+      await applyEvent(p.id, 'release').catch(ignoreInvalidTransition);
       return 'done';
     },
 
@@ -536,24 +535,24 @@ export function createPurchaseService(deps: Deps) {
       switch (change.change) {
         case 'accepted': {
           const seconds = config.holdSeconds[cur.game];
-          const event = acceptEvent(seconds, change.hold);
+          const event = (change.hold ?? seconds > 0) ? 'accept_hold' : 'accept';
           row = await applyEvent(id, event, { ...scope, holdEndDate: change.holdEndsAt ?? new Date(clock.now().getTime() + seconds * 1000) });
           break;
         }
         case 'declined':
-          row = await applyEvent(id, 'declined', scope);
+          row = await applyEvent(id, 'decline', scope);
           break;
         case 'expired':
-          row = await applyEvent(id, 'expired', scope);
+          row = await applyEvent(id, 'expire', scope);
           break;
         case 'canceled':
-          row = await applyEvent(id, 'canceled', scope);
+          row = await applyEvent(id, 'cancel', scope);
           break;
         case 'hold_ended':
-          row = await applyEvent(id, 'hold_ended', scope);
+          row = await applyEvent(id, 'release', scope);
           break;
         case 'reverted':
-          row = await applyEvent(id, 'reverted', { ...scope, failReason: change.by === 'gateway' ? 'gateway_reverted' : 'user_reverted' });
+          row = await applyEvent(id, 'revert', { ...scope, failReason: change.by === 'gateway' ? 'gateway_reverted' : 'user_reverted' });
           break;
       }
       return wire(row);
