@@ -391,8 +391,7 @@ describe('POST /create-deposit', () => {
     await inventory(gw, other.api_key, partner);
     await expect(gw.ctx.deposits.createDeposit(otherRow, req, { intentId })).rejects.toMatchObject({ kind: 'not_found' });
     const res = await gw.ctx.deposits.createDeposit(merchant, req, { intentId });
-    expect(res.statusCode).toBe(200);
-    expect(res.data).toMatchObject({ id: intentId, merchant_tx_id: tx, status: 'active', amount: inv.items[0].price });
+    expect(res).toMatchObject({ id: intentId, merchant_tx_id: tx, status: 'active', amount: inv.items[0].price });
     const row = await gw.ctx.db.selectFrom('deposits').selectAll().where('id', '=', intentId).executeTakeFirstOrThrow();
     expect(row).toMatchObject({ flow: 'intent', status: 'active', partner, success_url: 'https://shop.example/s' });
     await expect(gw.ctx.deposits.createDeposit(merchant, req, { intentId })).rejects.toMatchObject({ kind: 'validation', data: [{ code: 'denied' }] });

@@ -34,9 +34,9 @@ export const depositRoutes = (ctx: AppContext): FastifyPluginAsync => async (app
         response: { 200: envelopeOf(S.CommitResponse) },
       },
     },
-    async (request, reply) => {
-      const res = await ctx.deposits.createDeposit(request.merchant, request.body);
-      return reply.code(res.statusCode).send(ok(res.data, res.data.status === 'failed' ? 'deposit failed' : 'deposit created'));
+    async (request) => {
+      const d = await ctx.deposits.createDeposit(request.merchant, request.body);
+      return ok(d, d.status === 'failed' ? 'deposit failed' : 'deposit created');
     },
   );
 
@@ -63,9 +63,9 @@ export const depositRoutes = (ctx: AppContext): FastifyPluginAsync => async (app
         response: { 200: envelopeOf(S.CommitResponse) },
       },
     },
-    async (request, reply) => {
-      const res = await ctx.deposits.createDepositByHashName(request.merchant, request.body);
-      return reply.code(res.statusCode).send(ok(res.data, res.data.status === 'failed' ? 'deposit failed' : 'deposit created'));
+    async (request) => {
+      const d = await ctx.deposits.createDepositByHashName(request.merchant, request.body);
+      return ok(d, d.status === 'failed' ? 'deposit failed' : 'deposit created');
     },
   );
 

@@ -118,8 +118,7 @@ export const hostedRoutes = (ctx: AppContext): FastifyPluginAsync => async (app)
     { schema: { ...api, summary: 'Hosted page: deposit the selected items', body: HostedDepositRequest } },
     async (req, reply) => {
       noStore(reply);
-      const result = await hosted.deposit((req.params as { token: string }).token, req.body as HostedDepositBody);
-      return reply.code(result.statusCode).send(ok(result.data, 'deposit created'));
+      return ok(await hosted.deposit((req.params as { token: string }).token, req.body as HostedDepositBody), 'deposit created');
     },
   );
 };

@@ -28,7 +28,7 @@ export interface HostedDepositsPort {
       custom_currency_rate?: number;
     },
     opts?: { intentId?: number },
-  ): Promise<{ statusCode: number; data: unknown }>;
+  ): Promise<unknown>;
   status(merchant: MerchantRow, q: { id?: number; merchant_tx_id?: string }): Promise<unknown>;
 }
 
@@ -152,7 +152,7 @@ export function createHostedService(deps: HostedDeps) {
       }
     },
 
-    async deposit(hostedToken: string, input: TradeLinkInput & { asset_ids: string[] }): Promise<{ statusCode: number; data: HostedState }> {
+    async deposit(hostedToken: string, input: TradeLinkInput & { asset_ids: string[] }): Promise<HostedState> {
       const { intent, merchant } = await load(hostedToken);
       assertUsable(intent, merchant);
       const link = resolveTradeLink(intent, input, 'HostedDepositRequest');
@@ -168,18 +168,13 @@ export function createHostedService(deps: HostedDeps) {
             }
           : {}),
       };
-      let statusCode: number;
       try {
-        ({ statusCode } = await deps.deposits.createDeposit(
-          merchant,
-          { merchant_tx_id: intent.merchant_tx_id, ...link, asset_ids: input.asset_ids, ...optional },
-          { intentId: intent.id },
-        ));
+        await deps.deposits.createDeposit(merchant, { merchant_tx_id: intent.merchant_tx_id, ...link, asset_ids: input.asset_ids, ...optional }, { intentId: intent.id });
       } catch (err) {
         throw platformErrorToAppError(err);
       }
       // The page gets its own view (the same as /status): active with the offer, or failed in-band.
-      return { statusCode, data: await state(intent, merchant) };
+      return state(intent, merchant);
     },
   };
 }
