@@ -1,5 +1,6 @@
 // The purchases feature's jobs: task names, payload types, job keys and the schedule…() functions.
 // Handlers: purchase-tasks.ts.
+import type { Config } from '../../config.js';
 import type { Db, Trx } from '../../db/database.js';
 import { addJob, type JobSpec } from '../../jobs/enqueue.js';
 
@@ -22,6 +23,31 @@ export const PURCHASE_TASKS = {
 } as const;
 
 export const DISPATCH_MAX_ATTEMPTS = 5;
+
+/** graphile-worker's backoff between the DISPATCH_MAX_ATTEMPTS attempts: e^1 + … + e^4 s ≈ 85 s. */
+const DISPATCH_BACKOFF_MS = 90_000;
+
+/**
+ * The platform call of one dispatch attempt is abandoned after the gateway's platform timeout
+ * (DEPOSIT_TIMEOUT_MS, the same answer time the deposit flow grants the platform); the attempt
+ * then counts as failed and is retried (sendPurchaseOffer is idempotent per purchase).
+ */
+export function dispatchCallTimeoutMs(config: Pick<Config, 'depositTimeoutMs'>): number {
+  return config.depositTimeoutMs;
+}
+
+/** An attempt started less than this ago may still be sending: 2 × the call timeout + 30 s. */
+export function dispatchInFlightMs(config: Pick<Config, 'depositTimeoutMs'>): number {
+  return 2 * dispatchCallTimeoutMs(config) + 30_000;
+}
+
+/**
+ * A purchase may stay pending this long after creation: every dispatch attempt with its call
+ * timeout, the retry backoff between them, and a minute of margin (≈ 3.3 minutes by default).
+ */
+export function pendingLimitMs(config: Pick<Config, 'depositTimeoutMs'>): number {
+  return DISPATCH_MAX_ATTEMPTS * dispatchCallTimeoutMs(config) + DISPATCH_BACKOFF_MS + 60_000;
+}
 
 export interface PurchaseJobPayload {
   purchase_id: number;
