@@ -10,7 +10,6 @@ import type { AppContext } from '../../context.js';
 import { ok } from '../../http/envelope.js';
 import { isAppError, notFound } from '../../domain/errors.js';
 import { hostedPageCsp } from './frame-policy.js';
-import { createHostedService } from './hosted-service.js';
 import {
   HostedDepositRequest,
   HostedInventoryRequest,
@@ -56,12 +55,7 @@ export const hostedRoutes = (ctx: AppContext): FastifyPluginAsync => async (app)
   const assets = loadAssets(WEB_DIR);
   const page = assets.get('deposit.html');
   if (!page) throw new Error(`hosted page missing: ${path.join(WEB_DIR, 'deposit.html')}`);
-  const hosted = createHostedService({
-    db: ctx.db,
-    config: ctx.config,
-    clock: ctx.clock,
-    deposits: ctx.deposits,
-  });
+  const { hosted } = ctx;
   const hidden = { hide: true };
 
   app.get('/deposit/:token', { schema: { ...hidden, params: HostedTokenParams } }, async (req, reply) => {

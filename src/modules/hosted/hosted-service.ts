@@ -7,7 +7,7 @@ import { GAMES, type Game } from '../../domain/games.js';
 import { forbidden, notFound, validationError, type FieldError } from '../../domain/errors.js';
 import { findById, type MerchantRow } from '../merchants/merchant-repo.js';
 import { findIntentByToken, type IntentRow } from '../intents/intent-repo.js';
-import { platformErrorToAppError } from '../intents/intent-service.js';
+import { platformErrorToAppError } from '../deposits/deposit-platform.js';
 
 /** What the hosted page needs from the deposits feature (ctx.deposits). */
 export interface HostedDepositsPort {

@@ -4,10 +4,9 @@ import type { AppContext } from '../../context.js';
 import { ok } from '../../http/envelope.js';
 import { merchantSecurity } from '../../http/schemas.js';
 import { CreateIntentRequest, CreateIntentResponse, type CreateIntentBody } from './intent-schemas.js';
-import { createIntentService } from './intent-service.js';
 
 export const intentRoutes = (ctx: AppContext): FastifyPluginAsync => async (app) => {
-  const intents = createIntentService(ctx);
+  const { intents } = ctx;
   app.post(
     '/create-intent',
     {
