@@ -1,5 +1,5 @@
 // Catalogue endpoints (spec 4.11, 4.12) and the /purchase/events change feed. Thin: parsing and
-// HTTP details here, rules in catalogue-service.ts.
+// HTTP details here, rules in the catalogue service (pages.ts, stream.ts, events.ts).
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { merchantSecurity } from '../../http/schemas.js';

@@ -2,7 +2,7 @@
 import type { TaskList } from 'graphile-worker';
 import type { AppContext } from '../../context.js';
 import { idField } from '../../jobs/enqueue.js';
-import { EVENTS_RETENTION_SECONDS } from './catalogue-service.js';
+import { EVENTS_RETENTION_SECONDS } from './events.js';
 import { GAMES } from '../../domain/games.js';
 import type { SeedBookEntry } from './catalogue-seed.js';
 import { CATALOGUE_TASKS, scheduleEventsPrune } from './catalogue-jobs.js';

@@ -25,7 +25,7 @@ import type { CreationFailReason } from '../../domain/purchase-state.js';
 import { addJobs } from '../../jobs/enqueue.js';
 import { PlatformUnavailableError, PlatformUserError, platformIdOf, type PlatformUser, type TradingPlatform } from '../../platform/port.js';
 import type { ListingView } from '../catalogue/catalogue-repo.js';
-import { salePrice, type MerchantPricing } from '../catalogue/catalogue-service.js';
+import { salePrice, type MerchantPricing } from '../catalogue/catalogue-views.js';
 import { applyMovement, InsufficientFundsError } from '../ledger/ledger-repo.js';
 import { enqueueWebhook } from '../webhooks/outbox.js';
 import { creationJobs, pendingLimitMs } from './purchase-jobs.js';

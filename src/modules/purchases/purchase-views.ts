@@ -3,7 +3,7 @@
 import { isoUtc } from '../../domain/clock.js';
 import { millsToUsd } from '../../domain/money.js';
 import { PURCHASE_MACHINE, type PurchaseStatus } from '../../domain/purchase-state.js';
-import { absoluteUrl } from '../catalogue/catalogue-service.js';
+import { absoluteUrl } from '../catalogue/catalogue-views.js';
 import type { PurchaseRow } from './purchase-repo.js';
 
 export interface PurchaseWire {
