@@ -40,6 +40,8 @@ export interface DepositsTable {
   custom_currency_rate: number | null;
   quote_expires_at: NullableTimestamp;
   from_preview: Generated<boolean>;
+  /** Redirect flow (005_hosted.sql): the hosted page's only credential; intents only. */
+  hosted_token: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -3,20 +3,17 @@
 // the optional body.
 import type { AppContext } from '../../context.js';
 import { validationError, type FieldError } from '../../domain/errors.js';
+import { OFFER_CHANGE_ACTION } from '../../platform/offers.js';
 import type { OfferChange } from '../../platform/port.js';
 
 export const SANDBOX_ACTIONS = ['accept', 'decline', 'expire', 'cancel', 'release', 'revert'] as const;
 export type SandboxAction = (typeof SANDBOX_ACTIONS)[number];
 
-/** The offer change each helper action simulates. */
-export const ACTION_CHANGE: Record<SandboxAction, OfferChange['change']> = {
-  accept: 'accepted',
-  decline: 'declined',
-  expire: 'expired',
-  cancel: 'canceled',
-  release: 'hold_ended',
-  revert: 'reverted',
-};
+/** The offer change each helper action simulates: the inverse of the offer layer's change → action names. */
+export const ACTION_CHANGE = Object.fromEntries(Object.entries(OFFER_CHANGE_ACTION).map(([change, action]) => [action, change])) as Record<
+  SandboxAction,
+  OfferChange['change']
+>;
 
 export type SandboxBody = { hold?: boolean; by?: 'user' | 'gateway' };
 
