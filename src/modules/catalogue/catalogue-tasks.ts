@@ -1,13 +1,26 @@
 // Catalogue jobs: listing the items of completed deposits, and pruning the change feed.
 import type { TaskList } from 'graphile-worker';
-import type { AppContext } from '../../context.js';
+import type { Logger } from 'pino';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import type { PricingService } from '../pricing/pricing-service.js';
+import type { CatalogueService } from './catalogue-service.js';
 import { idField } from '../../jobs/enqueue.js';
 import { EVENTS_RETENTION_SECONDS } from './events.js';
 import { GAMES } from '../../domain/games.js';
 import type { SeedBookEntry } from './catalogue-seed.js';
 import { CATALOGUE_TASKS, scheduleEventsPrune } from './catalogue-jobs.js';
 
-export function catalogueTasks(ctx: AppContext): TaskList {
+/** What the catalogue jobs and start-up use. */
+export interface CatalogueTaskDeps {
+  db: Db;
+  log: Logger;
+  config: Pick<Config, 'platform' | 'sandboxCatalogueSize'>;
+  catalogue: CatalogueService;
+  pricing: Pick<PricingService, 'namesFor' | 'entry'>;
+}
+
+export function catalogueTasks(ctx: CatalogueTaskDeps): TaskList {
   return {
     /** payload {deposit_id}: enqueued by the deposits feature when a deposit completes. */
     [CATALOGUE_TASKS.addDepositItems]: async (payload) => {
@@ -27,7 +40,7 @@ export function catalogueTasks(ctx: AppContext): TaskList {
 }
 
 /** Start-up: seed the sandbox catalogue from the sandbox price book, and keep the pruning job scheduled. */
-export async function catalogueStartup(ctx: AppContext): Promise<void> {
+export async function catalogueStartup(ctx: CatalogueTaskDeps): Promise<void> {
   if (ctx.config.platform === 'sandbox' && ctx.config.sandboxCatalogueSize > 0) {
     // The loaded price book (the sandbox one in sandbox mode), read through the pricing service.
     const entries: SeedBookEntry[] = [];

@@ -2,7 +2,7 @@
 // merchant API scope), then one service call.
 import type { FastifyPluginAsync } from 'fastify';
 import type { Static } from '@sinclair/typebox';
-import type { AppContext } from '../../context.js';
+import type { DepositService } from './deposit-service.js';
 import { envelopeOf, merchantSecurity } from '../../http/schemas.js';
 import { ok } from '../../http/envelope.js';
 import { forbidden } from '../../domain/errors.js';
@@ -10,7 +10,7 @@ import * as S from './deposit-schemas.js';
 
 const tags = ['deposits'];
 
-export const depositRoutes = (ctx: AppContext): FastifyPluginAsync => async (app) => {
+export const depositRoutes = (ctx: { deposits: DepositService }): FastifyPluginAsync => async (app) => {
   app.post<{ Body: Static<typeof S.InventoryRequest> }>(
     '/inventory',
     {

@@ -2,11 +2,12 @@
 // time, the pending watchdog, and the withdrawal of offers a deposit never recorded.
 // Idempotent: a deposit that moved on is left alone.
 import type { TaskList } from 'graphile-worker';
-import type { AppContext } from '../../context.js';
+import type { Db } from '../../db/database.js';
+import type { DepositService } from './deposit-service.js';
 import { idField, stringField } from '../../jobs/enqueue.js';
 import { DEPOSIT_TASKS, scheduleDepositOfferCancel } from './deposit-jobs.js';
 
-export function depositTasks(ctx: AppContext): TaskList {
+export function depositTasks(ctx: { db: Db; deposits: DepositService }): TaskList {
   return {
     [DEPOSIT_TASKS.offerExpire]: async (payload) => {
       const id = idField(payload, 'deposit_id');

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { HostedService } from './hosted-service.js';
 import { ok } from '../../http/envelope.js';
 import { isAppError, notFound } from '../../domain/errors.js';
 import { hostedPageCsp } from './frame-policy.js';
@@ -51,7 +51,7 @@ function commonHeaders(reply: FastifyReply): FastifyReply {
   return reply.header('referrer-policy', 'no-referrer').header('x-content-type-options', 'nosniff');
 }
 
-export const hostedRoutes = (ctx: AppContext): FastifyPluginAsync => async (app) => {
+export const hostedRoutes = (ctx: { hosted: HostedService }): FastifyPluginAsync => async (app) => {
   const assets = loadAssets(WEB_DIR);
   const page = assets.get('deposit.html');
   if (!page) throw new Error(`hosted page missing: ${path.join(WEB_DIR, 'deposit.html')}`);

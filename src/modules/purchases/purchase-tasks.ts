@@ -4,11 +4,12 @@
 // A handler whose purchase is not due yet (the service clock can run ahead of or behind the
 // database's, or a dispatch attempt is still in flight) puts itself back at the due time.
 import type { TaskList } from 'graphile-worker';
-import type { AppContext } from '../../context.js';
+import type { Db } from '../../db/database.js';
+import type { PurchaseService } from './purchase-service.js';
 import { idField, stringField } from '../../jobs/enqueue.js';
 import { PURCHASE_TASKS, schedulePurchaseExpiry, schedulePurchaseHoldEnd, schedulePurchaseOfferCancel, schedulePurchaseWatchdog } from './purchase-jobs.js';
 
-export function purchaseTasks(ctx: AppContext): TaskList {
+export function purchaseTasks(ctx: { db: Db; purchases: PurchaseService }): TaskList {
   return {
     [PURCHASE_TASKS.dispatch]: async (payload, helpers) => {
       const id = idField(payload, 'purchase_id');
