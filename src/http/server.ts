@@ -3,7 +3,7 @@ import crypto from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyError } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { AppError, validationError } from './errors.js';
+import { AppError, httpStatusOf, validationError } from './errors.js';
 import { validatorCompiler } from './validation.js';
 import { registerMetrics } from './metrics.js';
 import { clientErrorHandler, closeIfBodyUnread, findBadString, frameworkErrors, hasBadQueryEncoding, timeoutOptions, useStrictJsonParser } from './edges.js';
@@ -83,7 +83,7 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
     closeIfBodyUnread(request, reply);
     if (err instanceof AppError) {
       if (err.headers) reply.headers(err.headers);
-      return reply.code(err.statusCode).send({ success: false, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) });
+      return reply.code(httpStatusOf(err)).send({ success: false, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) });
     }
     if (isPgDataException(err)) {
       // A value the database cannot take (out of range, bad encoding) is the caller's input.

@@ -5,7 +5,7 @@ import type { AppContext } from '../../context.js';
 import { adminSecurity, HttpUrl, IdParam, Paging } from '../../http/schemas.js';
 import { ok } from '../../http/envelope.js';
 import { usdToMills, MoneyError } from '../../domain/money.js';
-import { validationError } from '../../http/errors.js';
+import { validationError } from '../../domain/errors.js';
 
 const MerchantFields = {
   webhook_url: Type.Optional(Type.Union([HttpUrl, Type.Null()])),
