@@ -1,10 +1,10 @@
 // Sign-in, invitation (set password), sign-out, and the account page (authenticator, sessions):
 // the same pages for merchant users and operators.
 import type { FastifyInstance } from 'fastify';
-import { AppError } from '../../http/errors.js';
+import { validationError } from '../../http/errors.js';
 import { html, page, csrfField, table, when, actionButton, type Html } from '../dashboard/html.js';
 import { PASSWORD_MIN } from './passwords.js';
-import { SESSION_TTL_SECONDS, type AccountsService, type SessionUser } from './accounts-service.js';
+import { SESSION_TTL_SECONDS, SignInError, type AccountsService, type SessionUser } from './accounts-service.js';
 import {
   actorOf, checkCsrf, checkPreCsrf, clientIp, preToken, requireRole, setCookie, SESSION_COOKIE,
 } from './web-session.js';
@@ -49,11 +49,11 @@ export function accountPages(app: FastifyInstance, ctx: AppContext, accounts: Ac
       setCookie(reply, req, publicUrl, SESSION_COOKIE, r.cookie, SESSION_TTL_SECONDS);
       return reply.redirect(safeNext(f.next) ?? homeOf(r.user), 303);
     } catch (err) {
-      if (!(err instanceof AppError) || (err.statusCode !== 401 && err.statusCode !== 429)) throw err;
-      if (err.headers) reply.headers(err.headers);
+      if (!(err instanceof SignInError)) throw err;
+      reply.headers(err.headers);
       const csrf = preToken(req, reply, publicUrl);
       return reply
-        .code(err.statusCode)
+        .code(err.status)
         .type('text/html')
         .send(page({ title: 'Sign in', flash: { kind: 'error', text: err.message } }, signInForm(csrf, safeNext(f.next), f.email ?? '')));
     }
@@ -83,7 +83,7 @@ export function accountPages(app: FastifyInstance, ctx: AppContext, accounts: Ac
     checkPreCsrf(req);
     const { token } = req.params as { token: string };
     if ((req.form.password ?? '') !== (req.form.password2 ?? '')) {
-      throw new AppError(400, 'validation error', [{ field: 'password2', code: 'same', message: 'the two passwords differ' }]);
+      throw validationError([{ field: 'password2', code: 'same', message: 'the two passwords differ' }]);
     }
     const r = await accounts.acceptInvitation(token, req.form.password ?? '', clientIp(req));
     const csrf = preToken(req, reply, publicUrl);

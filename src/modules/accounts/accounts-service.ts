@@ -22,6 +22,17 @@ export const IP_FAILURE_WINDOW_SECONDS = 15 * 60;
 
 export const SIGN_IN_FAILED = 'invalid e-mail, password or authentication code';
 
+/** A refused sign-in (401) or a throttled address (429): the sign-in page shows it with its form. */
+export class SignInError extends Error {
+  constructor(
+    readonly status: 401 | 429,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
 /** Who did something, for the audit log. */
 export interface Actor {
   userId: number | null;
@@ -80,7 +91,7 @@ export function createAccountsService(base: Pick<BaseContext, 'db' | 'config' | 
 
   async function invitation(token: string) {
     const inv = await repo.findValidInvitation(db, sha256Hex(token));
-    if (!inv) throw new AppError(404, 'this invitation link is not valid (used, expired or mistyped)');
+    if (!inv) throw new AppError('not_found', 'this invitation link is not valid (used, expired or mistyped)');
     return inv;
   }
 
@@ -92,7 +103,7 @@ export function createAccountsService(base: Pick<BaseContext, 'db' | 'config' | 
     const hash = await hashPassword(password);
     return tables(db).transaction().execute(async (trx) => {
       const used = await repo.consumeInvitation(trx, sha256Hex(token));
-      if (!used) throw new AppError(404, 'this invitation link is not valid (used, expired or mistyped)');
+      if (!used) throw new AppError('not_found', 'this invitation link is not valid (used, expired or mistyped)');
       await repo.setPassword(trx, used.user_id, hash);
       await repo.revokeUserSessions(trx, used.user_id);
       await repo.insertAudit(trx, { merchantId: inv.merchant_id, userId: used.user_id, actor: inv.email, action: 'invitation_accepted', ip });
@@ -114,7 +125,7 @@ export function createAccountsService(base: Pick<BaseContext, 'db' | 'config' | 
   async function signIn(input: { email: string; password: string; code?: string; ip: string | null; userAgent: string | null }) {
     const ip = input.ip ?? 'unknown';
     if ((await repo.recentSignInFailuresFrom(db, ip, IP_FAILURE_WINDOW_SECONDS)) >= IP_FAILURE_LIMIT) {
-      throw new AppError(429, 'too many failed sign-ins from this address: try again later', undefined, { 'retry-after': String(IP_FAILURE_WINDOW_SECONDS) });
+      throw new SignInError(429, 'too many failed sign-ins from this address: try again later', { 'retry-after': String(IP_FAILURE_WINDOW_SECONDS) });
     }
     const email = input.email.trim().slice(0, 254);
     const user = email ? await repo.findUserByEmail(db, email) : undefined;
@@ -128,7 +139,7 @@ export function createAccountsService(base: Pick<BaseContext, 'db' | 'config' | 
           await repo.insertAudit(db, { merchantId, userId: u.id, actor: u.email, action: 'account_locked', detail: { seconds: LOCK_SECONDS }, ip });
         }
       }
-      throw new AppError(401, SIGN_IN_FAILED);
+      throw new SignInError(401, SIGN_IN_FAILED);
     };
     if (!user || user.disabled || user.password_hash === null) return fail('unknown or inactive account', user);
     if (await repo.isLocked(db, user.id)) {

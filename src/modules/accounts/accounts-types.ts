@@ -1,9 +1,9 @@
 // Kysely table types of migration 009 (dashboard users, invitations, sessions, audit log, status
 // history). The accounts, dashboard and console repositories reach them through `tables(db)`.
 import type { ColumnType, Generated, Kysely, Selectable } from 'kysely';
-import type { Db } from '../../db/database.js';
-import type { Trx } from '../ledger/ledger-repo.js';
-import type { DB, Timestamp } from '../../db/types.js';
+import type { Db, Trx } from '../../db/database.js';
+import type { DB } from '../../db/types.js';
+import type { Timestamp } from '../../db/columns.js';
 
 export type Role = 'owner' | 'developer' | 'viewer' | 'operator';
 export const MERCHANT_ROLES = ['owner', 'developer', 'viewer'] as const;

@@ -3,7 +3,7 @@
 import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { safeEqual } from '../../domain/secrets.js';
-import { AppError } from '../../http/errors.js';
+import { forbidden } from '../../http/errors.js';
 import { normaliseIp } from '../../http/auth.js';
 import type { Actor, SessionUser } from './accounts-service.js';
 import type { Role } from './accounts-types.js';
@@ -11,6 +11,8 @@ import type { Role } from './accounts-types.js';
 export const SESSION_COOKIE = 'sgw_session';
 /** Pre-sign-in CSRF token (double submit): the sign-in and invitation forms carry its value. */
 export const PRE_COOKIE = 'sgw_pre';
+
+const CSRF_REFUSED = 'the form has expired or did not come from this site (CSRF token missing or wrong): reload the page and try again';
 
 export const DASHBOARD_CSP = [
   "default-src 'none'",
@@ -103,7 +105,7 @@ function checkOrigin(req: FastifyRequest, publicUrl: string): void {
   const origin = req.headers.origin ?? (req.headers.referer ? safeOrigin(req.headers.referer) : undefined);
   if (origin === undefined) return; // non-browser clients; the CSRF token still applies
   const own = [new URL(publicUrl).origin, `${req.protocol}://${req.host}`];
-  if (!own.includes(origin)) throw new AppError(403, 'cross-origin request refused');
+  if (!own.includes(origin)) throw forbidden('cross-origin request refused');
 }
 
 function safeOrigin(url: string): string | undefined {
@@ -118,14 +120,14 @@ function safeOrigin(url: string): string | undefined {
 export function checkCsrf(req: FastifyRequest): void {
   const given = req.form?._csrf ?? (req.headers['x-csrf-token'] as string | undefined) ?? '';
   const expected = req.user?.csrf;
-  if (!expected || !given || !safeEqual(given, expected)) throw new AppError(403, 'the form has expired or did not come from this site (CSRF token missing or wrong): reload the page and try again');
+  if (!expected || !given || !safeEqual(given, expected)) throw forbidden(CSRF_REFUSED);
 }
 
 /** The pre-sign-in double-submit token: cookie and form field must match. */
 export function checkPreCsrf(req: FastifyRequest): void {
   const cookie = parseCookies(req.headers.cookie)[PRE_COOKIE];
   const given = req.form?._csrf ?? '';
-  if (!cookie || !given || !safeEqual(cookie, given)) throw new AppError(403, 'the form has expired or did not come from this site (CSRF token missing or wrong): reload the page and try again');
+  if (!cookie || !given || !safeEqual(cookie, given)) throw forbidden(CSRF_REFUSED);
 }
 
 /** The pre-sign-in token of this browser, set when missing. */
@@ -143,6 +145,6 @@ export class SignInRequired extends Error {}
 export function requireRole(req: FastifyRequest, roles: readonly Role[]): SessionUser {
   const u = req.user;
   if (!u) throw new SignInRequired();
-  if (!roles.includes(u.role)) throw new AppError(403, `your role (${u.role}) cannot do this`);
+  if (!roles.includes(u.role)) throw forbidden(`your role (${u.role}) cannot do this`);
   return u;
 }

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { AppError } from '../../http/errors.js';
+import { AppError, httpStatusOf, notFound } from '../../http/errors.js';
 import { createAccountsService, type SessionUser } from '../accounts/accounts-service.js';
 import { installWebBasics, SignInRequired } from '../accounts/web-session.js';
 import { accountPages, homeOf } from '../accounts/account-pages.js';
@@ -65,7 +65,7 @@ export const webAppRoutes = (ctx: AppContext): FastifyPluginAsync => async (app)
     let message = 'Something went wrong on our side. The error is logged; try again.';
     let details: string[] = [];
     if (err instanceof AppError) {
-      status = err.statusCode;
+      status = httpStatusOf(err);
       message = err.message;
       if (Array.isArray(err.data)) details = err.data.map((d: { message?: string }) => String(d?.message ?? ''));
     } else if ((err as unknown as { statusCode?: number }).statusCode! < 500) {
@@ -85,7 +85,7 @@ ${details.length ? html`<ul>${details.map((d) => html`<li>${d}</li>`)}</ul>` : '
 
   app.get('/dashboard/assets/:file', async (req, reply) => {
     const asset = assets.get((req.params as { file: string }).file);
-    if (!asset) throw new AppError(404, 'not found');
+    if (!asset) throw notFound();
     reply.header('etag', asset.etag).header('cache-control', 'no-cache');
     if (req.headers['if-none-match'] === asset.etag) return reply.code(304).send();
     return reply.type(asset.type).send(asset.body);
