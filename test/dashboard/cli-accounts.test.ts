@@ -1,23 +1,14 @@
 // `gateway merchant invite`, `gateway operator create` and `gateway audit` against the database
 // of a running gateway: the printed link works once in the gateway.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshDatabase, startTestGateway, type TestGateway } from '../helpers.js';
+import { describe, expect, it } from 'vitest';
 import { WebClient } from './web-client.js';
-import { runCli } from '../cli-run.js';
+import { cliGateway } from '../cli-run.js';
 
-let databaseUrl: string;
-let gw: TestGateway;
-
-beforeAll(async () => {
-  databaseUrl = await freshDatabase();
-  gw = await startTestGateway({}, { databaseUrl, worker: false });
-});
-afterAll(async () => gw?.stop());
-
-const cli = (...args: string[]) => runCli(databaseUrl, args, { PUBLIC_URL: 'https://pay.example' });
+const env = cliGateway({ PUBLIC_URL: 'https://pay.example' });
 
 describe('gateway CLI accounts', () => {
   it('invites a merchant user and an operator; the links set a password once; the audit log names the CLI', async () => {
+    const { gw, cli } = env;
     const m = await gw.createMerchant({ name: 'CLI invites' });
     const inv = await cli('merchant', 'invite', String(m.id), '--email', 'owner@cli.example');
     expect(inv.code, inv.err).toBe(0);

@@ -2,7 +2,7 @@
 // first operator this way), list a merchant's users, read the audit log.
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { WebDeps } from '../dashboard/deps.js';
 import { adminSecurity, IdParam } from '../../http/schemas.js';
 import { ok } from '../../http/envelope.js';
 import { createAccountsService, type Actor } from './accounts-service.js';
@@ -35,7 +35,7 @@ export function userView(u: { id: number; merchant_id: number | null; email: str
   };
 }
 
-export const accountAdminRoutes = (ctx: AppContext): FastifyPluginAsync => async (app) => {
+export const accountAdminRoutes = (ctx: WebDeps): FastifyPluginAsync => async (app) => {
   const accounts = createAccountsService(ctx);
   const common = { tags: ['admin', 'accounts'], security: adminSecurity };
   const by = (ip: string): Actor => ({ userId: null, actor: 'admin-token', ip });

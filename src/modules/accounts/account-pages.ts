@@ -8,7 +8,7 @@ import { SESSION_TTL_SECONDS, SignInError, type AccountsService, type SessionUse
 import {
   actorOf, checkCsrf, checkPreCsrf, clientIp, preToken, requireRole, setCookie, SESSION_COOKIE,
 } from './web-session.js';
-import type { AppContext } from '../../context.js';
+import type { WebDeps } from '../dashboard/deps.js';
 
 export const homeOf = (u: { role: string }) => (u.role === 'operator' ? '/console' : '/dashboard');
 
@@ -30,7 +30,7 @@ ${csrfField(csrf)}${next ? html`<input type="hidden" name="next" value="${next}"
 </form>`;
 }
 
-export function accountPages(app: FastifyInstance, ctx: AppContext, accounts: AccountsService, shell: (u: SessionUser) => Promise<{ nav: { href: string; label: string }[]; merchantName?: string }>): void {
+export function accountPages(app: FastifyInstance, ctx: WebDeps, accounts: AccountsService, shell: (u: SessionUser) => Promise<{ nav: { href: string; label: string }[]; merchantName?: string }>): void {
   const publicUrl = ctx.config.publicUrl;
 
   app.get('/dashboard/sign-in', async (req, reply) => {

@@ -1,7 +1,7 @@
 // Accounts: invitations (one-time links), passwords, TOTP, sign-in with throttling and lock-out,
 // database sessions, and the audit log every change writes to.
 import crypto from 'node:crypto';
-import type { BaseContext } from '../../context.js';
+import type { AccountDeps } from '../dashboard/deps.js';
 import { randomSecret, sha256Hex } from '../../domain/secrets.js';
 import { AppError, notFound, validationError } from '../../http/errors.js';
 import { findById as findMerchant } from '../merchants/merchant-repo.js';
@@ -52,7 +52,7 @@ export interface SessionUser {
 
 const EMAIL_RE = /^[^\s@]{1,64}@[^\s@]{1,189}\.[^\s@]{1,60}$/;
 
-export function createAccountsService(base: Pick<BaseContext, 'db' | 'config' | 'clock'>) {
+export function createAccountsService(base: AccountDeps) {
   const { db, config, clock } = base;
 
   const audit = (a: Actor, action: string, merchantId: number | null, detail?: Record<string, unknown>) =>

@@ -2,7 +2,7 @@
 // withdrawals to complete / fail / cancel, system health (ledger verify, webhook backlog, job
 // queue), operators and the audit log. Operators only; writes go through the services.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { WebDeps } from '../dashboard/deps.js';
 import { validationError } from '../../http/errors.js';
 import { amountToMills } from '../admin/admin-routes.js';
 import type { AccountsService, SessionUser } from '../accounts/accounts-service.js';
@@ -30,7 +30,7 @@ function amountOf(raw: string | undefined): number {
   return amountToMills(Number(s));
 }
 
-export function consolePages(app: FastifyInstance, ctx: AppContext, accounts: AccountsService): void {
+export function consolePages(app: FastifyInstance, ctx: WebDeps, accounts: AccountsService): void {
   async function merchantsPage(u: SessionUser, before: number | undefined, extra?: Html) {
     const rows = await repo.merchantsWithBalance(ctx.db, before, drepo.PAGE_SIZE + 1);
     const more = rows.length > drepo.PAGE_SIZE;

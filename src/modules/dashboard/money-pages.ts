@@ -1,7 +1,7 @@
 // Ledger (every entry with the running balance after it, CSV) and withdrawals (history; owners
 // request one: the amount leaves available at once, the operator completes or fails it).
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { WebDeps } from './deps.js';
 import { millsToUsd } from '../../domain/money.js';
 import { validationError } from '../../http/errors.js';
 import { amountToMills } from '../admin/admin-routes.js';
@@ -17,7 +17,7 @@ function refLink(refType: string | null, refId: number | null): Html | string {
   return refType ? `${refType} #${refId}` : '';
 }
 
-export function moneyPages(app: FastifyInstance, ctx: AppContext, shell: ShellOf, accounts: AccountsService): void {
+export function moneyPages(app: FastifyInstance, ctx: WebDeps, shell: ShellOf, accounts: AccountsService): void {
   app.get('/dashboard/ledger', async (req, reply) => {
     const u = merchantUser(req);
     const before = intParam((req.query as { before?: string }).before);

@@ -1,13 +1,13 @@
 // Overview: balance, today's and the last 30 days' volume (a uPlot chart + the same numbers as a
 // table), and the latest deposits and purchases.
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { WebDeps } from './deps.js';
 import { html, statusBadge, table, usd, when, facts } from './html.js';
 import * as repo from './dashboard-repo.js';
 import { merchantUser, respond, type ShellOf } from './view.js';
 import { createVolumeReader } from './volume.js';
 
-export function overviewPage(app: FastifyInstance, ctx: AppContext, shell: ShellOf): void {
+export function overviewPage(app: FastifyInstance, ctx: WebDeps, shell: ShellOf): void {
   const volumeOf = createVolumeReader(ctx.db, ctx.clock);
   app.get('/dashboard', async (req, reply) => {
     if (req.user?.role === 'operator') return reply.redirect('/console', 303);

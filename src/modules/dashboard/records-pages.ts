@@ -2,7 +2,7 @@
 // pagination, CSV export of the filtered list, and the detail page with its status timeline,
 // webhook attempts and, in the sandbox, the test helpers as buttons.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { WebDeps } from './deps.js';
 import { GAMES } from '../../domain/games.js';
 import { millsToUsd } from '../../domain/money.js';
 import { notFound } from '../../http/errors.js';
@@ -53,7 +53,7 @@ export function csv(headers: string[], rows: unknown[][]): string {
   return [headers, ...rows].map((r) => r.map(csvCell).join(',')).join('\r\n') + '\r\n';
 }
 
-export function recordPages(app: FastifyInstance, ctx: AppContext, shell: ShellOf, accounts: AccountsService): void {
+export function recordPages(app: FastifyInstance, ctx: WebDeps, shell: ShellOf, accounts: AccountsService): void {
   const simulate = simulatorOf(ctx);
 
   for (const kind of ['deposit', 'purchase'] as const) {

@@ -2,7 +2,7 @@
 // API keys & access (key rotation shown once, IP whitelist, frame ancestors). Writes go through
 // the merchant and webhook services; every change is audited.
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { WebDeps } from './deps.js';
 import { notFound } from '../../http/errors.js';
 import type { AccountsService } from '../accounts/accounts-service.js';
 import { actorOf, checkCsrf } from '../accounts/web-session.js';
@@ -27,7 +27,7 @@ ${canAct ? actionButton(`/dashboard/webhooks/${e.id}/redeliver`, 'Redeliver', cs
 </details>`)}</div>`;
 }
 
-export function settingsPages(app: FastifyInstance, ctx: AppContext, shell: ShellOf, accounts: AccountsService): void {
+export function settingsPages(app: FastifyInstance, ctx: WebDeps, shell: ShellOf, accounts: AccountsService): void {
   async function webhooksPage(u: MerchantUser, query: Record<string, string>, extra?: Html) {
     const m = await findMerchant(ctx.db, u.merchant_id);
     if (!m) throw notFound();

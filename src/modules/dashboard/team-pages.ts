@@ -1,6 +1,6 @@
 // Team (users of the merchant; owners invite and disable) and the audit log (owners).
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { WebDeps } from './deps.js';
 import type { AccountsService } from '../accounts/accounts-service.js';
 import { actorOf, checkCsrf } from '../accounts/web-session.js';
 import type { Role } from '../accounts/accounts-types.js';
@@ -23,7 +23,7 @@ ${roles.length > 1 ? html`<label for="invite-role">Role</label><select id="invit
 <button type="submit" id="invite">Create invitation link</button></form>`;
 }
 
-export function teamPages(app: FastifyInstance, ctx: AppContext, shell: ShellOf, accounts: AccountsService): void {
+export function teamPages(app: FastifyInstance, ctx: WebDeps, shell: ShellOf, accounts: AccountsService): void {
   async function teamPage(u: MerchantUser, extra?: Html) {
     const users = await accounts.listUsers(u.merchant_id);
     const owner = u.role === 'owner';

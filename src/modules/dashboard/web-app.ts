@@ -6,7 +6,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { WebDeps } from './deps.js';
 import { AppError, httpStatusOf, notFound } from '../../http/errors.js';
 import { createAccountsService, type SessionUser } from '../accounts/accounts-service.js';
 import { installWebBasics, SignInRequired } from '../accounts/web-session.js';
@@ -40,7 +40,7 @@ function loadAssets() {
   return assets;
 }
 
-export const webAppRoutes = (ctx: AppContext): FastifyPluginAsync => async (app) => {
+export const webAppRoutes = (ctx: WebDeps): FastifyPluginAsync => async (app) => {
   const accounts = createAccountsService(ctx);
   const assets = loadAssets();
   // HTML pages are not part of the JSON API's OpenAPI document.

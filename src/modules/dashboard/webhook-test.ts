@@ -1,7 +1,7 @@
 // "Send test event": one signed POST to the merchant's webhook URL, now, with the same signatures
 // and SSRF rules as real deliveries; the answer is shown, nothing is queued or retried.
 import crypto from 'node:crypto';
-import type { AppContext } from '../../context.js';
+import type { WebDeps } from './deps.js';
 import { validationError } from '../../http/errors.js';
 import { findById } from '../merchants/merchant-repo.js';
 import { sendWebhook } from '../webhooks/http-sender.js';
@@ -9,7 +9,7 @@ import { legacySign, standardSignature } from '../webhooks/signing.js';
 import { resolveTarget, TargetRefusedError } from '../webhooks/target.js';
 import { USER_AGENT } from '../webhooks/webhook-service.js';
 
-export async function sendTestEvent(ctx: AppContext, merchantId: number) {
+export async function sendTestEvent(ctx: WebDeps, merchantId: number) {
   const m = await findById(ctx.db, merchantId);
   if (!m?.webhook_url) throw validationError([{ field: 'webhook_url', code: 'required', message: 'set a webhook URL first' }]);
   // trade_id 0 never names a real deposit: receivers can tell the test apart.
