@@ -5,11 +5,13 @@ import { adminAuth, merchantAuth } from './auth.js';
 import { balanceRoutes } from '../modules/ledger/balance-routes.js';
 import { adminRoutes } from '../modules/admin/admin-routes.js';
 import { merchantFeatureRoutes, adminFeatureRoutes, publicFeatureRoutes } from '../modules/index.js';
+import { recordKeyUsage } from '../modules/dashboard/key-usage.js';
 
 export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   await app.register(
     async (merchantApi) => {
       merchantApi.addHook('onRequest', merchantAuth(ctx.db));
+      merchantApi.addHook('onResponse', recordKeyUsage(ctx.db)); // the dashboard's "last used"
       await merchantApi.register(balanceRoutes(ctx));
       for (const plugin of merchantFeatureRoutes) await merchantApi.register(plugin(ctx));
     },

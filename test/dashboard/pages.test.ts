@@ -194,12 +194,16 @@ describe('isolation between merchants', () => {
 });
 
 describe('API keys, access and webhooks', () => {
-  it('rotating the key shows the new one once; the old key is refused at once', async () => {
+  it('rotating the key shows the new one once; the old key is refused at once; last use is per key', async () => {
     const m = await gw.createMerchant({ name: 'Keys' });
     const dev = await userOf(gw, m.id, email('dev'), 'developer');
-    await dev.get('/dashboard/developers');
+    const lastUsed = async () => /id="api-key-last-used">([^<]*)</.exec((await dev.get('/dashboard/developers')).body)![1];
+    expect(await lastUsed()).toBe('never');
+    expect((await gw.merchant(m.api_key, 'GET', '/balance')).status).toBe(200);
+    await eventually(async () => (await lastUsed()).endsWith('UTC from 127.0.0.1'));
     const r = await dev.post('/dashboard/developers/rotate-key');
     const key = /id="secret-value">(sk_[\w-]+)</.exec(r.body)![1];
+    expect(await lastUsed()).toBe('never'); // the new key has not been used yet
     expect((await gw.merchant(m.api_key, 'GET', '/balance')).status).toBe(401);
     expect((await gw.merchant(key, 'GET', '/balance')).status).toBe(200);
     expect((await dev.get('/dashboard/developers')).body).not.toContain(key);

@@ -113,3 +113,13 @@ create index purchases_merchant_status_idx on purchases (merchant_id, status, id
 create index purchases_merchant_game_idx on purchases (merchant_id, game, id desc);
 create index purchases_merchant_created_id_idx on purchases (merchant_id, created_at, id) include (amount, status);
 create index withdrawals_pending_idx on withdrawals (id) where status = 'pending';
+
+-- When each API key was last used (per key prefix, so a rotated key starts unused): written at
+-- most once a minute per key and instance, after the answer, never in the request's path.
+create table api_key_usage (
+  merchant_id bigint not null references merchants(id),
+  key_prefix text not null,
+  last_used_at timestamptz not null,
+  last_ip text,
+  primary key (merchant_id, key_prefix)
+);

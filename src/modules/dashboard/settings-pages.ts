@@ -11,6 +11,7 @@ import { actionButton, csrfField, facts, html, pager, statusBadge, table, when, 
 import * as repo from './dashboard-repo.js';
 import { DEVELOP, intParam, merchantUser, respond, type MerchantUser, type ShellOf } from './view.js';
 import { sendTestEvent } from './webhook-test.js';
+import { keyLastUsed } from './key-usage.js';
 
 type EventWithAttempts = Awaited<ReturnType<typeof repo.webhookEvents>>[number];
 
@@ -102,10 +103,16 @@ ${pager('/dashboard/webhooks', { state }, more ? shown[shown.length - 1].id : un
   async function developersPage(u: MerchantUser, extra?: Html) {
     const m = await findMerchant(ctx.db, u.merchant_id);
     if (!m) throw notFound();
+    const used = await keyLastUsed(ctx.db, m.id, m.api_key_prefix);
     const canAct = u.role !== 'viewer';
     return html`${extra ?? ''}
 <section><h2>API key</h2>
-${facts([['Key', html`<code id="api-key-prefix">${m.api_key_prefix}…</code>`], ['Header', html`<code>X-Api-Key</code>`], ['Account', m.enabled ? 'enabled' : 'disabled by the operator']])}
+${facts([
+  ['Key', html`<code id="api-key-prefix">${m.api_key_prefix}…</code>`],
+  ['Last used', html`<span id="api-key-last-used">${used ? `${when(used.last_used_at)} from ${used.last_ip ?? '?'}` : 'never'}</span>`],
+  ['Header', html`<code>X-Api-Key</code>`],
+  ['Account', m.enabled ? 'enabled' : 'disabled by the operator'],
+])}
 ${canAct ? actionButton('/dashboard/developers/rotate-key', 'Rotate API key', u.csrf, { danger: true, confirm: 'Rotate the API key? The current key stops working at once.' }) : ''}
 </section>
 <section><h2>Access</h2>
