@@ -1,14 +1,14 @@
 // TypeBox schemas of the deposit endpoints (spec 4.2–4.7). Titles prefix field names in
 // validation errors; unknown body fields are ignored, not rejected.
 import { Type, type TSchema } from '@sinclair/typebox';
-import { GameEnum as GameString, HttpUrl, MerchantTxId, Partner, Token } from '../../http/schemas.js';
+import { GameEnum as GameString, HttpUrl, MerchantTxId, Nullable, Partner, Token } from '../../http/schemas.js';
 import type { Game } from '../../domain/games.js';
 import { CUSTOM_CURRENCY_LIMITS as CC } from './deposit-rules.js';
 
 /** One of the games, typed as Game for the service. */
 const GameEnum = Type.Unsafe<Game>({ ...GameString });
 
-const Nullable = <T extends TSchema>(s: T) => Type.Unsafe<T['static'] | null>({ ...s, nullable: true });
+
 
 const currencyFields = {
   custom_currency: Type.Optional(Type.String({ minLength: CC.minLen, maxLength: CC.maxLen })),

@@ -2,7 +2,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { adminSecurity, IdParam } from '../../http/schemas.js';
+import { adminSecurity, envelopeOf, IdParam } from '../../http/schemas.js';
+import { WebhookDeliverySchema } from './webhook-schemas.js';
 import { ok } from '../../http/envelope.js';
 import type { WebhookState } from './webhook-types.js';
 
@@ -20,7 +21,7 @@ export const webhookAdminRoutes = (ctx: AppContext): FastifyPluginAsync => async
 
   app.get(
     '/merchants/:id/webhook-deliveries',
-    { schema: { ...common, summary: 'Webhook events of a merchant, newest first, with every attempt', params: IdParam, querystring: ListQuery } },
+    { schema: { ...common, summary: 'Webhook events of a merchant, newest first, with every attempt', params: IdParam, querystring: ListQuery, response: { 200: envelopeOf(Type.Array(WebhookDeliverySchema)) } } },
     async (req) => {
       const q = req.query as { limit: number; offset: number; status?: WebhookState };
       return ok(await ctx.webhooks.listDeliveries((req.params as { id: number }).id, q), 'webhook deliveries listed');
@@ -29,7 +30,7 @@ export const webhookAdminRoutes = (ctx: AppContext): FastifyPluginAsync => async
 
   app.post(
     '/webhook-deliveries/:id/redeliver',
-    { schema: { ...common, summary: 'Queue one more attempt of a webhook event now (any state)', params: IdParam } },
+    { schema: { ...common, summary: 'Queue one more attempt of a webhook event now (any state)', params: IdParam, response: { 202: envelopeOf(WebhookDeliverySchema) } } },
     async (req, reply) => {
       return reply.code(202).send(ok(await ctx.webhooks.redeliver((req.params as { id: number }).id), 'redelivery queued'));
     },
