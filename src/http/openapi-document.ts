@@ -75,6 +75,8 @@ const RESPONSES: Record<string, Json> = {
   NotModified: { description: 'Not modified: the page still has the ETag given in If-None-Match', headers: { ETag: ETAG } },
 };
 
+const SUCCESS: Record<string, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted: queued' };
+
 const STATUS_RESPONSE: Record<ErrorStatus, string> = {
   304: 'NotModified', 400: 'BadRequest', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 409: 'Conflict',
   413: 'PayloadTooLarge', 415: 'UnsupportedMediaType', 500: 'InternalError', 503: 'ServiceUnavailable',
@@ -143,11 +145,17 @@ function finishOperation(path: string, method: string, op: Json): void {
     delete body.example;
     body.examples = { example: { value: info.request }, ...Object.fromEntries(Object.entries(info.requests ?? {}).map(([k, v]) => [k, { value: v }])) };
   }
+  for (const [status, r] of Object.entries<Json>(op.responses ?? {})) {
+    if (r.description === 'Default Response') r.description = SUCCESS[status] ?? 'Success';
+  }
   for (const [status, example] of Object.entries(info.response ?? {})) {
     const media = op.responses?.[status]?.content?.['application/json'];
     if (media) media.example = example;
   }
-  if (op.responses?.['200'] && info.errors.includes(304)) op.responses['200'].headers = { ETag: ETAG };
+  if (op.responses?.['200'] && info.errors.includes(304)) {
+    op.responses['200'].headers = { ETag: ETAG };
+    op.parameters = [...(op.parameters ?? []), { name: 'If-None-Match', in: 'header', required: false, description: 'the ETag of your copy of the page: 304 while it is current', schema: { type: 'string' } }];
+  }
   for (const status of info.errors) op.responses[String(status)] = ref(STATUS_RESPONSE[status]);
 }
 

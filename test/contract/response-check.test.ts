@@ -25,7 +25,7 @@ async function appWith(answer: () => { status: number; body: unknown }) {
     },
     async (_req, reply) => {
       const a = answer();
-      return reply.code(a.status).send(a.body);
+      return reply.code(a.status as 200).send(a.body);
     },
   );
   await app.ready();

@@ -61,6 +61,8 @@ export function compileStrict(doc: Json, schema: unknown): (value: unknown) => s
   };
 }
 
+const show = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? String(x) : x)) ?? String(v);
+
 function resolveResponse(doc: Json, r: Json | undefined): Json | undefined {
   const ref = r?.$ref as string | undefined;
   return ref ? doc.components?.responses?.[ref.split('/').pop()!] : r;
@@ -84,7 +86,7 @@ export function installResponseCheck(app: FastifyInstance): void {
       if (!op) return;
       const where = `${request.method} ${request.routeOptions.url} ${status}`;
       const response = resolveResponse(doc!, op.responses?.[String(status)]);
-      if (!response) return void violations.push(`${where}: status ${status} is not documented (${JSON.stringify(body)?.slice(0, 200)})`);
+      if (!response) return void violations.push(`${where}: status ${status} is not documented (${show(body).slice(0, 200)})`);
       const schema = response.content?.['application/json']?.schema;
       if (!schema) {
         if (hasBody) violations.push(`${where}: documented without a body, answered one`);
@@ -93,7 +95,7 @@ export function installResponseCheck(app: FastifyInstance): void {
       let validate = validators.get(where);
       if (!validate) validators.set(where, (validate = compileStrict(doc!, schema)));
       const errors = validate(body);
-      if (errors) violations.push(`${where}: ${errors} — ${JSON.stringify(body)?.slice(0, 300)}`);
+      if (errors) violations.push(`${where}: ${errors} — ${show(body).slice(0, 300)}`);
     } catch (err) {
       violations.push(`${request.method} ${request.url}: response check failed: ${String(err)}`);
     }
@@ -101,7 +103,9 @@ export function installResponseCheck(app: FastifyInstance): void {
 
   app.addHook('preSerialization', async (request, reply, payload) => {
     checked.add(request);
-    check(request, reply.statusCode, payload, true);
+    // As JSON sees it (Dates as strings); 64-bit integers, which the serialiser writes as integers, as numbers.
+    const asJson = JSON.parse(JSON.stringify(payload, (_k, v) => (typeof v === 'bigint' ? Number(v) : v)));
+    check(request, reply.statusCode, asJson, true);
     return payload;
   });
 
