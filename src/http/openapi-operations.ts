@@ -21,7 +21,7 @@ export interface OperationInfo {
 const MERCHANT: ErrorStatus[] = [400, 401, 403, 500];
 const WITH_BODY: ErrorStatus[] = [413, 415];
 const ADMIN: ErrorStatus[] = [400, 401, 500];
-const HOSTED: ErrorStatus[] = [400, 404, 500];
+const HOSTED: ErrorStatus[] = [400, 403, 404, 500];
 
 const m = '/api/v1/merchant';
 const a = '/api/admin';

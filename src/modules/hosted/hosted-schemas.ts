@@ -34,7 +34,7 @@ export const HostedStateSchema = Type.Object(
     merchant_tx_id: Type.String(),
     merchant_name: Type.String(),
     status: Type.String({ enum: ['new', 'pending', 'active', 'hold', 'completed', 'failed', 'canceled', 'reverted'] }),
-    game: Nullable(GameEnum),
+    game: Type.Union([GameEnum, Type.Null()]),
     games: Type.Array(GameEnum),
     needs_trade_link: Type.Boolean({ description: 'true: the page must ask for the trade link' }),
     max_items: Type.Integer(),
