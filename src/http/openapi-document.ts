@@ -4,7 +4,7 @@
 // Pure: document in, document out.
 import { Type } from '@sinclair/typebox';
 import { OPERATIONS, type ErrorStatus } from './openapi-operations.js';
-import { INTRO, TAGS, TAG_GROUPS } from './openapi-guide.js';
+import { DESCRIPTIONS, INTRO, TAGS, TAG_GROUPS } from './openapi-guide.js';
 import { DepositWebhookBody, PurchaseWebhookBody } from '../modules/webhooks/webhook-schemas.js';
 import { depositWebhook, purchaseWebhook } from './openapi-examples.js';
 
@@ -137,7 +137,7 @@ function finishOperation(path: string, method: string, op: Json): void {
   op.operationId = info.id;
   op.tags = [info.tag];
   const spec = info.spec ? `Section ${info.spec} of ${SPEC}.` : '';
-  op.description = [op.description, spec].filter(Boolean).join('\n\n') || op.summary;
+  op.description = [DESCRIPTIONS[info.id], op.description, spec].filter(Boolean).join('\n\n') || op.summary;
   if (!op.security) op.security = [];
   if (info.id.startsWith('sandbox')) op.requestBody = structuredClone(SANDBOX_BODY);
   const body = op.requestBody?.content?.['application/json'];

@@ -148,3 +148,50 @@ export const TAG_GROUPS = [
   { name: 'Hosted page', tags: ['Hosted page'] },
   { name: 'Operator API', tags: ['Operator: merchants', 'Operator: balance and ledger', 'Operator: webhooks'] },
 ];
+
+/** What the specification says of each merchant operation (shown above the route's own notes). */
+export const DESCRIPTIONS: Record<string, string> = {
+  createIntent:
+    'Creates a deposit intent for the redirect flow and answers the hosted page `url`. If game, partner and token are omitted, the user supplies them on the hosted page. ' +
+    '`result_url` overrides the merchant webhook URL for this deposit; `success_url` / `fail_url` are where the page sends the user. ' +
+    'The three custom currency fields go together (`custom_currency` 1–4 characters, multiplier 0.5–2.0, rate at least 0.1). ' +
+    'A duplicate `merchant_tx_id` is 409 `already exist error`; the trade link codes of the Errors section apply.',
+  getInventory:
+    "The user's inventory with real-time prices, and `max_items` (the per-deposit item limit). Starts a 5-minute pricing snapshot: create-deposit takes its asset IDs and prices from it " +
+    '(after 5 minutes: 400 with code `inventory_reload`). Recommended: at most one call per user per 5 seconds. The trade link codes of the Errors section apply.',
+  createDeposit:
+    'Creates a deposit of `asset_ids` from the inventory snapshot and sends the trade offer. Answers `status` `active` (offer sent) or `failed` (with `fail_reason`), both HTTP 200. ' +
+    '`min_prices` (asset ID → minimum USD price) refuses the deposit when a price fell below its floor. `from_preview` credits preview prices (merchants with deposit-preview only). ' +
+    'More items than `max_items`: 400 `too_many_items`. Duplicate `merchant_tx_id`: 409. Custom currency data is read later from deposit status (hold or completed).',
+  getPrices:
+    'Quotes items by market hash name (1–2000 names). Unless `no_deposit_intent` is true, a draft trade (status new) is created and its `id` answered: the quote is valid for 5 minutes, ' +
+    'commit it with create-deposit-by-hash-name. When nothing can be priced, the answer has total 0, sum 0, items null and no id.',
+  createDepositByHashName:
+    'Commits a get-prices draft, in order: the trade link is checked; the draft must be yours (else 404) and in status new (else 400 code `denied`); `merchant_tx_id` is stored ' +
+    '(duplicate: 409); a quote older than 5 minutes is 400 code `inventory_reload`; an item whose current price is below its `min_price` is 400 `item_specified_price_not_found`; ' +
+    'then the offer is sent with a 10-second timeout. Failures after that answer HTTP 200 with status `failed` (`service_unavailable` on a timeout). More items than `max_items`: 400, no trade is created.',
+  previewDeposit:
+    'Prices currently paid for a list of items (`items`, up to 1000; answered with id, name, price and phase only) or for the user inventory (`partner` + `token`; full item cards). ' +
+    'No record, no reservation, no pricing snapshot; prices refresh about every 10 minutes and the deposit settles the final amount. Enabled per merchant: 403 until then.',
+  getDepositStatus:
+    'A deposit by `id` and/or `merchant_tx_id` (at least one, else 400). `success_url` / `fail_url` only when set, `hold_end_date` when hold, custom currency fields when hold or completed. ' +
+    '404 when no deposit of yours matches. Poll at most once a second per deposit; prefer the webhooks.',
+  createPurchase:
+    'Buys a catalogue item for the user: by `name` (the cheapest live listing) or by `asset_id` (a listing ID from purchase/available), at most `max_price` USD. ' +
+    'The amount is reserved from your available balance and the offer is sent; the answer has status `pending` (or `failed` with a creation `fail_reason`). ' +
+    'Idempotent on `merchant_tx_id`: a repeated id answers the stored purchase with HTTP 200 (`purchase already exists`) and creates nothing. Trade link problems are 400 with the codes of the Errors section.',
+  getPurchaseStatus: 'A purchase by `id` and/or `merchant_tx_id` (at least one, else 400); 404 when nothing of yours matches.',
+  listPurchases:
+    'Purchase history with `total` (the number of matches). Filters: `status`, `date_range` (1, 7, 30, 90 or 365 days back), `search` (1–100 characters: merchant_tx_id or item name); ' +
+    '`sort` by id, merchant_tx_id, status, amount or created_at (`-` prefix: descending); `limit` 1–500 (default 50), `offset`.',
+  getCatalogue:
+    'The catalogue of a game: grouped by name (default) or one entry per listing (`full=true`, with `extended` fields on request). With `page` (1–16): one of 16 fixed slices keyed by listing ID; ' +
+    'a walk over pages 1–16 never skips or repeats a listing even while the catalogue changes; a page past the last is empty; grouped answers are page 1 of 1. ' +
+    'Each page has an ETag: `If-None-Match` with the current one answers 304 without a body. While the catalogue is rebuilt a page answers 503 with `Retry-After`. ' +
+    'Prices are point-in-time; listings are re-priced when bought.',
+  searchCatalogue: 'Live listings with the given names (repeat `names`, at most 50), in the full format of purchase/available; extended fields with `extended=true`.',
+  getCatalogueEvents:
+    'Beyond the specification: the catalogue change feed, to keep a copy current after a full download. Pass a page `last_update_at` (or the `next` of the previous answer) as `since`; ' +
+    'events come oldest first; `more` means ask again at once; `reset` means the cursor is older than the kept history (reload the catalogue, continue from `next`).',
+  getBalance: 'Your balance in USD: `available` (spendable), `hold` (reserved by purchases in flight) and `total`. The account is identified by the key.',
+};
