@@ -75,6 +75,22 @@ const RESPONSES: Record<string, Json> = {
   NotModified: { description: 'Not modified: the page still has the ETag given in If-None-Match', headers: { ETag: ETAG } },
 };
 
+/** Parameter examples by name; an enum parameter whose example is not one of its values shows its first value. */
+const PARAMETER_EXAMPLES: Record<string, unknown> = {
+  id: 42, merchant_tx_id: 'order-1001', game: 'csgo', full: 'true', extended: 'false', page: '2', names: ['AK-47 | Redline (Field-Tested)'],
+  since: '2026-11-23T10:15:00.000Z', limit: 50, offset: 0, status: 'completed', date_range: 30, search: 'buy-2001', sort: '-id',
+  token: 'dpt_Yk3s9QmW0aZr2LxE7vNc', action: 'accept', 'If-None-Match': '"c3VwZXJ2aXNvcg"',
+};
+
+function exampleParameters(op: Json): void {
+  for (const p of op.parameters ?? []) {
+    if (p.example !== undefined || !(p.name in PARAMETER_EXAMPLES)) continue;
+    const wanted = PARAMETER_EXAMPLES[p.name];
+    const values: unknown[] | undefined = p.schema?.enum;
+    p.example = values && !values.includes(wanted) ? values[0] : wanted;
+  }
+}
+
 const SUCCESS: Record<string, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted: queued' };
 
 const STATUS_RESPONSE: Record<ErrorStatus, string> = {
@@ -157,6 +173,7 @@ function finishOperation(path: string, method: string, op: Json): void {
     op.parameters = [...(op.parameters ?? []), { name: 'If-None-Match', in: 'header', required: false, description: 'the ETag of your copy of the page: 304 while it is current', schema: { type: 'string' } }];
   }
   for (const status of info.errors) op.responses[String(status)] = ref(STATUS_RESPONSE[status]);
+  exampleParameters(op);
 }
 
 export function finishDocument(doc: Json): Json {

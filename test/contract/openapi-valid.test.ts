@@ -81,6 +81,7 @@ describe('the document is complete', () => {
       }
       expect(op.responses['400'] ?? op.responses['401'], `${m} ${p}`).toBeDefined();
       if (op.requestBody) expect(op.requestBody.content['application/json'].examples?.example, `${m} ${p} request example`).toBeDefined();
+      for (const param of op.parameters ?? []) expect(param.example, `${m} ${p} parameter ${param.name}`).toBeDefined();
     }
   });
 
@@ -113,6 +114,7 @@ describe('the document is complete', () => {
       const media = r.content?.['application/json'];
       for (const [k, ex] of Object.entries<any>(media?.examples ?? {})) check(`${name} ${k}`, media.schema, ex.value);
     }
+    for (const [p, m, op] of operations()) for (const param of op.parameters ?? []) check(`${m} ${p} parameter ${param.name}`, param.schema, param.example);
     for (const [name, w] of Object.entries<any>(doc.webhooks)) {
       const media = w.post.requestBody.content['application/json'];
       check(`webhook ${name}`, media.schema, media.example);
