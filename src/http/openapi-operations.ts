@@ -41,7 +41,7 @@ export const OPERATIONS: Record<string, OperationInfo> = {
   [`get ${m}/purchase/available`]: { id: 'getCatalogue', tag: 'Catalogue', spec: '4.11', errors: [304, ...MERCHANT, 503], response: { 200: X.cataloguePageResponse } },
   [`get ${m}/purchase/search`]: { id: 'searchCatalogue', tag: 'Catalogue', spec: '4.12', errors: [...MERCHANT, 503], response: { 200: X.searchResponse } },
   [`get ${m}/purchase/events`]: { id: 'getCatalogueEvents', tag: 'Catalogue', errors: MERCHANT, response: { 200: X.eventsResponse } },
-  [`get ${m}/balance`]: { id: 'getBalance', tag: 'Balance', spec: '4.13', errors: [401, 403, 500], response: { 200: X.balanceResponse } },
+  [`get ${m}/balance`]: { id: 'getBalance', tag: 'Balance', spec: '4.13', errors: MERCHANT, response: { 200: X.balanceResponse } },
   [`post ${m}/sandbox/deposit/{id}/{action}`]: { id: 'sandboxDepositAction', tag: 'Sandbox', errors: [...MERCHANT, 404, 409, ...WITH_BODY], request: { hold: false }, requests: { revert: { by: 'user' } }, response: { 200: X.sandboxDepositResponse } },
   [`post ${m}/sandbox/purchase/{id}/{action}`]: { id: 'sandboxPurchaseAction', tag: 'Sandbox', errors: [...MERCHANT, 404, 409, ...WITH_BODY], request: { hold: false }, requests: { revert: { by: 'gateway' } }, response: { 200: X.sandboxPurchaseResponse } },
 

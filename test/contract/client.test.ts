@@ -8,6 +8,7 @@ import ts from 'typescript';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../helpers.js';
+import { compileStrict } from './response-check.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const GENERATED = path.join(HERE, 'generated');
@@ -97,5 +98,19 @@ describe('a client generated from the served document', () => {
     expect(r.purchase.historyTotal).toBe(1);
     expect(r.balance.total).toBeCloseTo(r.balance.available + r.balance.hold, 3);
     expect(r.balance.available).toBeLessThan(5000); // the purchase is paid for from available
+  });
+
+  it('the streamed whole catalogue (grouped, full, extended) matches the documented 200 answer', async () => {
+    const m = await gw.createMerchant({ name: 'Download shop' });
+    const doc = await (await fetch(`${gw.url}/openapi.json`)).json();
+    const schema = doc.paths['/api/v1/merchant/purchase/available'].get.responses['200'].content['application/json'].schema;
+    const validate = compileStrict(doc, schema);
+    for (const q of ['game=csgo', 'game=csgo&full=true', 'game=csgo&full=true&extended=true']) {
+      const res = await fetch(`${gw.url}/api/v1/merchant/purchase/available?${q}`, { headers: { 'x-api-key': m.api_key } });
+      expect(res.status).toBe(200);
+      const body = await res.json();
+      expect(body.data.items.length, q).toBeGreaterThan(0);
+      expect(validate(body), q).toBeUndefined();
+    }
   });
 });
