@@ -47,6 +47,7 @@ Domain codes (stable, for programs): \`exist\` (merchant_tx_id), \`inventory_rel
 | 404 | \`not found error\`: missing, or another merchant's record | no |
 | 409 | \`already exist error\` (duplicate merchant_tx_id) or \`invalid transition\` | no |
 | 413 / 415 | body above the size limit / not \`application/json\` | no |
+| 408 / 414 / 431 | the request arrived too slowly / URI or headers too large: answered before any route, the connection is then closed | 408: yes |
 | 500 | \`internal error\` or \`integration service error\` (the platform did not answer) | yes, with backoff |
 | 503 | temporary (catalogue being rebuilt, too many downloads): honour \`Retry-After\` (seconds) | yes |
 
