@@ -108,7 +108,12 @@ export const DepositStatusQuery = Type.Object(
 
 // ---- responses (also the OpenAPI document) ----
 
-const BotPlatformId = Nullable(Type.Integer({ description: '64-bit platform ID of the bot' }));
+const BotPlatformId = Nullable(
+  Type.Integer({
+    format: 'int64',
+    description: '64-bit platform ID of the bot, a JSON integer as the spec says: above 2^53, so parse it with a big-integer-aware JSON reader to keep it exact',
+  }),
+);
 
 export const InventoryItem = Type.Object({
   id: Type.String(),
