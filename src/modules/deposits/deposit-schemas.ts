@@ -3,6 +3,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { GameEnum as GameString, HttpUrl, MerchantTxId, Nullable, Partner, Token } from '../../http/schemas.js';
 import type { Game } from '../../domain/games.js';
+import { DEPOSIT_STATUSES } from '../../domain/deposit-state.js';
 import { CUSTOM_CURRENCY_LIMITS as CC } from './deposit-rules.js';
 
 /** One of the games, typed as Game for the service. */
@@ -138,7 +139,7 @@ export const InventoryResponse = Type.Object({
 const DepositCore = {
   id: Type.Integer(),
   merchant_tx_id: Nullable(Type.String()),
-  status: Type.String(),
+  status: Type.String({ enum: [...DEPOSIT_STATUSES] }),
   amount: Type.Number(),
   bot_name: Nullable(Type.String()),
   bot_platform_id: BotPlatformId,

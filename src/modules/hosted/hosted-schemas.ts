@@ -1,6 +1,7 @@
 // TypeBox schemas of the hosted page's public JSON endpoints (authenticated by the hosted token).
 import { Type, type Static } from '@sinclair/typebox';
 import { GameEnum, Nullable, Partner, Token } from '../../http/schemas.js';
+import { DEPOSIT_STATUSES } from '../../domain/deposit-state.js';
 
 export const HostedTokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) }, { title: 'Params' });
 
@@ -33,7 +34,7 @@ export const HostedStateSchema = Type.Object(
     id: Type.Integer(),
     merchant_tx_id: Type.String(),
     merchant_name: Type.String(),
-    status: Type.String({ enum: ['new', 'pending', 'active', 'hold', 'completed', 'failed', 'canceled', 'reverted'] }),
+    status: Type.String({ enum: [...DEPOSIT_STATUSES] }),
     game: Type.Union([GameEnum, Type.Null()]),
     games: Type.Array(GameEnum),
     needs_trade_link: Type.Boolean({ description: 'true: the page must ask for the trade link' }),

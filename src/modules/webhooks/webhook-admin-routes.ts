@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { adminSecurity, envelopeOf, IdParam } from '../../http/schemas.js';
-import { WebhookDeliverySchema } from './webhook-schemas.js';
+import { WEBHOOK_STATES, WebhookDeliverySchema } from './webhook-schemas.js';
 import { ok } from '../../http/envelope.js';
 import type { WebhookState } from './webhook-types.js';
 
@@ -11,7 +11,7 @@ const ListQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
     offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000_000, default: 0 })),
-    status: Type.Optional(Type.String({ enum: ['pending', 'delivered', 'exhausted'] })),
+    status: Type.Optional(Type.String({ enum: [...WEBHOOK_STATES] })),
   },
   { title: 'ListWebhookDeliveriesQuery' },
 );

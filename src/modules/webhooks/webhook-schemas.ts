@@ -2,13 +2,20 @@
 // delivery log. The bodies are shown in the OpenAPI document's `webhooks` section.
 import { Type } from '@sinclair/typebox';
 import { IsoDate, Nullable, UsdAmount } from '../../http/schemas.js';
+import { WEBHOOK_DEPOSIT_STATUSES } from '../../domain/deposit-state.js';
+import { PURCHASE_STATUSES } from '../../domain/purchase-state.js';
+import { PURCHASE_FAIL_REASONS } from '../purchases/purchase-schemas.js';
+
+export const WEBHOOK_STATES = ['pending', 'delivered', 'exhausted'] as const;
+/** Purchases notify every status but new and pending (spec 6.2). */
+const WEBHOOK_PURCHASE_STATUSES = PURCHASE_STATUSES.filter((s) => s !== 'new' && s !== 'pending');
 
 const sign = Type.String({ description: 'base64(sha256(String(id) + webhook secret)), id = trade_id or purchase_id' });
 
 export const DepositWebhookBody = Type.Object(
   {
     sign,
-    status: Type.String({ enum: ['hold', 'completed', 'failed', 'canceled', 'reverted'] }),
+    status: Type.String({ enum: [...WEBHOOK_DEPOSIT_STATUSES] }),
     trade_id: Type.Integer({ description: 'the deposit id' }),
     trade_date: IsoDate('when the deposit was created'),
     merchant_tx_id: Type.String(),
@@ -25,7 +32,7 @@ export const DepositWebhookBody = Type.Object(
 export const PurchaseWebhookBody = Type.Object(
   {
     sign,
-    status: Type.String({ enum: ['active', 'hold', 'completed', 'failed', 'canceled', 'reverted'] }),
+    status: Type.String({ enum: WEBHOOK_PURCHASE_STATUSES }),
     purchase_id: Type.Integer(),
     trade_date: IsoDate('when the status changed'),
     merchant_tx_id: Type.Optional(Type.String({ description: 'absent when the purchase was created without one' })),
@@ -33,7 +40,7 @@ export const PurchaseWebhookBody = Type.Object(
     offer_id: Type.Optional(Type.String({ description: 'trade offer ID, once sent' })),
     amount: UsdAmount(),
     amount_currency: Type.String({ enum: ['usd'] }),
-    fail_reason: Type.Optional(Type.String({ description: 'present only when status is failed' })),
+    fail_reason: Type.Optional(Type.String({ enum: PURCHASE_FAIL_REASONS, description: 'present only when status is failed' })),
   },
   { title: 'PurchaseWebhook' },
 );
@@ -46,7 +53,7 @@ export const WebhookDeliverySchema = Type.Object(
     kind: Type.String({ enum: ['deposit', 'purchase'] }),
     record_id: Type.Integer({ description: 'deposit or purchase id' }),
     status: Type.String({ description: 'the record status the event reports' }),
-    state: Type.String({ enum: ['pending', 'delivered', 'exhausted'] }),
+    state: Type.String({ enum: [...WEBHOOK_STATES] }),
     target_url: Type.String(),
     attempt_count: Type.Integer(),
     next_attempt_at: Nullable(IsoDate()),
