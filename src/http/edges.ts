@@ -142,7 +142,7 @@ export function useStrictJsonParser(app: FastifyInstance): void {
     try {
       text = strictUtf8.decode(body as Buffer);
     } catch {
-      done(new AppError(400, 'invalid request body: not valid UTF-8'), undefined);
+      done(new AppError('validation', 'invalid request body: not valid UTF-8'), undefined);
       return;
     }
     // Many clients send Content-Type: application/json on every POST: no body where none is required is {}.

@@ -98,8 +98,8 @@ export function registerMetrics(app: FastifyInstance, db: Db, opts: MetricsOptio
   const onRequest = async (request: { headers: Record<string, string | string[] | undefined> }) => {
     const header = request.headers.authorization;
     const m = typeof header === 'string' ? /^Bearer\s+(.+)$/i.exec(header) : null;
-    if (!header) throw new AppError(401, 'missing authorization header');
-    if (!opts.token || !m || !safeEqual(m[1].trim(), opts.token)) throw new AppError(401, 'invalid metrics token');
+    if (!header) throw new AppError('unauthenticated', 'missing authorization header');
+    if (!opts.token || !m || !safeEqual(m[1].trim(), opts.token)) throw new AppError('unauthenticated', 'invalid metrics token');
   };
   app.get('/metrics', { schema: { hide: true }, onRequest }, async (_req, reply) => {
     reply.header('content-type', registry.contentType);

@@ -1,7 +1,7 @@
 // Builds the Fastify app: envelope, error mapping, validation, docs, metrics, and every route.
 import crypto from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyError } from 'fastify';
-import { AppError, validationError } from './errors.js';
+import { AppError, httpStatusOf, validationError } from './errors.js';
 import { validatorCompiler } from './validation.js';
 import { registerMetrics } from './metrics.js';
 import { clientErrorHandler, closeIfBodyUnread, findBadString, frameworkErrors, hasBadQueryEncoding, timeoutOptions, useStrictJsonParser } from './edges.js';
@@ -88,7 +88,7 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
     closeIfBodyUnread(request, reply);
     if (err instanceof AppError) {
       if (err.headers) reply.headers(err.headers);
-      return reply.code(err.statusCode).send({ success: false, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) });
+      return reply.code(httpStatusOf(err)).send({ success: false, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) });
     }
     if (isPgDataException(err)) {
       // A value the database cannot take (out of range, bad encoding) is the caller's input.

@@ -212,7 +212,7 @@ describe('name lookups have a deadline', () => {
   it('assertWebhookTarget (result_url at request time) refuses a host that does not resolve in time, with a clear message', async () => {
     const started = Date.now();
     await expect(assertWebhookTarget('https://slow.example/cb', false, 'result_url', { lookup: slow(3000), timeoutMs: 150 })).rejects.toMatchObject({
-      statusCode: 400,
+      kind: 'validation',
       data: [{ field: 'result_url', code: 'url', message: 'result_url is not an allowed webhook target: its host must resolve to public addresses' }],
     });
     expect(Date.now() - started).toBeLessThan(1500);

@@ -6,7 +6,7 @@ import { adminSecurity, envelopeOf, HttpUrl, IdParam, Paging } from '../../http/
 import * as R from './admin-schemas.js';
 import { ok } from '../../http/envelope.js';
 import { usdToMills, MoneyError } from '../../domain/money.js';
-import { validationError } from '../../http/errors.js';
+import { validationError } from '../../domain/errors.js';
 
 const MerchantFields = {
   webhook_url: Type.Optional(Type.Union([HttpUrl, Type.Null()])),

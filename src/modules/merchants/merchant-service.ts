@@ -3,7 +3,7 @@ import net from 'node:net';
 import type { Db } from '../../db/database.js';
 import { randomSecret, sha256Hex } from '../../domain/secrets.js';
 import { millsToUsd, scaledInteger } from '../../domain/money.js';
-import { AppError, notFound, validationError, type FieldError } from '../../http/errors.js';
+import { AppError, notFound, validationError, type FieldError } from '../../domain/errors.js';
 import { isHttpUrl } from '../../http/validation.js';
 import { getBalance } from '../ledger/ledger-repo.js';
 import { assertWebhookTarget } from '../webhooks/target.js';

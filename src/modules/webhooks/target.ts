@@ -3,7 +3,7 @@
 // DNS can change between the two: delivery connects only to the address vetted here.
 import dns from 'node:dns/promises';
 import net from 'node:net';
-import { domainError } from '../../http/errors.js';
+import { domainError } from '../../domain/errors.js';
 import { isHttpUrl } from '../../http/validation.js';
 import { blockedAddressReason } from './ip-policy.js';
 

@@ -2,13 +2,14 @@
 // delivery log. The bodies are shown in the OpenAPI document's `webhooks` section.
 import { Type } from '@sinclair/typebox';
 import { IsoDate, Nullable, UsdAmount } from '../../http/schemas.js';
-import { WEBHOOK_DEPOSIT_STATUSES } from '../../domain/deposit-state.js';
-import { PURCHASE_STATUSES } from '../../domain/purchase-state.js';
+import { DEPOSIT_MACHINE, DEPOSIT_STATUSES } from '../../domain/deposit-state.js';
+import { PURCHASE_MACHINE, PURCHASE_STATUSES } from '../../domain/purchase-state.js';
 import { PURCHASE_FAIL_REASONS } from '../purchases/purchase-schemas.js';
 
 export const WEBHOOK_STATES = ['pending', 'delivered', 'exhausted'] as const;
-/** Purchases notify every status but new and pending (spec 6.2). */
-const WEBHOOK_PURCHASE_STATUSES = PURCHASE_STATUSES.filter((s) => s !== 'new' && s !== 'pending');
+/** The statuses whose entry sends a webhook (spec 6.1, 6.2), from the state machines. */
+const WEBHOOK_DEPOSIT_STATUSES = DEPOSIT_STATUSES.filter((s) => DEPOSIT_MACHINE.onEnter[s].webhook);
+const WEBHOOK_PURCHASE_STATUSES = PURCHASE_STATUSES.filter((s) => PURCHASE_MACHINE.onEnter[s].webhook);
 
 const sign = Type.String({ description: 'base64(sha256(String(id) + webhook secret)), id = trade_id or purchase_id' });
 
