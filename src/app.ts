@@ -6,7 +6,7 @@ import pino, { type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
 import type { Runner } from 'graphile-worker';
 import type { Config } from './config.js';
-import { createDb, createPool } from './db/database.js';
+import { createDb, createPool, nonDurableSettings } from './db/database.js';
 import { startEmbeddedPostgres, type EmbeddedDb } from './db/embedded.js';
 import { migrate } from './db/migrate.js';
 import { createContext, type AppContext } from './context.js';
@@ -64,6 +64,8 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
   const db = createDb(pool);
   try {
     await migrate(pool, (m) => log.info(m));
+    const weak = await nonDurableSettings(db);
+    if (weak.length) log.warn(`the database runs with ${weak.join(', ')}: acknowledged writes can be lost in a crash`);
     const adminToken = await resolveAdminToken(config, log);
     const ctx = createContext({ config: { ...config, adminToken }, db, pool, clock: opts.clock ?? systemClock, log });
     for (const startup of featureStartups) await startup(ctx);

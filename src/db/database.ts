@@ -33,3 +33,10 @@ export async function ping(db: Db): Promise<boolean> {
     return false;
   }
 }
+
+/** Settings of the server that let an acknowledged commit be lost in a crash (empty: durable). */
+export async function nonDurableSettings(db: Db): Promise<string[]> {
+  const { rows } = await sql<{ name: string; setting: string }>`
+    select name, setting from pg_settings where name in ('fsync', 'synchronous_commit', 'full_page_writes')`.execute(db);
+  return rows.filter((r) => r.setting === 'off').map((r) => `${r.name}=off`);
+}
