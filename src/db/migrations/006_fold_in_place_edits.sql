@@ -40,6 +40,11 @@ begin
               where table_schema = current_schema() and table_name = 'catalogue_clock' and column_name = 'retained_from') then
     alter table catalogue_clock rename column retained_from to pruned_through;
   end if;
+  -- PostgreSQL 18 names NOT NULL constraints after the column they were created with.
+  if exists (select 1 from pg_constraint where conname = 'catalogue_clock_retained_from_not_null'
+                and conrelid = 'catalogue_clock'::regclass) then
+    alter table catalogue_clock rename constraint catalogue_clock_retained_from_not_null to catalogue_clock_pruned_through_not_null;
+  end if;
 end $$;
 
 -- 003 (d74ddb0, fd8742f): purchase dispatch marker and the sandbox record of purchase offers.
