@@ -1,14 +1,16 @@
 // Starts one gateway instance: database (embedded unless DATABASE_URL), migrations, job worker,
 // HTTP server. main.ts and the tests both use this, so what is tested is what runs.
+import { EventEmitter } from 'node:events';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import pino, { type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
-import type { Runner } from 'graphile-worker';
+import type { Runner, WorkerEvents } from 'graphile-worker';
 import type { Config } from './config.js';
 import { createDb, createPool, nonDurableSettings } from './db/database.js';
 import { startEmbeddedPostgres, type EmbeddedDb } from './db/embedded.js';
 import { migrate } from './db/migrate.js';
+import { startJobLockReaper } from './db/job-locks.js';
 import { createContext, type AppContext } from './context.js';
 import { buildServer } from './http/server.js';
 import { startWorker } from './jobs/index.js';
@@ -79,7 +81,11 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
       }
     }
 
-    const worker = opts.worker === false ? undefined : await startWorker(ctx);
+    const events = new EventEmitter() as WorkerEvents;
+    const worker = opts.worker === false ? undefined : await startWorker(ctx, events);
+    const reaper = worker
+      ? startJobLockReaper({ pool, events, timeoutMs: config.jobLockTimeoutMs, log: (msg, workers) => log.warn({ workers }, msg) })
+      : undefined;
     const app = await buildServer(ctx);
     let url = config.publicUrl;
     if (opts.listen !== false) {
@@ -99,6 +105,7 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
         if (stopped) return;
         stopped = true;
         await app.close();
+        await reaper?.stop();
         await worker?.stop();
         await db.destroy(); // ends the pool
         await embedded?.stop();

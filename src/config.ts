@@ -36,6 +36,7 @@ export interface Config {
   bodyLimitBytes: number;
   logLevel: string;
   workerConcurrency: number;
+  jobLockTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -118,5 +119,6 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 2 * 1024 * 1024, 1024),
     logLevel: env.LOG_LEVEL || 'info',
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 4, 1, 100),
+    jobLockTimeoutMs: int(env, 'JOB_LOCK_TIMEOUT_MS', 60_000, 1000),
   };
 }

@@ -15,7 +15,7 @@ const LOCK_KEY = 727_001; // arbitrary, constant across instances
 
 /**
  * Earlier contents of files that were edited in place before checksums existed (from git history).
- * A database that applied one of them is accepted: 006_fold_in_place_edits.sql brings it to
+ * A database that applied one of them is accepted: 006_upgrade_and_worker_heartbeats.sql brings it to
  * today's schema. Never add to this list: change the schema with a new file instead.
  */
 export const HISTORICAL_CHECKSUMS: Readonly<Record<string, readonly string[]>> = {

@@ -91,7 +91,7 @@ describe('migrations', () => {
     }
     expect((await legacy.query(`select 1 from information_schema.columns where table_name = 'catalogue_clock' and column_name = 'retained_from'`)).rowCount).toBe(1);
 
-    expect(await migrate(legacy)).toEqual(['006_fold_in_place_edits.sql']);
+    expect(await migrate(legacy)).toEqual(['006_upgrade_and_worker_heartbeats.sql']);
 
     const today = pool(await freshDatabase());
     expect(await schema(legacy)).toEqual(await schema(today));
@@ -115,7 +115,7 @@ describe('migrations', () => {
   it('006 changes nothing on a database created from today\'s files', async () => {
     const today = pool(await freshDatabase());
     const before = await schema(today);
-    await today.query(await fs.readFile(path.join(CURRENT, '006_fold_in_place_edits.sql'), 'utf8'));
+    await today.query(await fs.readFile(path.join(CURRENT, '006_upgrade_and_worker_heartbeats.sql'), 'utf8'));
     expect(await schema(today)).toEqual(before);
   });
 

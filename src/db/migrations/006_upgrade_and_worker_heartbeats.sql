@@ -1,7 +1,7 @@
 -- Migrations 002, 003 and 004 were edited in place after they had been applied somewhere, so a
 -- database created by an earlier commit kept the old tables, triggers and functions. This brings
 -- any such database to today's schema; on a database created from today's files it changes
--- nothing (every statement is idempotent). From here on schema changes are new files only:
+-- nothing (every statement is idempotent); it also adds the worker heartbeats. From here on schema changes are new files only:
 -- migrate.ts refuses an applied migration whose content changed.
 
 -- 002 (f397a86): deposit items carry the user's trade key and reserve their asset while live.
@@ -129,4 +129,13 @@ create table if not exists webhook_attempts (
   error text,
   response_excerpt text,
   unique (event_id, attempt)
+);
+
+-- Worker liveness (src/db/job-locks.ts): every instance's job workers check in here, so the jobs
+-- of a worker that died are unlocked after JOB_LOCK_TIMEOUT_MS instead of graphile-worker's four
+-- hours.
+create table if not exists worker_heartbeats (
+  worker_id text primary key,
+  instance_id text not null,
+  heartbeat_at timestamptz not null default now()
 );
