@@ -81,11 +81,12 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
       }
     }
 
+    // The reaper listens before the worker starts: its workers announce themselves on creation.
     const events = new EventEmitter() as WorkerEvents;
+    const reaper = opts.worker === false
+      ? undefined
+      : startJobLockReaper({ pool, events, timeoutMs: config.jobLockTimeoutMs, log: (msg, workers) => log.warn({ workers }, msg) });
     const worker = opts.worker === false ? undefined : await startWorker(ctx, events);
-    const reaper = worker
-      ? startJobLockReaper({ pool, events, timeoutMs: config.jobLockTimeoutMs, log: (msg, workers) => log.warn({ workers }, msg) })
-      : undefined;
     const app = await buildServer(ctx);
     let url = config.publicUrl;
     if (opts.listen !== false) {

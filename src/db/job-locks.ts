@@ -19,10 +19,13 @@ export function startJobLockReaper(opts: {
 }): JobLockReaper {
   const instance = crypto.randomUUID();
   const workers = new Set<string>();
-  opts.events.on('worker:create', ({ worker }) => void workers.add(worker.workerId));
+  let running: Promise<void> | undefined;
+  opts.events.on('worker:create', ({ worker }) => {
+    workers.add(worker.workerId);
+    setImmediate(run); // check in once the pool's workers are all created
+  });
   opts.events.on('worker:stop', ({ worker }) => void workers.delete(worker.workerId));
 
-  let running: Promise<void> | undefined;
   const tick = async () => {
     await opts.pool.query(
       `insert into worker_heartbeats (worker_id, instance_id, heartbeat_at) select unnest($1::text[]), $2, now()
@@ -43,11 +46,11 @@ export function startJobLockReaper(opts: {
     }
     await opts.pool.query(`delete from worker_heartbeats where heartbeat_at < now() - interval '1 day'`);
   };
-  const run = () => {
+  function run() {
     running ??= tick()
       .catch(() => {}) // the database is away for a moment: the next tick tries again
       .finally(() => (running = undefined));
-  };
+  }
   const timer = setInterval(run, Math.max(250, Math.floor(opts.timeoutMs / 4)));
   timer.unref();
   run();

@@ -11,6 +11,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { freePort } from '../../src/db/embedded.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
+import { balanceAgainstRecords, TERMINAL } from './books.js';
 import { http, processesWith, ready, spawnGateway, waitFor, type GatewayProcess } from './gateway-process.js';
 
 export interface CrashOptions {
@@ -41,8 +42,6 @@ const TIMERS = {
   WORKER_CONCURRENCY: '8',
   JOB_LOCK_TIMEOUT_MS: '3000',
 };
-const TERMINAL_DEPOSIT = ['completed', 'failed', 'canceled', 'reverted'];
-const TERMINAL_PURCHASE = ['completed', 'failed', 'canceled', 'reverted'];
 const TOKEN = 'abcdefgh';
 
 interface Acked {
@@ -206,13 +205,13 @@ async function verify(gw: GatewayProcess, dataDir: string, merchantId: number, a
       const open = await q(`select (select count(*) from deposits where merchant_id = $1 and status <> all($2)) +
                                    (select count(*) from purchases where merchant_id = $1 and status <> all($3)) +
                                    (select count(*) from webhook_events where merchant_id = $1 and state <> 'delivered') as n`,
-        [merchantId, TERMINAL_DEPOSIT, TERMINAL_PURCHASE]);
+        [merchantId, TERMINAL, TERMINAL]);
       return Number(open[0].n) === 0;
     }, 60_000, 'every record to reach a terminal status and every webhook to be delivered').catch(async (err) => {
       const stuck = await q(`select 'deposit' as kind, id, status, updated_at::text from deposits where merchant_id = $1 and status <> all($2)
                              union all select 'purchase', id, status, updated_at::text from purchases where merchant_id = $1 and status <> all($3)
                              union all select 'webhook ' || kind, record_id, status || ' ' || state || ' attempts ' || attempts, created_at::text
-                               from webhook_events where merchant_id = $1 and state <> 'delivered' limit 20`, [merchantId, TERMINAL_DEPOSIT, TERMINAL_PURCHASE]);
+                               from webhook_events where merchant_id = $1 and state <> 'delivered' limit 20`, [merchantId, TERMINAL, TERMINAL]);
       const jobs = await q(`select task_identifier, attempts, last_error, run_at::text, locked_at::text from graphile_worker.jobs limit 10`);
       throw new CrashFailure(`${(err as Error).message}: ${JSON.stringify(stuck)} jobs ${JSON.stringify(jobs)}\n${gw.output().slice(-3000)}`);
     });
@@ -220,13 +219,8 @@ async function verify(gw: GatewayProcess, dataDir: string, merchantId: number, a
     // 3. The books balance, and the balance is what the records' statuses say (nothing twice).
     const verified = await http(gw.url, 'GET', '/api/admin/ledger/verify', { admin: true });
     check(verified.status === 200 && verified.body.data.mismatches.length === 0, `ledger verify: ${JSON.stringify(verified.body)}`);
-    const [expected] = await q(`select
-        (select coalesce(sum(amount), 0) from top_ups where merchant_id = $1)
-      - (select coalesce(sum(amount), 0) from withdrawals where merchant_id = $1 and status in ('pending', 'completed'))
-      + (select coalesce(sum(amount), 0) from deposits where merchant_id = $1 and status in ('hold', 'completed'))
-      - (select coalesce(sum(amount), 0) from purchases where merchant_id = $1 and status in ('pending', 'active', 'hold', 'completed')) as total,
-        (select available + hold from balances where merchant_id = $1) as actual`, [merchantId]);
-    check(String(expected.total) === String(expected.actual), `balance ${expected.actual} ≠ ${expected.total} derived from the records`);
+    const books = await balanceAgainstRecords(db, merchantId);
+    check(books.derived === books.actual, `balance ${books.actual} ≠ ${books.derived} derived from the records`);
 
     // 4. Every committed status change reached the receiver at least once.
     const events = await q(`select kind, record_id::int8 as record_id, status from webhook_events where merchant_id = $1`, [merchantId]);
