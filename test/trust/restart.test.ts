@@ -4,6 +4,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/db/embedded.js';
 import { assertReachable, postgresUser } from '../../src/db/embedded-host.js';
@@ -44,13 +45,24 @@ const postmasterPid = async (pgDir: string) => Number((await fs.readFile(path.jo
 const isRoot = os.userInfo().uid === 0;
 
 describe('restart after a crash', () => {
-  it('comes back after kill -9 of Node, of PostgreSQL, of Node and the watchdog, and of the whole group; refuses a second live gateway', async () => {
+  it('is durable, and comes back after kill -9 of Node, of PostgreSQL, of Node and the watchdog, and of the whole group; refuses a second live gateway', async () => {
     const dataDir = path.join(await tempDir('gw-restart-'), 'data');
     const pgDir = path.join(dataDir, 'pg');
     const port = await freePort();
 
     // 1. kill -9 of the Node process only: the watchdog stops the cluster, it does not outlive it.
     const a = await ready(start(dataDir, port));
+    // What npm start runs is durable: a commit is flushed before its answer.
+    const pgPort = Number(await fs.readFile(path.join(dataDir, 'pg-port'), 'utf8'));
+    const client = new pg.Client({ connectionString: `postgres://postgres:gateway@127.0.0.1:${pgPort}/postgres` });
+    await client.connect();
+    const settings = await client.query(`select name, setting from pg_settings where name in ('fsync', 'synchronous_commit', 'full_page_writes') order by name`);
+    await client.end();
+    expect(settings.rows).toEqual([
+      { name: 'fsync', setting: 'on' },
+      { name: 'full_page_writes', setting: 'on' },
+      { name: 'synchronous_commit', setting: 'on' },
+    ]);
     expect((await topUp(a, 'before-crash')).status).toBe(201);
     const entries = await references(a);
     process.kill(a.pid, 'SIGKILL');
