@@ -136,12 +136,13 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
 
     const watchdog = startWatchdog(dbDir);
     let stopping = false;
+    let restarting: Promise<void> | undefined;
     const supervise = () => {
       // A cluster that dies under a live gateway (kill -9 of postgres) is started again.
       postmasterProcess(pg)?.once('exit', () => {
         if (stopping) return;
         log('embedded PostgreSQL exited unexpectedly; starting it again');
-        void restart();
+        restarting = restart().finally(() => (restarting = undefined));
       });
     };
     const restart = async () => {
@@ -173,7 +174,11 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
       (stopped ??= (async () => {
         stopping = true;
         watchdog?.kill('SIGKILL');
-        await realStop();
+        await restarting; // a cluster it starts meanwhile is stopped below
+        // A postmaster that is already gone (a terminal's Ctrl-C reaches the whole process group)
+        // would never report its exit: only a running one is stopped.
+        const proc = postmasterProcess(pg);
+        if (proc && proc.exitCode === null && proc.signalCode === null) await realStop();
         lock.release();
       })());
     let release!: () => void;

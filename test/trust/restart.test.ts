@@ -110,9 +110,11 @@ describe('restart after a crash', () => {
     const d = await ready(start(dataDir, port));
     expect(await references(d)).toBe(entries + 1);
 
-    // 6. A clean stop leaves no process and no lock behind.
-    d.child.kill('SIGTERM');
+    // 6. Ctrl-C in a terminal (SIGINT to the whole group, PostgreSQL included) is a clean stop that
+    //    leaves no process and no lock behind.
+    process.kill(-d.pid, 'SIGINT');
     expect(await d.exited).toBe(0);
+    expect(d.output()).toContain('stopped cleanly');
     await waitFor(() => processesWith(pgDir).length === 0, 10_000, 'the cluster to stop');
     await expect(fs.access(path.join(dataDir, 'gateway.lock'))).rejects.toThrow();
   }, 240_000);
