@@ -81,6 +81,10 @@ export async function runCrashCycles(opts: CrashOptions): Promise<CycleResult[]>
       const counts = { topUps: acked.topUps.size, withdrawals: acked.withdrawals.size, purchases: acked.purchases.size, deposits: acked.deposits.size, sandboxActions: acked.sandboxActions };
       const listings = await liveListings(gw, merchant.api_key);
       const burst = burstClients(gw, merchant, cycle, opts.clients, listings, acked);
+      // The kill comes a random moment after every kind of write has been answered at least once
+      // this cycle (on a loaded machine the first deposit can take seconds).
+      await waitFor(() => acked.topUps.size > counts.topUps && acked.withdrawals.size > counts.withdrawals &&
+        acked.purchases.size > counts.purchases && acked.deposits.size > counts.deposits, 30_000, 'a write of every kind');
       const [min, max] = opts.burstMs;
       await sleep(min + Math.random() * (max - min));
       gw.killGroup();
