@@ -15,6 +15,7 @@ import { startWorker } from './jobs/index.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { randomSecret } from './domain/secrets.js';
 import { featureStartups } from './modules/startup.js';
+import { startFeedStamper } from './modules/catalogue/feed-stamper.js';
 
 export interface Gateway {
   app: FastifyInstance;
@@ -87,6 +88,7 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
       await app.ready();
     }
 
+    const stamper = startFeedStamper(db, log);
     let stopped = false;
     return {
       app,
@@ -98,6 +100,7 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
         stopped = true;
         await app.close();
         await worker?.stop();
+        await stamper.stop();
         await db.destroy(); // ends the pool
         await embedded?.stop();
       },

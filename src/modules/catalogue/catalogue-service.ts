@@ -49,6 +49,7 @@ import {
   pageMeta,
   pruneEvents,
   readClock,
+  stampEvents,
   rebuildSecondsLeft,
   searchByNames,
   setRebuildLease,
@@ -461,6 +462,7 @@ export function createCatalogueService(deps: CatalogueDeps) {
      */
     async events(merchant: MerchantPricing, q: { since?: string; game?: Game; extended: boolean; limit: number }) {
       const markup = markupOf(merchant);
+      await stampEvents(db); // events of finished writers get their place before we read
       const clock = await readClock(db);
       const nowCursor = clock.lastEventMs === null ? 0 : clock.lastEventMs + 1;
       const out = {
@@ -513,7 +515,10 @@ export function createCatalogueService(deps: CatalogueDeps) {
       return out;
     },
 
-    pruneEvents: (olderThanSeconds = EVENTS_RETENTION_SECONDS) => pruneEvents(db, olderThanSeconds),
+    pruneEvents: async (olderThanSeconds = EVENTS_RETENTION_SECONDS) => {
+      await stampEvents(db); // also stamps when nobody reads the feed, so unstamped rows stay few
+      return pruneEvents(db, olderThanSeconds);
+    },
 
     /**
      * Seeds the sandbox catalogue (idempotent across restarts and instances). Skips all work when
