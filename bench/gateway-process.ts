@@ -38,7 +38,9 @@ export async function startGateway(dir: string, env: Record<string, string>, tim
   const dataDir = env.DATA_DIR ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'gateway-bench-data-')));
   const url = `http://127.0.0.1:${port}`;
   const t0 = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  // BENCH_CPU_PROF=<dir>: the gateway writes a V8 CPU profile there when it stops (bench/profile-summary.ts reads it).
+  const prof = env.DATA_DIR === undefined && process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_CPU_PROF)] : [];
+  const child = spawn(process.execPath, [...prof, '--import', 'tsx', 'src/main.ts'], {
     cwd: dir,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', PLATFORM: 'sandbox', DATA_DIR: dataDir, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
