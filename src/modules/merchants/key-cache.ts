@@ -40,16 +40,21 @@ export function createKeyCache(db: Db, connection: pg.ClientConfig, log: Logger)
     for (const [hash, m] of byHash) if (m.id === id) byHash.delete(hash);
   }
 
-  function lost(err?: Error) {
-    if (!listening && !client) return;
-    if (err && !stopped) log.warn({ err }, 'merchant notification connection lost; API key cache off until it is back');
+  /** Stops serving from memory and closes the listener connection. */
+  async function closeClient(): Promise<void> {
     listening = false;
     flush();
     const c = client;
     client = undefined;
     c?.removeAllListeners();
     c?.on('error', () => {});
-    c?.end().catch(() => {});
+    await c?.end().catch(() => {});
+  }
+
+  function lost(err?: Error) {
+    if (!listening && !client) return;
+    if (err && !stopped) log.warn({ err }, 'merchant notification connection lost; API key cache off until it is back');
+    void closeClient();
     if (!stopped) {
       retry = setTimeout(() => void connect(), RECONNECT_MS);
       retry.unref();
@@ -102,13 +107,7 @@ export function createKeyCache(db: Db, connection: pg.ClientConfig, log: Logger)
       stopped = true;
       clearTimeout(retry);
       await ready;
-      listening = false;
-      flush();
-      const c = client;
-      client = undefined;
-      c?.removeAllListeners();
-      c?.on('error', () => {});
-      await c?.end().catch(() => {});
+      await closeClient();
     },
   };
 }
