@@ -5,7 +5,7 @@ import type { AppContext } from '../../context.js';
 import { adminSecurity, HttpUrl, IdParam, Paging } from '../../http/schemas.js';
 import { ok } from '../../http/envelope.js';
 import { usdToMills, MoneyError } from '../../domain/money.js';
-import { validationError } from '../../http/errors.js';
+import { validationError } from '../../domain/errors.js';
 
 const MerchantFields = {
   webhook_url: Type.Optional(Type.Union([HttpUrl, Type.Null()])),
@@ -17,13 +17,15 @@ const MerchantFields = {
   purchase_markup: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 10 })),
   frame_ancestors: Type.Optional(Type.Array(Type.String({ maxLength: 256 }), { maxItems: 50 })),
 };
+// Operator writes take only these fields: an unknown one (a typo, or a column such as
+// api_key_hash, webhook_secret, id or created_at) is refused, never ignored or stored.
 const CreateMerchant = Type.Object(
   { name: Type.String({ minLength: 1, maxLength: 200 }), ...MerchantFields },
-  { title: 'CreateMerchantRequest' },
+  { title: 'CreateMerchantRequest', additionalProperties: false },
 );
 const PatchMerchant = Type.Object(
   { name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), ...MerchantFields },
-  { title: 'UpdateMerchantRequest' },
+  { title: 'UpdateMerchantRequest', additionalProperties: false },
 );
 const AmountBody = (title: string) =>
   Type.Object(
@@ -31,7 +33,7 @@ const AmountBody = (title: string) =>
       amount: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000_000 }),
       reference: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     },
-    { title },
+    { title, additionalProperties: false },
   );
 
 /** USD from the wire to mills, with the money rules reported as a validation error on `amount`. */

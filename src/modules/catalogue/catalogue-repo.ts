@@ -4,10 +4,9 @@
 // catalogue_events rows in the same statement (so in the same transaction). stampEvents gives
 // committed events their feed position and folds them into catalogue_pages.
 import { sql, type Selectable } from 'kysely';
-import type { Db } from '../../db/database.js';
+import type { Db, Trx } from '../../db/database.js';
 import type { Game } from '../../domain/games.js';
-import type { Trx } from '../ledger/ledger-repo.js';
-import type { ListingsTable, ListingSource } from '../purchases/purchase-types.js';
+import type { ListingsTable, ListingSource } from '../../db/tables/purchases.js';
 
 export type ListingRow = Selectable<ListingsTable>;
 

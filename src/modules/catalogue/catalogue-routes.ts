@@ -1,7 +1,7 @@
 // Catalogue endpoints (spec 4.11, 4.12) and the /purchase/events change feed. Thin: parsing and
-// HTTP details here, rules in catalogue-service.ts.
+// HTTP details here, rules in the catalogue service (pages.ts, stream.ts, events.ts).
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { CatalogueService } from './catalogue-service.js';
 import { merchantSecurity } from '../../http/schemas.js';
 import { ok } from '../../http/envelope.js';
 import { AvailableQuerySchema, EventsQuerySchema, SearchQuerySchema, parseBool, parseGame, parsePage } from './catalogue-schemas.js';
@@ -21,7 +21,7 @@ const checkOptionalGame = async (req: FastifyRequest) => {
   if (q.game !== undefined) parseGame(q.game);
 };
 
-export const catalogueRoutes = (ctx: AppContext): FastifyPluginAsync => async (app) => {
+export const catalogueRoutes = (ctx: { catalogue: CatalogueService }): FastifyPluginAsync => async (app) => {
   const common = { tags: ['purchases'], security: merchantSecurity };
 
   app.get(

@@ -42,7 +42,7 @@ export const EventsQuerySchema = Type.Object(
 export function parseGame(value: unknown): Game {
   if (!isGame(value)) {
     const code = value === undefined ? 'required' : 'oneof';
-    throw new AppError(400, 'invalid game code', [{ field: 'game', code, message: `game must be one of: ${GAMES.join(', ')}` }]);
+    throw new AppError('validation', 'invalid game code', [{ field: 'game', code, message: `game must be one of: ${GAMES.join(', ')}` }]);
   }
   return value;
 }
@@ -57,7 +57,7 @@ export function parseBool(value: string | undefined, field: string, title: strin
 }
 
 const PAGE_MAX_CHARS = 32;
-const pageError = () => new AppError(400, 'page must be 1 or greater', [{ field: 'page', code: 'min', message: 'page must be 1 or greater' }]);
+const pageError = () => new AppError('validation', 'page must be 1 or greater', [{ field: 'page', code: 'min', message: 'page must be 1 or greater' }]);
 
 /** page 0, negative, not a number (or not one value, or longer than 32 characters) → 400 `page must be 1 or greater` (spec 7.2). */
 export function parsePage(value: unknown): number | undefined {

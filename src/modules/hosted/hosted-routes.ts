@@ -6,11 +6,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { HostedService } from './hosted-service.js';
 import { ok } from '../../http/envelope.js';
-import { AppError } from '../../http/errors.js';
+import { isAppError, notFound } from '../../domain/errors.js';
 import { hostedPageCsp } from './frame-policy.js';
-import { createHostedService } from './hosted-service.js';
 import {
   HostedDepositRequest,
   HostedInventoryRequest,
@@ -52,16 +51,11 @@ function commonHeaders(reply: FastifyReply): FastifyReply {
   return reply.header('referrer-policy', 'no-referrer').header('x-content-type-options', 'nosniff');
 }
 
-export const hostedRoutes = (ctx: AppContext): FastifyPluginAsync => async (app) => {
+export const hostedRoutes = (ctx: { hosted: HostedService }): FastifyPluginAsync => async (app) => {
   const assets = loadAssets(WEB_DIR);
   const page = assets.get('deposit.html');
   if (!page) throw new Error(`hosted page missing: ${path.join(WEB_DIR, 'deposit.html')}`);
-  const hosted = createHostedService({
-    db: ctx.db,
-    config: ctx.config,
-    clock: ctx.clock,
-    deposits: ctx.deposits,
-  });
+  const { hosted } = ctx;
   const hidden = { hide: true };
 
   app.get('/deposit/:token', { schema: { ...hidden, params: HostedTokenParams } }, async (req, reply) => {
@@ -71,7 +65,7 @@ export const hostedRoutes = (ctx: AppContext): FastifyPluginAsync => async (app)
     try {
       frameAncestors = (await hosted.load(token)).merchant.frame_ancestors ?? [];
     } catch (err) {
-      if (!(err instanceof AppError && err.statusCode === 404)) throw err;
+      if (!isAppError(err, 'not_found')) throw err;
       status = 404; // the page itself explains that the link is not valid
     }
     return commonHeaders(reply)
@@ -85,7 +79,7 @@ export const hostedRoutes = (ctx: AppContext): FastifyPluginAsync => async (app)
   app.get('/hosted/assets/:file', { schema: { ...hidden, params: AssetParams } }, async (req, reply) => {
     const { file } = req.params as { file: string };
     const asset = file === 'deposit.html' ? undefined : assets.get(file);
-    if (!asset) throw new AppError(404, 'not found error');
+    if (!asset) throw notFound();
     commonHeaders(reply).header('etag', asset.etag).header('cache-control', 'no-cache');
     if (req.headers['if-none-match'] === asset.etag) return reply.code(304).send();
     return reply.header('content-type', asset.type).send(asset.body);
@@ -118,8 +112,7 @@ export const hostedRoutes = (ctx: AppContext): FastifyPluginAsync => async (app)
     { schema: { ...api, summary: 'Hosted page: deposit the selected items', body: HostedDepositRequest } },
     async (req, reply) => {
       noStore(reply);
-      const result = await hosted.deposit((req.params as { token: string }).token, req.body as HostedDepositBody);
-      return reply.code(result.statusCode).send(ok(result.data, 'deposit created'));
+      return ok(await hosted.deposit((req.params as { token: string }).token, req.body as HostedDepositBody), 'deposit created');
     },
   );
 };

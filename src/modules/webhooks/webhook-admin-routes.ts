@@ -1,10 +1,10 @@
 // Operator API for webhook deliveries (DESIGN 5): the delivery log per merchant and redelivery.
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { WebhookService } from './webhook-service.js';
 import { adminSecurity, IdParam } from '../../http/schemas.js';
 import { ok } from '../../http/envelope.js';
-import type { WebhookState } from './webhook-types.js';
+import type { WebhookState } from '../../db/tables/webhooks.js';
 
 const ListQuery = Type.Object(
   {
@@ -15,7 +15,7 @@ const ListQuery = Type.Object(
   { title: 'ListWebhookDeliveriesQuery' },
 );
 
-export const webhookAdminRoutes = (ctx: AppContext): FastifyPluginAsync => async (app) => {
+export const webhookAdminRoutes = (ctx: { webhooks: WebhookService }): FastifyPluginAsync => async (app) => {
   const common = { tags: ['admin', 'webhooks'], security: adminSecurity };
 
   app.get(
