@@ -10,7 +10,7 @@ import { createDb, createPool } from './db/database.js';
 import { startEmbeddedPostgres, type EmbeddedDb } from './db/embedded.js';
 import { migrate } from './db/migrate.js';
 import { createContext, type AppContext } from './context.js';
-import { buildServer } from './http/server.js';
+import { buildServer, type BuildOptions } from './http/server.js';
 import { startWorker } from './jobs/index.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { randomSecret } from './domain/secrets.js';
@@ -33,6 +33,8 @@ export interface StartOptions {
   /** Seed a demo merchant in sandbox mode when the database has none (npm start). */
   seedDemo?: boolean;
   onDemoMerchant?: (m: { id: number; api_key: string; webhook_secret: string }) => void;
+  /** Called on the HTTP server before its routes are registered (tests add hooks here). */
+  configureServer?: BuildOptions['configure'];
 }
 
 async function resolveAdminToken(config: Config, log: Logger): Promise<string | undefined> {
@@ -79,7 +81,7 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
     }
 
     const worker = opts.worker === false ? undefined : await startWorker(ctx);
-    const app = await buildServer(ctx);
+    const app = await buildServer(ctx, { configure: opts.configureServer });
     let url = config.publicUrl;
     if (opts.listen !== false) {
       const addr = await app.listen({ port: config.port, host: config.host });
