@@ -28,6 +28,8 @@ import {
   floorLookup,
   floorMills,
   heldAssetProblems,
+  intentExpired,
+  intentLinkExpired,
   inventoryReload,
   quotedItem,
   priceFloorError,
@@ -184,6 +186,7 @@ export function createCommitStage(deps: CommitDeps) {
             const intent = await repo.findMerchantDeposit(trx, merchant.id, { id: opts.intentId });
             if (!intent || intent.flow !== 'intent') throw notFound();
             if (intent.status !== 'new') throw denied();
+            if (intentLinkExpired(intent, clock.now())) throw intentExpired();
             const r = await transitions.transitionIn(trx, intent.id, 'commit', { merchantId: merchant.id, set: columns });
             if (!r.ok) throw r.reason === 'not_found' ? notFound() : denied();
             d = r.row;

@@ -79,6 +79,14 @@ export const inventoryReload = (message: string) => validationError([{ field: 'i
 export const priceFloorError = (field: string, message: string) =>
   new AppError('validation', 'item_specified_price_not_found', [{ field, code: 'item_specified_price_not_found', message }]);
 
+/** A hosted page used after its intent's INTENT_TTL_SECONDS: nothing can be deposited through it. */
+export const intentExpired = () => validationError([{ field: 'intent', code: 'link_expired', message: 'this deposit link has expired; start the deposit again from the merchant site' }]);
+
+/** Whether a not yet committed intent's hosted link is past its expiry (null: no expiry recorded). */
+export function intentLinkExpired(intent: { status: string; hosted_expires_at: Date | string | null }, now: Date): boolean {
+  return intent.status === 'new' && intent.hosted_expires_at !== null && new Date(intent.hosted_expires_at).getTime() <= now.getTime();
+}
+
 export const denied = (message = 'trade is not in status new') => validationError([{ field: 'status', code: 'denied', message }]);
 
 /** An asset of the request is already in a live (pending, active, hold) deposit of the same user. */
