@@ -1,16 +1,18 @@
 // Starts one gateway instance: database (embedded unless DATABASE_URL), migrations, job worker,
 // HTTP server. main.ts and the tests both use this, so what is tested is what runs.
+import { EventEmitter } from 'node:events';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import pino, { type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
-import type { Runner } from 'graphile-worker';
+import type { Runner, WorkerEvents } from 'graphile-worker';
 import type { Config } from './config.js';
-import { createDb, createPool } from './db/database.js';
+import { createDb, createPool, nonDurableSettings } from './db/database.js';
 import { startEmbeddedPostgres, type EmbeddedDb } from './db/embedded.js';
 import { migrate } from './db/migrate.js';
+import { startJobLockReaper } from './db/job-locks.js';
 import { createContext, type AppContext } from './context.js';
-import { buildServer } from './http/server.js';
+import { buildServer, type BuildOptions } from './http/server.js';
 import { startWorker } from './jobs/index.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { randomSecret } from './domain/secrets.js';
@@ -32,6 +34,8 @@ export interface StartOptions {
   /** Seed a demo merchant in sandbox mode when the database has none (npm start). */
   seedDemo?: boolean;
   onDemoMerchant?: (m: { id: number; api_key: string; webhook_secret: string }) => void;
+  /** Called on the HTTP server before its routes are registered (tests add hooks here). */
+  configureServer?: BuildOptions['configure'];
 }
 
 async function resolveAdminToken(config: Config, log: Logger): Promise<string | undefined> {
@@ -64,6 +68,8 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
   const db = createDb(pool);
   try {
     await migrate(pool, (m) => log.info(m));
+    const weak = await nonDurableSettings(db);
+    if (weak.length) log.warn(`the database runs with ${weak.join(', ')}: acknowledged writes can be lost in a crash`);
     const adminToken = await resolveAdminToken(config, log);
     const ctx = createContext({ config: { ...config, adminToken }, db, pool, clock: opts.clock ?? systemClock, log });
     for (const startup of featureStartups) await startup(ctx);
@@ -77,8 +83,13 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
       }
     }
 
-    const worker = opts.worker === false ? undefined : await startWorker(ctx);
-    const app = await buildServer(ctx);
+    // The reaper listens before the worker starts: its workers announce themselves on creation.
+    const events = new EventEmitter() as WorkerEvents;
+    const reaper = opts.worker === false
+      ? undefined
+      : startJobLockReaper({ pool, events, timeoutMs: config.jobLockTimeoutMs, log: (msg, workers) => log.warn({ workers }, msg) });
+    const worker = opts.worker === false ? undefined : await startWorker(ctx, events);
+    const app = await buildServer(ctx, { configure: opts.configureServer });
     let url = config.publicUrl;
     if (opts.listen !== false) {
       const addr = await app.listen({ port: config.port, host: config.host });
@@ -97,6 +108,7 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
         if (stopped) return;
         stopped = true;
         await app.close();
+        await reaper?.stop();
         await worker?.stop();
         await db.destroy(); // ends the pool
         await embedded?.stop();

@@ -50,6 +50,7 @@ export interface Config {
   metricsRefreshMs: number;
   logLevel: string;
   workerConcurrency: number;
+  jobLockTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -139,5 +140,6 @@ export function loadConfig(env: Env = process.env): Config {
     metricsRefreshMs: int(env, 'METRICS_REFRESH_MS', 15_000, 100, 3_600_000),
     logLevel: env.LOG_LEVEL || 'info',
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 4, 1, 100),
+    jobLockTimeoutMs: int(env, 'JOB_LOCK_TIMEOUT_MS', 60_000, 1000),
   };
 }

@@ -7,6 +7,7 @@ import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { AppError } from './errors.js';
+import { bodyIsOptional } from './json-body.js';
 import type { Config } from '../config.js';
 
 type TimeoutSettings = Pick<Config, 'httpRequestTimeoutMs' | 'httpHeadersTimeoutMs' | 'httpIdleTimeoutMs' | 'httpKeepAliveTimeoutMs'>;
@@ -144,6 +145,8 @@ export function useStrictJsonParser(app: FastifyInstance): void {
       done(new AppError('validation', 'invalid request body: not valid UTF-8'), undefined);
       return;
     }
+    // Many clients send Content-Type: application/json on every POST: no body where none is required is {}.
+    if (text === '' && bodyIsOptional(request)) return done(null, {});
     parseJson(request, text, done);
   });
 }

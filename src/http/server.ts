@@ -1,14 +1,13 @@
 // Builds the Fastify app: envelope, error mapping, validation, docs, metrics, and every route.
 import crypto from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyError } from 'fastify';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import { AppError, httpStatusOf, validationError } from './errors.js';
 import { validatorCompiler } from './validation.js';
 import { registerMetrics } from './metrics.js';
 import { clientErrorHandler, closeIfBodyUnread, findBadString, frameworkErrors, hasBadQueryEncoding, timeoutOptions, useStrictJsonParser } from './edges.js';
 import { ping } from '../db/database.js';
 import { registerRoutes } from './routes.js';
+import { registerOpenApi } from './openapi.js';
 import type { AppContext } from '../context.js';
 
 const FASTIFY_CLIENT_ERRORS: Record<string, [number, string]> = {
@@ -26,7 +25,12 @@ declare module 'fastify' {
   }
 }
 
-export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
+export interface BuildOptions {
+  /** Called before any route is registered (hooks added here apply to every route), e.g. by tests. */
+  configure?: (app: FastifyInstance) => void | Promise<void>;
+}
+
+export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Promise<FastifyInstance> {
   // Fastify picks up `serializers` from the logger instance: request URLs are logged with hosted
   // page tokens masked, since a token is the only credential of its deposit page.
   const logger = Object.assign(ctx.log.child({}), {
@@ -55,6 +59,7 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
 
   app.setValidatorCompiler(validatorCompiler);
   useStrictJsonParser(app);
+  await opts.configure?.(app);
 
   // Every route as registered, so a test can prove the OpenAPI document leaves none out.
   const routeList: { url: string; methods: string[]; hidden: boolean }[] = [];
@@ -111,24 +116,7 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
     reply.code(404).send({ success: false, message: 'not found error' });
   });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.0.3',
-      info: {
-        title: 'Skin Trading Gateway',
-        version: '1.0.0',
-        description: 'Merchant API (/api/v1/merchant), operator API (/api/admin) and sandbox helpers.',
-      },
-      components: {
-        securitySchemes: {
-          ApiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
-          AdminToken: { type: 'http', scheme: 'bearer' },
-        },
-      },
-    },
-  });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await registerOpenApi(app);
 
   registerMetrics(app, ctx.db, { token: ctx.config.metricsToken ?? ctx.config.adminToken, refreshMs: ctx.config.metricsRefreshMs });
 

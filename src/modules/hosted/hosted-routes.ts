@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { HostedService } from './hosted-service.js';
 import { ok } from '../../http/envelope.js';
+import { envelopeOf } from '../../http/schemas.js';
+import { InventoryResponse } from '../deposits/deposit-schemas.js';
 import { isAppError, notFound } from '../../domain/errors.js';
 import { hostedPageCsp } from './frame-policy.js';
 import {
@@ -15,6 +17,7 @@ import {
   HostedInventoryRequest,
   AssetParams,
   HostedTokenParams,
+  HostedStateSchema,
   type HostedDepositBody,
   type HostedInventoryBody,
 } from './hosted-schemas.js';
@@ -88,19 +91,19 @@ export const hostedRoutes = (ctx: { hosted: HostedService }): FastifyPluginAsync
   const api = { tags: ['hosted'], params: HostedTokenParams };
   const noStore = (reply: FastifyReply) => commonHeaders(reply).header('cache-control', 'no-store');
 
-  app.get('/api/v1/hosted/:token', { schema: { ...api, summary: 'Hosted page: the intent and its deposit state' } }, async (req, reply) => {
+  app.get('/api/v1/hosted/:token', { schema: { ...api, summary: 'Hosted page: the intent and its deposit state', response: { 200: envelopeOf(HostedStateSchema) } } }, async (req, reply) => {
     noStore(reply);
     return ok(await hosted.state((req.params as { token: string }).token), 'intent found');
   });
 
-  app.get('/api/v1/hosted/:token/status', { schema: { ...api, summary: 'Hosted page: deposit status (poll)' } }, async (req, reply) => {
+  app.get('/api/v1/hosted/:token/status', { schema: { ...api, summary: 'Hosted page: deposit status (poll)', response: { 200: envelopeOf(HostedStateSchema) } } }, async (req, reply) => {
     noStore(reply);
     return ok(await hosted.state((req.params as { token: string }).token), 'status retrieved');
   });
 
   app.post(
     '/api/v1/hosted/:token/inventory',
-    { schema: { ...api, summary: "Hosted page: the user's priced inventory", body: HostedInventoryRequest } },
+    { schema: { ...api, summary: "Hosted page: the user's priced inventory", body: HostedInventoryRequest, response: { 200: envelopeOf(InventoryResponse) } } },
     async (req, reply) => {
       noStore(reply);
       return ok(await hosted.inventory((req.params as { token: string }).token, req.body as HostedInventoryBody), 'inventory loaded');
@@ -109,7 +112,7 @@ export const hostedRoutes = (ctx: { hosted: HostedService }): FastifyPluginAsync
 
   app.post(
     '/api/v1/hosted/:token/deposit',
-    { schema: { ...api, summary: 'Hosted page: deposit the selected items', body: HostedDepositRequest } },
+    { schema: { ...api, summary: 'Hosted page: deposit the selected items', body: HostedDepositRequest, response: { 200: envelopeOf(HostedStateSchema) } } },
     async (req, reply) => {
       noStore(reply);
       return ok(await hosted.deposit((req.params as { token: string }).token, req.body as HostedDepositBody), 'deposit created');

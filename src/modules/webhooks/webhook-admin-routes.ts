@@ -2,7 +2,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import type { WebhookService } from './webhook-service.js';
-import { adminSecurity, IdParam } from '../../http/schemas.js';
+import { adminSecurity, envelopeOf, IdParam } from '../../http/schemas.js';
+import { WEBHOOK_STATES, WebhookDeliverySchema } from './webhook-schemas.js';
 import { ok } from '../../http/envelope.js';
 import type { WebhookState } from '../../db/tables/webhooks.js';
 
@@ -10,7 +11,7 @@ const ListQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
     offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000_000, default: 0 })),
-    status: Type.Optional(Type.String({ enum: ['pending', 'delivered', 'exhausted'] })),
+    status: Type.Optional(Type.String({ enum: [...WEBHOOK_STATES] })),
   },
   { title: 'ListWebhookDeliveriesQuery' },
 );
@@ -20,7 +21,7 @@ export const webhookAdminRoutes = (ctx: { webhooks: WebhookService }): FastifyPl
 
   app.get(
     '/merchants/:id/webhook-deliveries',
-    { schema: { ...common, summary: 'Webhook events of a merchant, newest first, with every attempt', params: IdParam, querystring: ListQuery } },
+    { schema: { ...common, summary: 'Webhook events of a merchant, newest first, with every attempt', params: IdParam, querystring: ListQuery, response: { 200: envelopeOf(Type.Array(WebhookDeliverySchema)) } } },
     async (req) => {
       const q = req.query as { limit: number; offset: number; status?: WebhookState };
       return ok(await ctx.webhooks.listDeliveries((req.params as { id: number }).id, q), 'webhook deliveries listed');
@@ -29,7 +30,7 @@ export const webhookAdminRoutes = (ctx: { webhooks: WebhookService }): FastifyPl
 
   app.post(
     '/webhook-deliveries/:id/redeliver',
-    { schema: { ...common, summary: 'Queue one more attempt of a webhook event now (any state)', params: IdParam } },
+    { schema: { ...common, summary: 'Queue one more attempt of a webhook event now (any state)', params: IdParam, response: { 202: envelopeOf(WebhookDeliverySchema) } } },
     async (req, reply) => {
       return reply.code(202).send(ok(await ctx.webhooks.redeliver((req.params as { id: number }).id), 'redelivery queued'));
     },
