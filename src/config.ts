@@ -16,6 +16,8 @@ export interface Config {
   platform: PlatformKind;
   trustProxy: boolean | string;
   quoteTtlSeconds: number;
+  /** Lifetime of an intent's hosted page (redirect flow); fixed when the intent is created. */
+  intentTtlSeconds: number;
   offerTtlSeconds: number;
   holdSeconds: Record<Game, number>;
   depositTimeoutMs: number;
@@ -110,6 +112,7 @@ export function loadConfig(env: Env = process.env): Config {
     platform,
     trustProxy,
     quoteTtlSeconds: int(env, 'QUOTE_TTL_SECONDS', 300, 1),
+    intentTtlSeconds: int(env, 'INTENT_TTL_SECONDS', 86400, 1),
     offerTtlSeconds: int(env, 'OFFER_TTL_SECONDS', 600, 1),
     holdSeconds: {
       csgo: int(env, 'HOLD_SECONDS_CSGO', 604800),

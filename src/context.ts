@@ -35,7 +35,7 @@ export function createContext(base: BaseContext) {
   const deposits = createDepositService({ db, config, clock, log, platform, pricing });
   const catalogue = createCatalogueService(base);
   const purchases = createPurchaseService({ db, config, clock, log, platform });
-  const intents = createIntentService({ db, config, platform });
+  const intents = createIntentService({ db, config, platform, clock });
   const hosted = createHostedService({ db, config, clock, deposits });
   // Offer changes the platform reports (accepted, declined, expired, canceled, hold ended,
   // reverted) become deposit / purchase transitions (through the offer layer, src/platform/offers.ts).

@@ -140,6 +140,8 @@ export const hostedStateResponse = env('intent found', {
   success_url: 'https://shop.example/deposit/done',
   fail_url: 'https://shop.example/deposit/failed',
   server_time: AT,
+  expires_at: '2026-11-24T10:15:02.417Z',
+  expired: false,
   parent_origins: ['https://shop.example'],
 });
 

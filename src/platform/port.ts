@@ -71,6 +71,25 @@ export interface PlatformItem {
   instanceId?: string;
   /** Doppler-type phase of phased items (priced per phase). */
   phase?: string;
+  /** false: in the inventory but not tradable now (a trade cooldown); absent means tradable. */
+  tradable?: boolean;
+}
+
+/** An asset a deposit offer asks for, with the item the gateway takes it to be. */
+export interface OfferedAsset {
+  assetId: string;
+  marketHashName: string;
+  phase?: string;
+}
+
+/**
+ * The platform refused an offer because the user does not hold these assets (gone, not tradable, or
+ * not the item named). Never retryable as is; a deposit ends failed item_not_available.
+ */
+export class PlatformAssetsRefusedError extends Error {
+  constructor(readonly assetIds: readonly string[]) {
+    super(`the user does not hold the assets ${assetIds.join(', ')} as offered`);
+  }
 }
 
 export interface Bot {
@@ -123,10 +142,13 @@ export interface TradingPlatform {
   readonly kind: 'sandbox' | 'steam';
   /** Validates a trade link for a game; throws PlatformUserError or PlatformUnavailableError. */
   checkTradeLink(game: Game, partner: number, token: string): Promise<PlatformUser>;
-  /** The user's tradable items for a game (after checkTradeLink's checks). */
+  /** The user's items for a game (after checkTradeLink's checks); `tradable: false` marks those that cannot move now. */
   loadInventory(game: Game, partner: number, token: string): Promise<PlatformItem[]>;
-  /** Sends an offer asking the user for these assets, from one of our bots. */
-  sendDepositOffer(req: { depositId: number; game: Game; partner: number; token: string; assetIds: string[] }): Promise<SentOffer>;
+  /**
+   * Sends an offer asking the user for these assets, from one of our bots. Throws
+   * PlatformAssetsRefusedError when the user does not hold one of them tradable as the item named.
+   */
+  sendDepositOffer(req: { depositId: number; game: Game; partner: number; token: string; assets: OfferedAsset[] }): Promise<SentOffer>;
   /** Sends an offer giving the user one item (a catalogue listing) from one of our bots. */
   sendPurchaseOffer(req: { purchaseId: number; game: Game; partner: number; token: string; listingId: string; assetId?: string }): Promise<SentOffer>;
   /**
