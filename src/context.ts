@@ -14,6 +14,7 @@ import { createPlatform } from './platform/index.js';
 import type { TradingPlatform } from './platform/port.js';
 import { createCatalogueService } from './modules/catalogue/catalogue-service.js';
 import { createPurchaseService } from './modules/purchases/purchase-service.js';
+import { createBotService } from './modules/bots/bot-service.js';
 
 export interface BaseContext {
   config: Config;
@@ -32,6 +33,7 @@ export function createContext(base: BaseContext) {
   const deposits = createDepositService({ ...base, platform, pricing });
   const catalogue = createCatalogueService(base);
   const purchases = createPurchaseService({ ...base, platform });
+  const bots = createBotService({ ...base, platform });
   // Offer changes the platform reports (accepted, declined, expired, canceled, hold ended,
   // reverted) become deposit / purchase transitions.
   platform.onOfferChange((change) => (change.offer === 'deposit' ? deposits.applyOfferChange(change) : purchases.applyOfferChange(change)));
@@ -45,6 +47,7 @@ export function createContext(base: BaseContext) {
     deposits,
     catalogue,
     purchases,
+    bots,
   };
 }
 

@@ -72,5 +72,9 @@ export interface FoundationTables {
 import type { DepositTables } from '../modules/deposits/deposit-types.js';
 import type { PurchaseTables } from '../modules/purchases/purchase-types.js';
 import type { WebhookTables } from '../modules/webhooks/webhook-types.js';
+import type { BotTables, SteamBotColumns } from '../modules/bots/bot-types.js';
 
-export interface DB extends FoundationTables, DepositTables, PurchaseTables, WebhookTables {}
+export interface DB extends FoundationTables, DepositTables, PurchaseTables, WebhookTables, BotTables {
+  /** The deposits feature's bots plus the operator-managed columns of migration 010. */
+  bots: DepositTables['bots'] & SteamBotColumns;
+}

@@ -150,6 +150,26 @@ export interface TradingPlatform {
    * answer the handler's result (the updated record) or its error. Used by the test helpers.
    */
   simulate?(change: OfferChange): Promise<unknown>;
+  /**
+   * Real platforms only (optional): signs an operator-managed bot in and reports what it can do
+   * (`gateway bot check`). A bot that cannot trade is taken out of rotation by the adapter.
+   */
+  checkBot?(botId: number): Promise<BotCheckReport>;
+  /** Real platforms only (optional): starts driving bots (leases, polls); the CLI never calls it. */
+  start?(): Promise<void>;
+  /** Stops every bot driver this instance runs and releases their leases. */
+  stop?(): Promise<void>;
+}
+
+export interface BotCheckReport {
+  signed_in: boolean;
+  platform_id?: string;
+  can_trade: boolean;
+  trade_protection_acknowledged: boolean;
+  confirmations_reachable: boolean;
+  /** Tradable items per game the bot serves. */
+  inventory?: Record<string, number>;
+  problems: string[];
 }
 
 /** 76561197960265728 + partner: the 64-bit ID of a 32-bit account ID. */
