@@ -15,6 +15,7 @@ import { startWorker } from './jobs/index.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { randomSecret } from './domain/secrets.js';
 import { featureStartups } from './modules/startup.js';
+import type { SessionProvider } from './platform/steam/session.js';
 
 export interface Gateway {
   app: FastifyInstance;
@@ -32,6 +33,8 @@ export interface StartOptions {
   /** Seed a demo merchant in sandbox mode when the database has none (npm start). */
   seedDemo?: boolean;
   onDemoMerchant?: (m: { id: number; api_key: string; webhook_secret: string }) => void;
+  /** PLATFORM=steam: how bots sign in (default steam-session over HTTP). */
+  steamSessions?: SessionProvider;
 }
 
 async function resolveAdminToken(config: Config, log: Logger): Promise<string | undefined> {
@@ -65,7 +68,7 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
   try {
     await migrate(pool, (m) => log.info(m));
     const adminToken = await resolveAdminToken(config, log);
-    const ctx = createContext({ config: { ...config, adminToken }, db, pool, clock: opts.clock ?? systemClock, log });
+    const ctx = createContext({ config: { ...config, adminToken }, db, pool, clock: opts.clock ?? systemClock, log, steamSessions: opts.steamSessions });
     for (const startup of featureStartups) await startup(ctx);
 
     if (opts.seedDemo && config.platform === 'sandbox') {
@@ -78,6 +81,8 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
     }
 
     const worker = opts.worker === false ? undefined : await startWorker(ctx);
+    // A real platform starts driving its bots (leases, polls) with the worker.
+    if (worker) await ctx.platform.start?.();
     const app = await buildServer(ctx);
     let url = config.publicUrl;
     if (opts.listen !== false) {
@@ -97,6 +102,7 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
         if (stopped) return;
         stopped = true;
         await app.close();
+        await ctx.platform.stop?.();
         await worker?.stop();
         await db.destroy(); // ends the pool
         await embedded?.stop();

@@ -12,6 +12,7 @@ import { createPricingService } from './modules/pricing/pricing-service.js';
 import { createDepositService } from './modules/deposits/deposit-service.js';
 import { createPlatform } from './platform/index.js';
 import type { TradingPlatform } from './platform/port.js';
+import type { SessionProvider } from './platform/steam/session.js';
 import { createCatalogueService } from './modules/catalogue/catalogue-service.js';
 import { createPurchaseService } from './modules/purchases/purchase-service.js';
 import { createBotService } from './modules/bots/bot-service.js';
@@ -22,6 +23,8 @@ export interface BaseContext {
   pool: pg.Pool;
   clock: Clock;
   log: Logger;
+  /** PLATFORM=steam: the bots' sign-in (default steam-session); a stand-in platform's tests pass their own. */
+  steamSessions?: SessionProvider;
 }
 
 export function createContext(base: BaseContext) {
