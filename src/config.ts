@@ -50,6 +50,8 @@ export interface SteamSettings {
   historyPollMs: number;
   leaseSeconds: number;
   callTimeoutMs: number;
+  /** First backoff window after a 429 (doubling, full jitter, capped at 60 s; 4 attempts per call). */
+  backoffBaseMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -167,6 +169,7 @@ export function loadConfig(env: Env = process.env): Config {
       historyPollMs: int(env, 'STEAM_HISTORY_POLL_MS', 300000, 1000),
       leaseSeconds: int(env, 'BOT_LEASE_SECONDS', 30, 3, 3600),
       callTimeoutMs: int(env, 'STEAM_CALL_TIMEOUT_MS', 20000, 100),
+      backoffBaseMs: int(env, 'STEAM_BACKOFF_BASE_MS', 1000, 1, 60000),
     },
   };
 }

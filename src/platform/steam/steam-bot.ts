@@ -82,8 +82,12 @@ export class BotDriver {
     if (rewrite) {
       // Every request of both libraries goes through community.httpRequest: point it at the stand-in.
       (this.community as any).onPreHttpRequest = (_id: number, _source: string, options: any) => {
-        const url = String(options.uri ?? options.url).replace(/^https:\/\/steamcommunity\.com\/+/, `${communityUrl}/`).replace(/^https:\/\/api\.steampowered\.com\//, `${apiUrl}/`);
-        options.uri = options.url = url;
+        const original = String(options.uri ?? options.url);
+        if (original.startsWith('https://steamcommunity.com/')) {
+          // The cookie jar is keyed by the real host: hand the stand-in the same session cookies.
+          options.headers = { ...options.headers, cookie: (this.community as any)._jar.getCookieString('https://steamcommunity.com/') };
+        }
+        options.uri = options.url = original.replace(/^https:\/\/steamcommunity\.com\/+/, `${communityUrl}/`).replace(/^https:\/\/api\.steampowered\.com\//, `${apiUrl}/`);
         return false;
       };
       // steam-totp asks the real API for the clock offset; a stand-in platform shares our clock.

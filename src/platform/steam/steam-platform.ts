@@ -60,7 +60,7 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
   const box = createSecretBox(parseSecretsKey(config.botSecretsKey ?? ''));
   const sessions = deps.sessions ?? steamSessionProvider(settings.callTimeoutMs);
   const instanceId = deps.instanceId ?? `gw-${crypto.randomBytes(6).toString('hex')}`;
-  const backoff = createBackoff({ baseMs: 1000, maxMs: 60_000, attempts: 4 });
+  const backoff = createBackoff({ baseMs: settings.backoffBaseMs, maxMs: 60_000, attempts: 4 });
   const drivers = new Map<number, { driver: BotDriver; games: string[] }>();
   const inventoryCache = new Map<string, { at: number; items: PlatformItem[] }>();
   let handler: OfferChangeHandler | undefined;

@@ -1,0 +1,98 @@
+// The steam adapter driven through the real libraries (steamcommunity, steam-tradeoffer-manager,
+// steam-totp) against a stand-in platform on 127.0.0.1; nothing may reach the network.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PlatformUnavailableError, PlatformUserError } from '../../src/platform/port.js';
+import { offline, startSteamWorld, type SteamWorld } from './steam-helpers.js';
+
+let w: SteamWorld;
+const item = (n: number, name = 'AK-47 | Redline (Minimal Wear)') => ({ assetid: String(31_000_000_000 + n), classid: String(1000 + (n % 7)), name });
+
+beforeAll(async () => {
+  offline();
+  w = await startSteamWorld({ bots: 1 });
+  expect(await w.platform.leaseTick()).toEqual([w.bots[0].id]);
+  w.fake.addUser({ partner: 12345678, token: 'AbCd_-12', name: 'Alice', items: [item(1), item(2), { ...item(3), tradable: false }] });
+  w.fake.addUser({ partner: 12345679, token: 'tok12345', escrowDays: 7, items: [] });
+  w.fake.addUser({ partner: 12345680, token: 'tok12345', probation: true, items: [] });
+  w.fake.addUser({ partner: 12345681, token: 'tok12345', hiddenApps: [730], items: [] });
+  w.fake.addUser({ partner: 12345682, token: 'tok12345', hiddenApps: [730], escrowDays: 3, items: [] });
+  w.fake.addUser({ partner: 12345683, token: 'tok12345', private: true, items: [] });
+  w.fake.addUser({ partner: 12345684, token: 'tok12345', items: Array.from({ length: 2500 }, (_, i) => item(100 + i)) });
+});
+afterAll(async () => w?.stop());
+
+describe('sign-in', () => {
+  it('signs the bot in, stores its refresh token encrypted and acknowledges trade protection once', async () => {
+    expect(w.fake.signIns).toBe(1);
+    expect(w.fake.bots.get(w.bots[0].fake.steamId)!.acknowledged).toBe(true);
+    const row = await w.gw.ctx.db.selectFrom('bots').select(['refresh_token', 'trade_protection_acknowledged_at', 'lease_owner']).where('id', '=', w.bots[0].id).executeTakeFirstOrThrow();
+    expect(row.refresh_token).toBeInstanceOf(Buffer);
+    expect(row.refresh_token!.includes(Buffer.from('rt-'))).toBe(false);
+    expect(row.trade_protection_acknowledged_at).not.toBeNull();
+    expect(row.lease_owner).toBe(w.platform.instanceId);
+  });
+});
+
+describe('checkTradeLink (getUserDetails)', () => {
+  it('a good link answers the user with the 64-bit id and persona name', async () => {
+    expect(await w.platform.checkTradeLink('csgo', 12345678, 'AbCd_-12')).toMatchObject({ partner: 12345678, platformId: '76561197972611406', name: 'Alice' });
+  });
+  it.each([
+    [12345678, 'wrongtok', 'trade_link_revoked'],
+    [99999999, 'tok12345', 'trade_link_invalid'],
+    [12345678, 'short', 'trade_link_invalid'],
+    [12345679, 'tok12345', 'hold'],
+    [12345680, 'tok12345', 'trade_banned'],
+    [12345681, 'tok12345', 'permissions'],
+    [12345682, 'tok12345', 'hold_and_permissions'],
+  ])('partner %s token %s → %s', async (partner, token, code) => {
+    const err = await w.platform.checkTradeLink('csgo', partner, token).catch((e) => e);
+    expect(err).toBeInstanceOf(PlatformUserError);
+    expect(err.code).toBe(code);
+  });
+  it('the app the user hides is per game', async () => {
+    await expect(w.platform.checkTradeLink('dota2', 12345681, 'tok12345')).resolves.toMatchObject({ partner: 12345681 });
+  });
+});
+
+describe('loadInventory', () => {
+  it('tradable items only, names from the platform', async () => {
+    const items = await w.platform.loadInventory('csgo', 12345678, 'AbCd_-12');
+    expect(items.map((i) => i.assetId)).toEqual([item(1).assetid, item(2).assetid]);
+    expect(items[0]).toMatchObject({ marketHashName: 'AK-47 | Redline (Minimal Wear)' });
+  });
+  it('pages 1000 at a time', async () => {
+    const before = w.fake.requests.filter((r) => r.path.includes('/inventory/76561197972611412/')).length;
+    const items = await w.platform.loadInventory('csgo', 12345684, 'tok12345');
+    expect(items.length).toBe(2500);
+    expect(new Set(items.map((i) => i.assetId)).size).toBe(2500);
+    expect(w.fake.requests.filter((r) => r.path.includes('/inventory/76561197972611412/')).length - before).toBe(3);
+    // Cached briefly: a second load does not ask again.
+    await w.platform.loadInventory('csgo', 12345684, 'tok12345');
+    expect(w.fake.requests.filter((r) => r.path.includes('/inventory/76561197972611412/')).length - before).toBe(3);
+  });
+  it('a private profile → profile_private', async () => {
+    const err = await w.platform.loadInventory('csgo', 12345683, 'tok12345').catch((e) => e);
+    expect(err).toBeInstanceOf(PlatformUserError);
+    expect(err.code).toBe('profile_private');
+  });
+});
+
+describe('rate limits', () => {
+  it('429s on getUserDetails are backed off and retried; persistent ones → unavailable', async () => {
+    w.fake.limit(/\/tradeoffer\/new\/$/, 2);
+    await expect(w.platform.checkTradeLink('csgo', 12345678, 'AbCd_-12')).resolves.toMatchObject({ partner: 12345678 });
+    expect(w.fake.requests.filter((r) => r.status === 429).length).toBe(2);
+    // Four attempts per call, then the merchant hears the platform is unavailable (not a user error).
+    w.fake.limit(/\/tradeoffer\/new\/$/, 4);
+    await expect(w.platform.checkTradeLink('csgo', 12345678, 'AbCd_-12')).rejects.toBeInstanceOf(PlatformUnavailableError);
+    expect(w.fake.requests.filter((r) => r.status === 429).length).toBe(6);
+  });
+  it('no bot for a game → unavailable', async () => {
+    await w.gw.ctx.db.updateTable('bots').set({ games: ['rust'] }).where('id', '=', w.bots[0].id).execute();
+    await w.platform.leaseTick();
+    await expect(w.platform.checkTradeLink('csgo', 12345678, 'AbCd_-12')).rejects.toBeInstanceOf(PlatformUnavailableError);
+    await w.gw.ctx.db.updateTable('bots').set({ games: ['csgo', 'rust', 'dota2', 'tf2'] }).where('id', '=', w.bots[0].id).execute();
+    await w.platform.leaseTick();
+  });
+});
