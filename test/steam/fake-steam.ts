@@ -36,6 +36,8 @@ export class FakeSteam {
   private limits: { re: RegExp; left: number }[] = [];
   /** The next send creates the offer but answers eresult 16 (Timeout). */
   nextSendLost = false;
+  /** The next send is refused with this strError (e.g. the new-device lock). */
+  nextSendError?: string;
   private seq = 7_100_000_000;
   private tradeSeq = 5_000_000_000_000_000n;
   private server = http.createServer((req, res) => void this.handle(req, res));
@@ -248,6 +250,11 @@ export class FakeSteam {
     const token = JSON.parse(form.get('trade_offer_create_params') || '{}').trade_offer_access_token;
     if (!user) return send(500, { strError: 'There was an error sending your trade offer.  Please try again later. (15)' });
     if (user.token !== token) return send(500, { strError: 'There was an error sending your trade offer.  Please try again later. (26)' });
+    if (this.nextSendError) {
+      const strError = this.nextSendError;
+      this.nextSendError = undefined;
+      return send(500, { strError });
+    }
     const offer = JSON.parse(form.get('json_tradeoffer')!);
     const giveIds: string[] = offer.me.assets.map((a: any) => a.assetid);
     if (!giveIds.every((id) => bot.items.some((i) => i.assetid === id))) return send(500, { strError: 'There was an error sending your trade offer.  Please try again later. (8)' });

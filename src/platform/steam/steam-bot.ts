@@ -70,6 +70,8 @@ export class BotDriver {
   private signingIn?: Promise<void>;
   private pending = new Set<Promise<unknown>>();
   private accessToken?: string;
+  /** Successful sign-ins so far: a call that failed signed-out only signs in if nobody did meanwhile. */
+  private generation = 0;
   signedIn = false;
 
   constructor(
@@ -130,6 +132,7 @@ export class BotDriver {
       await cb<void>((done) => this.manager.setCookies(session.cookies, (err?: Error | null) => done(err ?? null)));
       this.accessToken = (this.manager as any).accessToken ?? undefined;
       this.signedIn = true;
+      this.generation++;
     })().finally(() => {
       this.signingIn = undefined;
     });
@@ -144,11 +147,14 @@ export class BotDriver {
   async call<T>(endpoint: string, fn: () => Promise<T>): Promise<T> {
     const once = () => this.deps.backoff.run(`${this.bot.id}:${endpoint}`, () => timeout(fn(), this.deps.settings.callTimeoutMs, endpoint), isRateLimited);
     if (this.signingIn) await this.signingIn;
+    const generation = this.generation;
     try {
       return await once();
     } catch (err) {
       if (!isSignedOut(err)) throw err;
-      await this.signIn();
+      // The libraries' sessionExpired event may already have signed in again: then just retry.
+      if (this.signingIn) await this.signingIn;
+      else if (this.generation === generation) await this.signIn();
       return once();
     }
   }
