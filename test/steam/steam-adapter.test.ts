@@ -96,3 +96,30 @@ describe('rate limits', () => {
     await w.platform.leaseTick();
   });
 });
+
+describe('sending under rate limits, and the operator check', () => {
+  it('429s on send are backed off; exactly one offer goes out', async () => {
+    w.fake.addUser({ partner: 12345690, token: 'tok12345', items: [item(9000)] });
+    w.fake.limit(/\/tradeoffer\/new\/send$/, 2);
+    const sent = await w.platform.sendDepositOffer({ depositId: 555001, game: 'csgo', partner: 12345690, token: 'tok12345', assetIds: [item(9000).assetid] });
+    expect([...w.fake.offers.values()].filter((o) => o.message.startsWith('[gw:deposit:555001]')).map((o) => o.id)).toEqual([sent.tradeOfferId]);
+    expect(w.fake.requests.filter((r) => r.path === '/community/tradeoffer/new/send' && r.status === 429).length).toBe(2);
+  });
+
+  it('a reset trade link at send time → trade_link_revoked, nothing recorded, a later attempt may send', async () => {
+    w.fake.addUser({ partner: 12345691, token: 'newtoken', items: [item(9001)] });
+    const err = await w.platform.sendDepositOffer({ depositId: 555002, game: 'csgo', partner: 12345691, token: 'oldtoken', assetIds: [item(9001).assetid] }).catch((e) => e);
+    expect(err).toBeInstanceOf(PlatformUserError);
+    expect(err.code).toBe('trade_link_revoked');
+    expect(await w.gw.ctx.db.selectFrom('steam_offers').select('record_id').where('record_id', '=', 555002).execute()).toEqual([]);
+  });
+
+  it('POST /api/admin/bots/:id/check signs the bot in and reports what it can do', async () => {
+    w.bots[0].fake.items.push(item(9100), { ...item(9101), tradable: false });
+    const res = await w.gw.admin('POST', `/bots/${w.bots[0].id}/check`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data.check).toMatchObject({ signed_in: true, can_trade: true, trade_protection_acknowledged: true, confirmations_reachable: true, problems: [] });
+    expect(res.body.data.check.inventory.csgo).toBeGreaterThanOrEqual(1);
+    expect(res.body.data.bot.last_checked_at).not.toBeNull();
+  });
+});
