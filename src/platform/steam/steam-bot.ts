@@ -4,6 +4,7 @@
 import SteamCommunity from 'steamcommunity';
 import TradeOfferManager from 'steam-tradeoffer-manager';
 import SteamID from 'steamid';
+import SteamTotp from 'steam-totp';
 import type { SteamSettings } from '../../config.js';
 import type { Backoff } from './backoff.js';
 import type { SessionProvider } from './session.js';
@@ -190,6 +191,14 @@ export class BotDriver {
 
   async confirm(offerId: string): Promise<void> {
     await this.call('confirmations', () => cb<void>((done) => this.community.acceptConfirmationForObject(this.bot.identitySecret, offerId, (err: Error | null) => done(err))));
+  }
+
+  /** The pending mobile confirmations (proves the identity secret and the session work). */
+  async confirmations(): Promise<number> {
+    return this.call('confirmations', () => cb<number>((done) => {
+      const time = Math.floor(Date.now() / 1000);
+      this.community.getConfirmations(time, SteamTotp.getConfirmationKey(this.bot.identitySecret, time, 'conf'), (err: Error | null, list?: unknown[]) => done(err, list?.length ?? 0));
+    }));
   }
 
   async getOffer(offerId: string): Promise<OfferSnapshot & { cancel(): Promise<void> }> {

@@ -6,7 +6,6 @@
 // (reversals: status 12 / rollback_trade), and reports every change to the gateway's handler
 // until the handler has taken it (steam_offers.state vs reported_state).
 import crypto from 'node:crypto';
-import SteamTotp from 'steam-totp';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
@@ -17,7 +16,7 @@ import * as bots from '../../modules/bots/bot-repo.js';
 import { refreshTokenAad, secretsAad, type BotSecrets } from '../../modules/bots/bot-service.js';
 import {
   PlatformUnavailableError, PlatformUserError, platformIdOf,
-  type BotCheckReport, type OfferChangeHandler, type PlatformItem, type PlatformUser, type SentOffer, type TradingPlatform,
+  type OfferChangeHandler, type PlatformItem, type PlatformUser, type SentOffer, type TradingPlatform,
 } from '../port.js';
 import { createBackoff, RateLimitedError } from './backoff.js';
 import { createSecretBox, parseSecretsKey } from './secret-box.js';
@@ -28,6 +27,7 @@ import {
   reversedTradeIds, reverterOf, userErrorOfDetails, userErrorOfMessage,
 } from './steam-mapping.js';
 import * as offers from './steam-offers-repo.js';
+import { checkBot } from './steam-check.js';
 
 export interface SteamDeps {
   db: Db;
@@ -350,36 +350,7 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
       handler = h;
     },
 
-    async checkBot(botId: number): Promise<BotCheckReport> {
-      const problems: string[] = [];
-      const report: BotCheckReport = { signed_in: false, can_trade: false, trade_protection_acknowledged: false, confirmations_reachable: false, problems };
-      let driver: BotDriver | undefined;
-      try {
-        driver = drivers.get(botId)?.driver ?? (await driverFor(botId));
-        report.signed_in = true;
-        report.platform_id = driver.steamId;
-        report.trade_protection_acknowledged = true;
-        const games = (await db.selectFrom('bots').select('games').where('id', '=', botId).executeTakeFirstOrThrow()).games;
-        report.inventory = {};
-        for (const g of games) {
-          const items = await driver.inventory(driver.bot.platformId, APP_IDS[g as Game], TRADABLE_CONTEXT, 'own-inventory');
-          report.inventory[g] = items.filter((i) => i.tradable === true || i.tradable === 1).length;
-        }
-        await driver.call('confirmations', () => new Promise<void>((resolve, reject) => {
-          const time = Math.floor(Date.now() / 1000);
-          driver!.community.getConfirmations(time, SteamTotp.getConfirmationKey(driver!.bot.identitySecret, time, 'conf'), (err: Error | null) => (err ? reject(err) : resolve()));
-        }));
-        report.confirmations_reachable = true;
-      } catch (err) {
-        problems.push((err as Error).message);
-      } finally {
-        if (driver && !drivers.has(botId)) driver.stop();
-      }
-      report.can_trade = report.signed_in && report.confirmations_reachable;
-      await bots.setTradeState(db, botId, report.can_trade ? 'ok' : 'cannot_trade', report.can_trade ? null : problems.join('; ').slice(0, 500));
-      await bots.saveDriverState(db, botId, { last_checked_at: new Date() });
-      return report;
-    },
+    checkBot: (botId: number) => checkBot({ db, running: (id) => drivers.get(id)?.driver, open: driverFor }, botId),
 
     async start(): Promise<void> {
       await leaseTick();
