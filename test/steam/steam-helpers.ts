@@ -21,11 +21,11 @@ export interface SteamWorld {
   stop(): Promise<void>;
 }
 
-export async function startSteamWorld(opts: { bots?: number; env?: Record<string, string>; fake?: FakeSteam; databaseUrl?: string; instance?: string } = {}): Promise<SteamWorld> {
+export async function startSteamWorld(opts: { bots?: number; env?: Record<string, string>; fake?: FakeSteam; databaseUrl?: string; worker?: boolean } = {}): Promise<SteamWorld> {
   const fake = opts.fake ?? (await new FakeSteam().start());
   const gw = await startTestGateway(
     { PLATFORM: 'steam', BOT_SECRETS_KEY: BOT_KEY, SANDBOX_CATALOGUE_SIZE: '0', STEAM_CALL_TIMEOUT_MS: '3000', STEAM_BACKOFF_BASE_MS: '50', ...fake.env, ...opts.env },
-    { worker: false, steamSessions: fake.sessions(), ...(opts.databaseUrl ? { databaseUrl: opts.databaseUrl } : {}) },
+    { worker: opts.worker ?? false, steamSessions: fake.sessions(), ...(opts.databaseUrl ? { databaseUrl: opts.databaseUrl } : {}) },
   );
   const platform = gw.ctx.platform as SteamPlatform;
   const bots: SteamWorld['bots'] = [];
