@@ -71,6 +71,9 @@ export interface PlatformItem {
   instanceId?: string;
   /** Doppler-type phase of phased items (priced per phase). */
   phase?: string;
+  /** CS2 asset properties when the platform gives them (steam: inventory asset_properties). */
+  float?: number;
+  paintSeed?: number;
 }
 
 export interface Bot {

@@ -106,6 +106,13 @@ describe('sending under rate limits, and the operator check', () => {
     expect(w.fake.requests.filter((r) => r.path === '/community/tradeoffer/new/send' && r.status === 429).length).toBe(2);
   });
 
+  it('a purchase item the bot cannot trade yet (trade protection) is never offered', async () => {
+    w.bots[0].fake.items.push({ ...item(9200), tradable: false });
+    w.fake.addUser({ partner: 12345692, token: 'tok12345', items: [] });
+    await expect(w.platform.sendPurchaseOffer({ purchaseId: 555003, game: 'csgo', partner: 12345692, token: 'tok12345', listingId: 'ab', assetId: item(9200).assetid })).rejects.toBeInstanceOf(PlatformUnavailableError);
+    expect([...w.fake.offers.values()].some((o) => o.message.startsWith('[gw:purchase:555003]'))).toBe(false);
+  });
+
   it('a reset trade link at send time → trade_link_revoked, nothing recorded, a later attempt may send', async () => {
     w.fake.addUser({ partner: 12345691, token: 'newtoken', items: [item(9001)] });
     const err = await w.platform.sendDepositOffer({ depositId: 555002, game: 'csgo', partner: 12345691, token: 'oldtoken', assetIds: [item(9001).assetid] }).catch((e) => e);

@@ -115,12 +115,13 @@ describe('send errors', () => {
 });
 
 describe('inventory items', () => {
-  it('keeps tradable items with their class, instance and Doppler phase', () => {
+  it('keeps tradable items with their class, instance, Doppler phase, float and pattern', () => {
     const page = fixture('inventory-page.json');
     // As steamcommunity joins assets with descriptions.
-    const items = page.assets.map((a: any) => ({ ...a, ...page.descriptions.find((d: any) => d.classid === a.classid), tradable: page.descriptions.find((d: any) => d.classid === a.classid).tradable === 1 }));
+    const props = Object.fromEntries(page.asset_properties.map((p: any) => [p.assetid, p.asset_properties]));
+    const items = page.assets.map((a: any) => ({ ...a, ...page.descriptions.find((d: any) => d.classid === a.classid), tradable: page.descriptions.find((d: any) => d.classid === a.classid).tradable === 1, ...(props[a.assetid] ? { asset_properties: props[a.assetid] } : {}) }));
     expect(platformItemsOf(items)).toEqual([
-      { assetId: '30000000011', marketHashName: 'AK-47 | Redline (Field-Tested)', classId: '1001', instanceId: '0' },
+      { assetId: '30000000011', marketHashName: 'AK-47 | Redline (Field-Tested)', classId: '1001', instanceId: '0', float: 0.2195838242769241, paintSeed: 661 },
       { assetId: '30000000013', marketHashName: '★ Karambit | Doppler (Factory New)', classId: '1003', instanceId: '0', phase: 'Phase 2' },
     ]);
   });

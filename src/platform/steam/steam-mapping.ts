@@ -174,6 +174,17 @@ export interface CommunityItem {
   tradable?: boolean | number;
   descriptions?: { value?: string; name?: string }[];
   tags?: { category?: string; internal_name?: string; localized_tag_name?: string; name?: string }[];
+  /** CS2 (2025): per-asset properties; 1 = pattern template (paint seed), 2 = wear rating (float). */
+  asset_properties?: { propertyid: number; int_value?: string; float_value?: string; name?: string }[];
+}
+
+function assetProperties(it: CommunityItem): { float?: number; paintSeed?: number } {
+  const out: { float?: number; paintSeed?: number } = {};
+  for (const p of it.asset_properties ?? []) {
+    if (p.propertyid === 2 && p.float_value !== undefined && Number.isFinite(Number(p.float_value))) out.float = Number(p.float_value);
+    if (p.propertyid === 1 && p.int_value !== undefined && /^\d+$/.test(p.int_value)) out.paintSeed = Number(p.int_value);
+  }
+  return out;
 }
 
 const PHASES = /\b(Phase [1-4]|Ruby|Sapphire|Black Pearl|Emerald)\b/;
@@ -186,7 +197,7 @@ export function platformItemsOf(items: readonly CommunityItem[]): PlatformItem[]
     const assetId = String(it.assetid ?? it.id);
     const phaseText = [...(it.tags ?? []).map((t) => t.localized_tag_name ?? t.name ?? ''), ...(it.descriptions ?? []).map((d) => d.value ?? '')].join(' ');
     const phase = /Doppler/.test(it.market_hash_name) ? PHASES.exec(phaseText)?.[1] : undefined;
-    out.push({ assetId, marketHashName: it.market_hash_name, classId: it.classid, instanceId: it.instanceid, ...(phase ? { phase } : {}) });
+    out.push({ assetId, marketHashName: it.market_hash_name, classId: it.classid, instanceId: it.instanceid, ...(phase ? { phase } : {}), ...assetProperties(it) });
   }
   return out;
 }
