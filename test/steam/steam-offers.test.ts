@@ -107,6 +107,38 @@ describe('deposit offers', () => {
     expect([...w.fake.offers.values()].filter((o) => o.message.startsWith(`[gw:deposit:${d.id}]`)).length).toBe(1);
   });
 
+  it('eresult 16 and the lookup fails too: nothing is resent; the next poll adopts the offer, a retry answers it', async () => {
+    const partner = ++partnerSeq;
+    w.fake.addUser({ partner, token: TOKEN, items: [{ assetid: String(partner * 10), classid: '1', name: NAMES[0] }] });
+    w.fake.nextSendLost = true;
+    w.fake.limit(/GetTradeOffers/, 8); // the lookups by message (4 attempts each) are rate limited to exhaustion
+    const req = { depositId: 777001, game: 'csgo' as const, partner, token: TOKEN, assetIds: [String(partner * 10)] };
+    await expect(w.platform.sendDepositOffer(req)).rejects.toBeInstanceOf(PlatformUnavailableError);
+    const claim = await w.gw.ctx.db.selectFrom('steam_offers').selectAll().where('record_id', '=', 777001).executeTakeFirstOrThrow();
+    expect(claim.trade_offer_id).toBeNull();
+    // A retry looks the offer up first; while it cannot, it neither sends nor gives up the claim.
+    await expect(w.platform.sendDepositOffer(req)).rejects.toThrow(/rate limiting/);
+    expect([...w.fake.offers.values()].filter((o) => o.message.startsWith('[gw:deposit:777001]')).length).toBe(1);
+    await w.platform.pollTick(); // unknownOfferSent: the offer carries our message → adopted for the claim
+    const adopted = [...w.fake.offers.values()].find((o) => o.message.startsWith('[gw:deposit:777001]'))!;
+    expect((await w.gw.ctx.db.selectFrom('steam_offers').select('trade_offer_id').where('record_id', '=', 777001).executeTakeFirstOrThrow()).trade_offer_id).toBe(adopted.id);
+    expect((await w.platform.sendDepositOffer(req)).tradeOfferId).toBe(adopted.id);
+    expect([...w.fake.offers.values()].filter((o) => o.message.startsWith('[gw:deposit:777001]')).length).toBe(1);
+  });
+
+  it('a claim left by a crash before sending: refused while recent, sent once it is older than twice the call timeout', async () => {
+    const partner = ++partnerSeq;
+    w.fake.addUser({ partner, token: TOKEN, items: [{ assetid: String(partner * 10), classid: '1', name: NAMES[0] }] });
+    const req = { depositId: 777002, game: 'csgo' as const, partner, token: TOKEN, assetIds: [String(partner * 10)] };
+    await w.gw.ctx.db.insertInto('steam_offers').values({ offer_kind: 'deposit', record_id: 777002, bot_id: w.bots[0].id, message: '[gw:deposit:777002] Deposit #777002' }).execute();
+    await expect(w.platform.sendDepositOffer(req)).rejects.toThrow(/may still be under way/);
+    expect([...w.fake.offers.values()].some((o) => o.message.startsWith('[gw:deposit:777002]'))).toBe(false);
+    // STEAM_CALL_TIMEOUT_MS is 3 s here: a claim 7 s old is stale.
+    await w.gw.ctx.db.updateTable('steam_offers').set({ attempt_started_at: new Date(Date.now() - 7000) }).where('record_id', '=', 777002).execute();
+    const sent = await w.platform.sendDepositOffer(req);
+    expect([...w.fake.offers.values()].filter((o) => o.message.startsWith('[gw:deposit:777002]')).map((o) => o.id)).toEqual([sent.tradeOfferId]);
+  });
+
   it('cancelOffer withdraws an active offer and is idempotent', async () => {
     const d = await deposit();
     await w.platform.cancelOffer({ offer: 'deposit', recordId: d.id, tradeOfferId: d.offer.id });
