@@ -20,6 +20,8 @@ export interface FakeBot { steamId: string; accountName: string; password: strin
 export interface FakeOffer {
   id: string; bot: string; partner: number; message: string; state: number; give: FakeItem[]; receive: FakeItem[];
   created: number; updated: number; tradeid?: string; escrowEnd?: number;
+  /** Items the bot received, under the new asset ids the platform gave them. */
+  received?: { assetid: string; new_assetid: string; new_contextid: string; classid: string }[];
 }
 interface Trade { tradeid: string; bot: string; steamid_other: string; time_init: number; status: number; rollback_trade?: string }
 
@@ -108,7 +110,7 @@ export class FakeSteam {
       this.trades.unshift({ tradeid: o.tradeid, bot: o.bot, steamid_other: steamIdOf(o.partner), time_init: o.updated, status: 10 });
     } else {
       this.change(o, 3);
-      this.move(o.receive, user.items, bot.items);
+      this.receive(o);
       this.move(o.give, bot.items, user.items);
       this.trades.unshift({ tradeid: o.tradeid, bot: o.bot, steamid_other: steamIdOf(o.partner), time_init: o.updated, status: 3 });
     }
@@ -117,13 +119,24 @@ export class FakeSteam {
   endEscrow(id: string): void {
     const o = this.offers.get(id)!;
     this.change(o, 3);
-    this.move(o.receive, this.users.get(o.partner)!.items, this.bots.get(o.bot)!.items);
+    this.receive(o);
     this.trades.find((t) => t.tradeid === o.tradeid)!.status = 3;
   }
   rollbackEscrow(id: string): void {
     const o = this.offers.get(id)!;
     this.change(o, 6);
     this.trades.find((t) => t.tradeid === o.tradeid)!.status = 11;
+  }
+  /** Items move to the bot under new asset ids, as on the platform. */
+  private receive(o: FakeOffer): void {
+    const user = this.users.get(o.partner)!;
+    const bot = this.bots.get(o.bot)!;
+    o.received = o.receive.map((it) => {
+      user.items.splice(user.items.findIndex((x) => x.assetid === it.assetid), 1);
+      const moved = { ...it, assetid: String(BigInt(it.assetid) + 1_000_000_000_000n) };
+      bot.items.push(moved);
+      return { assetid: it.assetid, new_assetid: moved.assetid, new_contextid: '2', classid: it.classid };
+    });
   }
   decline(id: string): void {
     this.change(this.offers.get(id)!, 7);
@@ -136,7 +149,9 @@ export class FakeSteam {
     const o = this.offers.get(id)!;
     const orig = this.trades.find((t) => t.tradeid === o.tradeid)!;
     orig.status = 12;
-    this.move(o.receive, this.bots.get(o.bot)!.items, this.users.get(o.partner)!.items);
+    const bot = this.bots.get(o.bot)!;
+    for (const r of o.received ?? []) bot.items.splice(bot.items.findIndex((i) => i.assetid === r.new_assetid), 1);
+    this.users.get(o.partner)!.items.push(...o.receive.map((i) => ({ ...i })));
     this.move(o.give, this.users.get(o.partner)!.items, this.bots.get(o.bot)!.items);
     this.trades.unshift({ tradeid: String(this.tradeSeq++), bot: o.bot, steamid_other: orig.steamid_other, time_init: Math.floor(Date.now() / 1000), status: 3, rollback_trade: orig.tradeid });
   }
@@ -226,6 +241,12 @@ export class FakeSteam {
     if (path === '/IEconService/GetTradeOffer/v1/') {
       const o = this.offers.get(q.get('tradeofferid') ?? '');
       return ok(o && o.bot === bot.steamId ? { offer: raw(o) } : {});
+    }
+    if (path === '/IEconService/GetTradeStatus/v1/') {
+      const o = this.sentBy(bot.steamId).find((x) => x.tradeid === q.get('tradeid'));
+      const t = o && this.trades.find((x) => x.tradeid === o.tradeid);
+      return ok({ trades: o && t ? [{ tradeid: t.tradeid, steamid_other: t.steamid_other, status: t.status, time_init: t.time_init,
+        assets_received: (o.received ?? []).map((r) => ({ appid: 730, contextid: '2', assetid: r.assetid, amount: '1', classid: r.classid, instanceid: '0', new_assetid: r.new_assetid, new_contextid: r.new_contextid })) }] : [] });
     }
     if (path === '/IEconService/GetTradeHistory/v1/') {
       const trades = this.trades.filter((t) => t.bot === bot.steamId).map(({ bot: _b, ...t }) => t);

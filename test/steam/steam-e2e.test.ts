@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers.js';
 import { importListings } from '../../src/modules/catalogue/catalogue-import.js';
+import { depositListingId } from '../../src/modules/catalogue/catalogue-service.js';
 import { offline, startSteamWorld, type SteamWorld } from './steam-helpers.js';
 
 let w: SteamWorld;
@@ -16,7 +17,7 @@ const NAME = 'AK-47 | Redline (Minimal Wear)';
 
 beforeAll(async () => {
   offline();
-  w = await startSteamWorld({ bots: 1, worker: true, env: { STEAM_POLL_INTERVAL_MS: '1000', STEAM_HISTORY_POLL_MS: '1000', BOT_LEASE_SECONDS: '3', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '3600' } });
+  w = await startSteamWorld({ bots: 1, worker: true, env: { STEAM_POLL_INTERVAL_MS: '1000', STEAM_HISTORY_POLL_MS: '1000', BOT_LEASE_SECONDS: '3', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '3600', HOLD_SECONDS_RUST: '0' } });
   const m = await w.gw.createMerchant({ webhook_url: 'http://127.0.0.1:9/hooks' });
   key = m.api_key;
   await w.gw.topUp(m.id, 1000);
@@ -69,4 +70,26 @@ describe('steam mode end to end (stand-in platform)', () => {
     w.fake.accept(offer.id);
     await eventually(async () => ['hold', 'completed'].includes((await purchaseStatus(p.body.data.id)).status), 15_000, 200);
   }, 40_000);
+
+  it('a deposited item becomes a listing and is sold from the bot under the asset id it arrived with', async () => {
+    const partner = 40_000_003;
+    w.fake.addUser({ partner, token: TOKEN, items: [{ assetid: '5300000001', classid: '3', name: 'Alien Red', appid: 252490 }] });
+    const inv = await w.gw.merchant(key, 'POST', '/inventory', { game: 'rust', partner, token: TOKEN });
+    expect(inv.body.data.items.map((i: any) => i.id)).toEqual(['5300000001']);
+    const dep = await w.gw.merchant(key, 'POST', '/create-deposit', { merchant_tx_id: 'e2e-dep-rust', game: 'rust', partner, token: TOKEN, asset_ids: ['5300000001'] });
+    expect(dep.body.data.status).toBe('active');
+    w.fake.accept(dep.body.data.trade_offer_id); // Rust: no hold here (HOLD_SECONDS_RUST=0) → completed
+    await eventually(async () => (await depositStatus(dep.body.data.id)).status === 'completed', 15_000, 200);
+    const newAssetId = String(5300000001n + 1_000_000_000_000n); // what the stand-in platform gave the bot
+    await eventually(async () => (await w.gw.ctx.db.selectFrom('steam_received_assets').select('new_asset_id').where('deposit_id', '=', dep.body.data.id).executeTakeFirst())?.new_asset_id === newAssetId, 15_000, 200);
+    const listingId = depositListingId(dep.body.data.id, '5300000001');
+    await eventually(async () => w.gw.ctx.db.selectFrom('listings').select('id').where('id', '=', listingId).where('status', '=', 'live').executeTakeFirst(), 15_000, 200);
+    const buyer = 40_000_004;
+    w.fake.addUser({ partner: buyer, token: TOKEN, items: [] });
+    const p = await w.gw.merchant(key, 'POST', '/purchase', { partner: buyer, token: TOKEN, game: 'rust', asset_id: listingId, merchant_tx_id: 'e2e-pur-rust' });
+    expect(p.status, JSON.stringify(p.body)).toBe(200);
+    await eventually(async () => (await purchaseStatus(p.body.data.id)).status === 'active', 15_000, 200);
+    const offers = [...w.fake.offers.values()].filter((o) => o.message.startsWith(`[gw:purchase:${p.body.data.id}]`));
+    expect(offers.map((o) => o.give.map((i) => i.assetid))).toEqual([[newAssetId]]);
+  }, 60_000);
 });

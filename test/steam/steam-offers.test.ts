@@ -107,6 +107,19 @@ describe('deposit offers', () => {
     expect([...w.fake.offers.values()].filter((o) => o.message.startsWith(`[gw:deposit:${d.id}]`)).length).toBe(1);
   });
 
+  it('a claim left by a crash before sending: refused while recent, sent once it is older than twice the call timeout', async () => {
+    const partner = ++partnerSeq;
+    w.fake.addUser({ partner, token: TOKEN, items: [{ assetid: String(partner * 10), classid: '1', name: NAMES[0] }] });
+    const req = { depositId: 777002, game: 'csgo' as const, partner, token: TOKEN, assetIds: [String(partner * 10)] };
+    await w.gw.ctx.db.insertInto('steam_offers').values({ offer_kind: 'deposit', record_id: 777002, bot_id: w.bots[0].id, message: '[gw:deposit:777002] Deposit #777002' }).execute();
+    await expect(w.platform.sendDepositOffer(req)).rejects.toThrow(/may still be under way/);
+    expect([...w.fake.offers.values()].some((o) => o.message.startsWith('[gw:deposit:777002]'))).toBe(false);
+    // STEAM_CALL_TIMEOUT_MS is 3 s here: a claim 7 s old is stale.
+    await w.gw.ctx.db.updateTable('steam_offers').set({ attempt_started_at: new Date(Date.now() - 7000) }).where('record_id', '=', 777002).execute();
+    const sent = await w.platform.sendDepositOffer(req);
+    expect([...w.fake.offers.values()].filter((o) => o.message.startsWith('[gw:deposit:777002]')).map((o) => o.id)).toEqual([sent.tradeOfferId]);
+  });
+
   it('eresult 16 and the lookup fails too: nothing is resent; the next poll adopts the offer, a retry answers it', async () => {
     const partner = ++partnerSeq;
     w.fake.addUser({ partner, token: TOKEN, items: [{ assetid: String(partner * 10), classid: '1', name: NAMES[0] }] });
@@ -124,19 +137,6 @@ describe('deposit offers', () => {
     expect((await w.gw.ctx.db.selectFrom('steam_offers').select('trade_offer_id').where('record_id', '=', 777001).executeTakeFirstOrThrow()).trade_offer_id).toBe(adopted.id);
     expect((await w.platform.sendDepositOffer(req)).tradeOfferId).toBe(adopted.id);
     expect([...w.fake.offers.values()].filter((o) => o.message.startsWith('[gw:deposit:777001]')).length).toBe(1);
-  });
-
-  it('a claim left by a crash before sending: refused while recent, sent once it is older than twice the call timeout', async () => {
-    const partner = ++partnerSeq;
-    w.fake.addUser({ partner, token: TOKEN, items: [{ assetid: String(partner * 10), classid: '1', name: NAMES[0] }] });
-    const req = { depositId: 777002, game: 'csgo' as const, partner, token: TOKEN, assetIds: [String(partner * 10)] };
-    await w.gw.ctx.db.insertInto('steam_offers').values({ offer_kind: 'deposit', record_id: 777002, bot_id: w.bots[0].id, message: '[gw:deposit:777002] Deposit #777002' }).execute();
-    await expect(w.platform.sendDepositOffer(req)).rejects.toThrow(/may still be under way/);
-    expect([...w.fake.offers.values()].some((o) => o.message.startsWith('[gw:deposit:777002]'))).toBe(false);
-    // STEAM_CALL_TIMEOUT_MS is 3 s here: a claim 7 s old is stale.
-    await w.gw.ctx.db.updateTable('steam_offers').set({ attempt_started_at: new Date(Date.now() - 7000) }).where('record_id', '=', 777002).execute();
-    const sent = await w.platform.sendDepositOffer(req);
-    expect([...w.fake.offers.values()].filter((o) => o.message.startsWith('[gw:deposit:777002]')).map((o) => o.id)).toEqual([sent.tradeOfferId]);
   });
 
   it('cancelOffer withdraws an active offer and is idempotent', async () => {

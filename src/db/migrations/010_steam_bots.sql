@@ -47,3 +47,17 @@ create table steam_offers (
 );
 create index steam_offers_unreported_idx on steam_offers (bot_id)
   where state is distinct from reported_state or (reverted_at is not null and not reversal_reported);
+
+-- Items our bots received in deposit trades, with the asset ids the platform gave them on arrival
+-- (GetTradeStatus: new_assetid / new_contextid; context 16 while CS2 trade protection lasts). A
+-- deposit's catalogue listing (source_ref deposit:<id>:<original asset>) is offered from here.
+create table steam_received_assets (
+  deposit_id bigint not null,
+  asset_id text not null,
+  bot_id bigint not null references bots(id),
+  trade_offer_id text not null,
+  new_asset_id text not null,
+  new_context_id text not null,
+  created_at timestamptz not null default now(),
+  primary key (deposit_id, asset_id)
+);

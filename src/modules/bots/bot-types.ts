@@ -38,6 +38,17 @@ export interface SteamOffersTable {
   updated_at: Timestamp;
 }
 
+export interface SteamReceivedAssetsTable {
+  deposit_id: number;
+  asset_id: string;
+  bot_id: number;
+  trade_offer_id: string;
+  new_asset_id: string;
+  new_context_id: string;
+  created_at: Timestamp;
+}
+
 export interface BotTables {
   steam_offers: SteamOffersTable;
+  steam_received_assets: SteamReceivedAssetsTable;
 }

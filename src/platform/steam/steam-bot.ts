@@ -209,6 +209,13 @@ export class BotDriver {
     };
   }
 
+  /** The assets a trade gave us, with their new ids (GetTradeStatus through getExchangeDetails). */
+  async receivedAssets(offerId: string): Promise<{ assetid: string; new_assetid: string; new_contextid: string }[]> {
+    const offer: any = await this.call('offers', () => cb<any>((done) => this.manager.getOffer(offerId, (err: Error | null, o: unknown) => done(err, o))));
+    return this.call('exchange', () => cb<any[]>((done) => offer.getExchangeDetails((err: Error | null, _status: number, _at: Date, received: any[]) => done(err, received))))
+      .then((items) => items.map((i: any) => ({ assetid: String(i.assetid), new_assetid: String(i.new_assetid), new_contextid: String(i.new_contextid) })));
+  }
+
   /** Our sent offers (active, and historical ones updated since `since`) carrying exactly this message. */
   async findSentByMessage(message: string, since: Date): Promise<OfferSnapshot | undefined> {
     const sent: any[] = await this.call('offers', () => cb<any[]>((done) => this.manager.getOffers(TradeOfferManager.EOfferFilter.ActiveOnly, since, (err: Error | null, s: any[]) => done(err, s))));

@@ -64,3 +64,29 @@ export async function markReversed(db: Db, tradeIds: string[]): Promise<number> 
 export async function awaitingConfirmation(db: Db, botId: number) {
   return db.selectFrom('steam_offers').select(['trade_offer_id']).where('bot_id', '=', botId).where('state', '=', 9).execute();
 }
+
+/** Accepted deposit offers of these bots whose received assets are not recorded yet. */
+export async function depositsWithoutAssets(db: Db, botIds: number[]) {
+  if (botIds.length === 0) return [];
+  return db.selectFrom('steam_offers as o').select(['o.record_id', 'o.bot_id', 'o.trade_offer_id'])
+    .where('o.bot_id', 'in', botIds).where('o.offer_kind', '=', 'deposit').where('o.state', '=', 3).where('o.reverted_at', 'is', null)
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('steam_received_assets as r').select('r.deposit_id').whereRef('r.trade_offer_id', '=', 'o.trade_offer_id'))))
+    .limit(100).execute();
+}
+
+export async function recordReceivedAssets(db: Db, rows: { deposit_id: number; asset_id: string; bot_id: number; trade_offer_id: string; new_asset_id: string; new_context_id: string }[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db.insertInto('steam_received_assets').values(rows).onConflict((oc) => oc.columns(['deposit_id', 'asset_id']).doNothing()).execute();
+}
+
+/**
+ * The bot and asset id a listing is offered from: a deposited item's listing (source_ref
+ * deposit:<deposit>:<original asset>) maps to the asset id the bot received it under.
+ */
+export async function receivedAssetOfListing(db: Db, listingId: string) {
+  const r = await sql<{ bot_id: number; new_asset_id: string }>`
+    select r.bot_id, r.new_asset_id from listings l
+      join steam_received_assets r on l.source_ref = 'deposit:' || r.deposit_id || ':' || r.asset_id
+     where l.id = ${listingId}`.execute(db);
+  return r.rows[0];
+}

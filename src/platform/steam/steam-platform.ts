@@ -206,6 +206,23 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
       }
     }
     await deliver();
+    await recordReceived();
+  }
+
+  /** The new asset ids of items received in accepted deposits (what their listings will give). */
+  async function recordReceived(): Promise<void> {
+    for (const o of await offers.depositsWithoutAssets(db, [...drivers.keys()])) {
+      const driver = drivers.get(Number(o.bot_id))?.driver;
+      if (!driver) continue;
+      try {
+        const items = await driver.receivedAssets(o.trade_offer_id!);
+        await offers.recordReceivedAssets(db, items.map((i) => ({
+          deposit_id: Number(o.record_id), asset_id: i.assetid, bot_id: driver.bot.id, trade_offer_id: o.trade_offer_id!, new_asset_id: i.new_assetid, new_context_id: i.new_contextid,
+        })));
+      } catch (err) {
+        log.warn({ tradeOfferId: o.trade_offer_id, err: (err as Error).message }, 'steam: exchange details not read yet; retried on the next poll');
+      }
+    }
   }
 
   async function historyTick(): Promise<void> {
@@ -316,7 +333,9 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
     },
 
     async sendPurchaseOffer(req): Promise<SentOffer> {
-      const assetId = req.assetId;
+      // A deposited item is given under the asset id it arrived with; other listings name theirs.
+      const received = await offers.receivedAssetOfListing(db, req.listingId);
+      const assetId = received?.new_asset_id ?? req.assetId;
       if (!assetId) throw new PlatformUnavailableError('the listing has no platform asset to give');
       // The bot holding the asset, tradable (context 2: a protected item in 16 is not offered yet).
       let holder: BotDriver | undefined;
