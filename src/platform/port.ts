@@ -172,6 +172,8 @@ export interface BotCheckReport {
   confirmations_reachable: boolean;
   /** Tradable items per game the bot serves. */
   inventory?: Record<string, number>;
+  /** Drift: asset ids backing listings for sale that the bot's tradable inventory does not show. */
+  listed_but_missing?: string[];
   problems: string[];
 }
 

@@ -91,5 +91,12 @@ describe('steam mode end to end (stand-in platform)', () => {
     await eventually(async () => (await purchaseStatus(p.body.data.id)).status === 'active', 15_000, 200);
     const offers = [...w.fake.offers.values()].filter((o) => o.message.startsWith(`[gw:purchase:${p.body.data.id}]`));
     expect(offers.map((o) => o.give.map((i) => i.assetid))).toEqual([[newAssetId]]);
+    // Reconciliation: the listing's item is in the bot's inventory; once it vanishes, the check reports it.
+    expect((await w.gw.admin('POST', `/bots/${w.bots[0].id}/check`)).body.data.check.listed_but_missing).toEqual([]);
+    const bot = w.bots[0].fake;
+    bot.items.splice(bot.items.findIndex((i) => i.assetid === newAssetId), 1);
+    const check = (await w.gw.admin('POST', `/bots/${w.bots[0].id}/check`)).body.data.check;
+    expect(check.listed_but_missing).toEqual([newAssetId]);
+    expect(check.can_trade).toBe(true);
   }, 60_000);
 });

@@ -6,6 +6,7 @@ import * as bots from '../../modules/bots/bot-repo.js';
 import type { BotCheckReport } from '../port.js';
 import type { BotDriver } from './steam-bot.js';
 import { APP_IDS, TRADABLE_CONTEXT } from './steam-mapping.js';
+import { listedAssetsOfBot } from './steam-offers-repo.js';
 
 export async function checkBot(deps: { db: Db; running(id: number): BotDriver | undefined; open(id: number): Promise<BotDriver> }, botId: number): Promise<BotCheckReport> {
   const problems: string[] = [];
@@ -21,9 +22,15 @@ export async function checkBot(deps: { db: Db; running(id: number): BotDriver | 
     if (driver.steamId !== driver.bot.platformId) problems.push(`signed in as ${driver.steamId}, but the bot is recorded as ${driver.bot.platformId}`);
     const games = (await deps.db.selectFrom('bots').select('games').where('id', '=', botId).executeTakeFirstOrThrow()).games;
     report.inventory = {};
+    const held = new Set<string>();
     for (const g of games) {
-      report.inventory[g] = (await driver.inventory(driver.bot.platformId, APP_IDS[g as Game], TRADABLE_CONTEXT, 'own-inventory')).length;
+      const items = await driver.inventory(driver.bot.platformId, APP_IDS[g as Game], TRADABLE_CONTEXT, 'own-inventory');
+      report.inventory[g] = items.length;
+      for (const i of items) held.add(String(i.assetid ?? i.id));
     }
+    // Reconciliation: what the catalogue sells from this bot must be in its inventory.
+    // (Drift is reported, not a reason to stop trading: the operator delists or investigates.)
+    report.listed_but_missing = (await listedAssetsOfBot(deps.db, botId)).filter((a) => !held.has(a));
     await driver.confirmations();
     report.confirmations_reachable = true;
   } catch (err) {
