@@ -18,15 +18,15 @@ import {
   PlatformUnavailableError, PlatformUserError, platformIdOf,
   type OfferChangeHandler, type PlatformItem, type PlatformUser, type SentOffer, type TradingPlatform,
 } from '../port.js';
-import { createBackoff, RateLimitedError } from './backoff.js';
+import { createBackoff } from './backoff.js';
 import { createSecretBox, parseSecretsKey } from './secret-box.js';
 import { SignInError, steamSessionProvider, type SessionProvider } from './session.js';
 import { BotDriver, type OfferSnapshot } from './steam-bot.js';
 import {
-  APP_IDS, OfferState, TRADABLE_CONTEXT, classifySendError, offerChangeOf, offerMessage, platformItemsOf, recordOfMessage,
-  reversedTradeIds, reverterOf, userErrorOfDetails, userErrorOfMessage,
+  APP_IDS, OfferState, TRADABLE_CONTEXT, offerChangeOf, platformItemsOf, recordOfMessage, reversedTradeIds, reverterOf, userErrorOfDetails,
 } from './steam-mapping.js';
 import * as offers from './steam-offers-repo.js';
+import { platformError, sendOffer, type SendRequest } from './steam-send.js';
 import { checkBot } from './steam-check.js';
 
 export interface SteamDeps {
@@ -138,15 +138,6 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
     return list[Math.abs(seed) % list.length];
   }
 
-  // ---- errors
-  function platformError(err: unknown): Error {
-    if (err instanceof PlatformUserError || err instanceof PlatformUnavailableError) return err;
-    const code = userErrorOfMessage((err as Error)?.message ?? '');
-    if (code) return new PlatformUserError(code);
-    if (err instanceof RateLimitedError) return new PlatformUnavailableError('the trading platform is rate limiting this bot');
-    return new PlatformUnavailableError(`the trading platform did not answer: ${(err as Error)?.message ?? err}`);
-  }
-
   // ---- offers
   async function offerChanged(botId: number, o: OfferSnapshot): Promise<void> {
     if (!o.isOurOffer) return;
@@ -239,62 +230,8 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
     await deliver();
   }
 
-  /**
-   * Sends the record's one offer. A claim row guards it: an earlier claim with an offer answers
-   * that offer; one without (a lost answer, a crash mid-send) is first looked up on the platform by
-   * its message, and sent again only when absent and older than twice the call timeout.
-   */
-  async function sendOffer(kind: offers.OfferKind, recordId: number, driver: BotDriver, req: { partner: number; token: string; give: string[]; receive: string[]; game: Game }): Promise<SentOffer> {
-    const message = offerMessage(kind, recordId);
-    const expiresAt = new Date(deps.clock.now().getTime() + config.offerTtlSeconds * 1000);
-    const botOf = (d: BotDriver) => ({ id: d.bot.id, name: d.bot.name, platformId: d.bot.platformId });
-    const existing = await offers.findOffer(db, kind, recordId);
-    if (existing?.trade_offer_id) {
-      return { bot: botOf(drivers.get(Number(existing.bot_id))?.driver ?? driver), tradeOfferId: existing.trade_offer_id, expiresAt };
-    }
-    if (existing) {
-      const owner = drivers.get(Number(existing.bot_id))?.driver;
-      if (!owner) throw new PlatformUnavailableError('an earlier attempt of this offer is on a bot this instance does not drive');
-      const found = await owner.findSentByMessage(message, new Date(new Date(existing.created_at).getTime() - 60_000)).catch((e) => { throw platformError(e); });
-      if (found) {
-        await offers.recordSent(db, kind, recordId, found.id, found.state);
-        return { bot: botOf(owner), tradeOfferId: found.id, expiresAt };
-      }
-      driver = owner;
-    }
-    if (!(await offers.claimSend(db, { kind, recordId, botId: driver.bot.id, message }, 2 * settings.callTimeoutMs))) {
-      throw new PlatformUnavailableError('an earlier attempt to send this offer may still be under way');
-    }
-    const appid = APP_IDS[req.game];
-    const item = (assetid: string) => ({ appid, contextid: TRADABLE_CONTEXT, assetid });
-    let sent: { id: string; pending: boolean };
-    try {
-      sent = await driver.send({ partnerSteamId: platformIdOf(req.partner), token: req.token, message, give: req.give.map(item), receive: req.receive.map(item) });
-    } catch (err) {
-      const failure = err instanceof RateLimitedError ? { kind: 'unavailable' as const } : classifySendError(err as Error);
-      if (failure.kind === 'uncertain') {
-        // The offer may exist: look for it now; if absent the claim stays and the next attempt looks again.
-        const found = await driver.findSentByMessage(message, new Date(deps.clock.now().getTime() - 3600_000)).catch(() => undefined);
-        if (found) {
-          await offers.recordSent(db, kind, recordId, found.id, found.state);
-          if (found.state === OfferState.CreatedNeedsConfirmation) await driver.confirm(found.id).catch(() => {});
-          return { bot: botOf(driver), tradeOfferId: found.id, expiresAt };
-        }
-        throw new PlatformUnavailableError('the platform did not confirm the offer; it is looked up before any new attempt');
-      }
-      await offers.dropClaim(db, kind, recordId);
-      if (failure.kind === 'user') throw new PlatformUserError(failure.code);
-      if (failure.kind === 'bot') {
-        await outOfRotation(driver.bot.id, failure.reason);
-        throw new PlatformUnavailableError('the bot cannot trade');
-      }
-      throw new PlatformUnavailableError(`the trading platform refused the offer for now: ${(err as Error).message}`);
-    }
-    await offers.recordSent(db, kind, recordId, sent.id, sent.pending ? OfferState.CreatedNeedsConfirmation : OfferState.Active);
-    // Mobile confirmation; a failure leaves the offer awaiting confirmation, retried on each poll.
-    if (sent.pending) await driver.confirm(sent.id).catch((e) => log.warn({ tradeOfferId: sent.id, err: (e as Error).message }, 'steam: confirmation failed; retried on the next poll'));
-    return { bot: botOf(driver), tradeOfferId: sent.id, expiresAt };
-  }
+  const send = (kind: offers.OfferKind, recordId: number, driver: BotDriver, req: SendRequest) =>
+    sendOffer({ db, log, clock: deps.clock, offerTtlSeconds: config.offerTtlSeconds, callTimeoutMs: settings.callTimeoutMs, driverOf: (id) => drivers.get(id)?.driver, outOfRotation }, kind, recordId, driver, req);
 
   return {
     kind: 'steam',
@@ -329,7 +266,7 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
 
     async sendDepositOffer(req): Promise<SentOffer> {
       const driver = pickDriver(req.game, req.depositId);
-      return sendOffer('deposit', req.depositId, driver, { partner: req.partner, token: req.token, give: [], receive: req.assetIds, game: req.game });
+      return send('deposit', req.depositId, driver, { partner: req.partner, token: req.token, give: [], receive: req.assetIds, game: req.game });
     },
 
     async sendPurchaseOffer(req): Promise<SentOffer> {
@@ -350,7 +287,7 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
       const claimed = await offers.findOffer(db, 'purchase', req.purchaseId);
       if (!holder && claimed) holder = drivers.get(Number(claimed.bot_id))?.driver;
       if (!holder) throw new PlatformUnavailableError('no bot of this instance holds the item in a tradable state');
-      return sendOffer('purchase', req.purchaseId, holder, { partner: req.partner, token: req.token, give: [assetId], receive: [], game: req.game });
+      return send('purchase', req.purchaseId, holder, { partner: req.partner, token: req.token, give: [assetId], receive: [], game: req.game });
     },
 
     async cancelOffer(req): Promise<void> {
