@@ -57,3 +57,29 @@ describe('bot lease takeover', () => {
     expect(a.platform.driverOf(botId)).toBeUndefined();
   });
 });
+
+describe('bots shared out among instances', () => {
+  it('two live instances with four bots drive two each, never the same one; a stopped instance hands its bots over', async () => {
+    const fake2 = await new FakeSteam().start();
+    const databaseUrl = await freshDatabase();
+    const x = await startSteamWorld({ bots: 4, fake: fake2, databaseUrl, env: { BOT_LEASE_SECONDS: '30' } });
+    const y = await startSteamWorld({ bots: 0, fake: fake2, databaseUrl, env: { BOT_LEASE_SECONDS: '30' } });
+    try {
+      expect((await x.platform.leaseTick()).length).toBe(4); // alone so far: all four
+      expect(await y.platform.leaseTick()).toEqual([]); // none free yet
+      expect((await x.platform.leaseTick()).length).toBe(2); // two instances live: hands two back
+      const ys = await y.platform.leaseTick();
+      const xs = await x.platform.leaseTick();
+      expect(ys.length).toBe(2);
+      expect(xs.length).toBe(2);
+      expect(new Set([...xs, ...ys]).size).toBe(4);
+      // Y stops: its leases and its heartbeat go; X takes all four on its next round.
+      await y.stop();
+      expect((await x.platform.leaseTick()).length).toBe(4);
+    } finally {
+      await x.stop();
+      await y.stop().catch(() => {});
+      await fake2.stop();
+    }
+  });
+});

@@ -61,3 +61,10 @@ create table steam_received_assets (
   created_at timestamptz not null default now(),
   primary key (deposit_id, asset_id)
 );
+
+-- Gateway instances driving bots (heartbeat every lease round): bots are shared out evenly among
+-- the live ones, so every instance has bots to answer its merchants' requests with.
+create table steam_instances (
+  id text primary key,
+  seen_at timestamptz not null default now()
+);

@@ -44,19 +44,38 @@ export async function botForDriver(db: Db, id: number) {
 export type DriverBotRow = NonNullable<Awaited<ReturnType<typeof botForDriver>>>;
 
 /**
- * Takes (or renews) the lease of every enabled bot that is free, expired or already ours, up to
- * `limit`; answers the ids this instance now drives. Two instances never hold one bot: the row
- * lock plus the expiry condition decide.
+ * Takes (or renews) leases on usable bots (enabled, not removed, able to trade) that are free,
+ * expired or already ours — ours first — up to `limit`; answers the ids this instance now holds.
+ * Two instances never hold one bot: the row lock plus the expiry condition decide.
  */
 export async function acquireLeases(db: Db, owner: string, seconds: number, limit = 1000): Promise<number[]> {
   const r = await sql<{ id: number }>`
     update bots set lease_owner = ${owner}, lease_expires_at = now() + make_interval(secs => ${seconds})
      where id in (select id from bots
-                   where account_name is not null and enabled and removed_at is null
+                   where account_name is not null and enabled and removed_at is null and trade_state = 'ok'
                      and (lease_owner = ${owner} or lease_expires_at is null or lease_expires_at < now())
-                   order by id limit ${limit} for update skip locked)
+                   order by (lease_owner is not distinct from ${owner}) desc, id limit ${limit} for update skip locked)
     returning id`.execute(db);
   return r.rows.map((x) => Number(x.id));
+}
+
+/**
+ * This instance's fair share of the usable bots: the instance says it is alive, then counts the
+ * instances seen within the lease and the bots, and answers ceil(bots / instances).
+ */
+export async function fairShare(db: Db, owner: string, seconds: number): Promise<number> {
+  await sql`insert into steam_instances (id, seen_at) values (${owner}, now()) on conflict (id) do update set seen_at = now()`.execute(db);
+  await sql`delete from steam_instances where seen_at < now() - make_interval(secs => ${seconds * 10})`.execute(db);
+  const r = await sql<{ instances: string; bots: string }>`
+    select (select count(*) from steam_instances where seen_at >= now() - make_interval(secs => ${seconds})) as instances,
+           (select count(*) from bots where account_name is not null and enabled and removed_at is null and trade_state = 'ok') as bots`.execute(db);
+  const instances = Math.max(1, Number(r.rows[0]!.instances));
+  return Math.ceil(Number(r.rows[0]!.bots) / instances);
+}
+
+/** An instance that stops: it no longer counts among the live ones. */
+export async function forgetInstance(db: Db, owner: string): Promise<void> {
+  await sql`delete from steam_instances where id = ${owner}`.execute(db);
 }
 
 export async function releaseLeases(db: Db, owner: string, ids?: number[]): Promise<void> {

@@ -48,7 +48,13 @@ export interface SteamReceivedAssetsTable {
   created_at: Timestamp;
 }
 
+export interface SteamInstancesTable {
+  id: string;
+  seen_at: Timestamp;
+}
+
 export interface BotTables {
+  steam_instances: SteamInstancesTable;
   steam_offers: SteamOffersTable;
   steam_received_assets: SteamReceivedAssetsTable;
 }

@@ -101,7 +101,10 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
   }
 
   async function leaseTick(): Promise<number[]> {
-    const ids = await bots.acquireLeases(db, instanceId, settings.leaseSeconds);
+    // Our fair share; bots above it are handed back so the other instances can take them.
+    const share = await bots.fairShare(db, instanceId, settings.leaseSeconds);
+    const ids = await bots.acquireLeases(db, instanceId, settings.leaseSeconds, share);
+    await bots.releaseLeases(db, instanceId, await heldBeyond(ids));
     const rows = ids.length ? await db.selectFrom('bots').select(['id', 'games', 'trade_state']).where('id', 'in', ids).execute() : [];
     for (const [id, d] of drivers) {
       if (!ids.includes(id)) {
@@ -129,6 +132,12 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
       }
     }
     return [...drivers.keys()];
+  }
+
+  /** Bots whose lease we still hold but did not renew this round (above our share). */
+  async function heldBeyond(kept: number[]): Promise<number[]> {
+    const held = await db.selectFrom('bots').select('id').where('lease_owner', '=', instanceId).execute();
+    return held.map((r) => Number(r.id)).filter((id) => !kept.includes(id));
   }
 
   /** A signed-in bot of ours serving `game`, spread by `seed`. */
@@ -331,6 +340,7 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
       for (const { driver } of drivers.values()) driver.stop();
       drivers.clear();
       await bots.releaseLeases(db, instanceId).catch(() => {});
+      await bots.forgetInstance(db, instanceId).catch(() => {});
     },
   };
 }
