@@ -10,7 +10,7 @@ import { createDb, createPool } from './db/database.js';
 import { startEmbeddedPostgres, type EmbeddedDb } from './db/embedded.js';
 import { migrate } from './db/migrate.js';
 import { createContext, type AppContext } from './context.js';
-import { buildServer } from './http/server.js';
+import { buildServer, type BuildOptions } from './http/server.js';
 import { startWorker } from './jobs/index.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { randomSecret } from './domain/secrets.js';
@@ -35,6 +35,8 @@ export interface StartOptions {
   onDemoMerchant?: (m: { id: number; api_key: string; webhook_secret: string }) => void;
   /** PLATFORM=steam: how bots sign in (default steam-session over HTTP). */
   steamSessions?: SessionProvider;
+  /** Called on the HTTP server before its routes are registered (tests add hooks here). */
+  configureServer?: BuildOptions['configure'];
 }
 
 async function resolveAdminToken(config: Config, log: Logger): Promise<string | undefined> {
@@ -83,7 +85,7 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
     const worker = opts.worker === false ? undefined : await startWorker(ctx);
     // A real platform starts driving its bots (leases, polls) with the worker.
     if (worker) await ctx.platform.start?.();
-    const app = await buildServer(ctx);
+    const app = await buildServer(ctx, { configure: opts.configureServer });
     let url = config.publicUrl;
     if (opts.listen !== false) {
       const addr = await app.listen({ port: config.port, host: config.host });

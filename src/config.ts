@@ -35,6 +35,18 @@ export interface Config {
   /** Whole-catalogue downloads (purchase/available without page) streaming at once per instance. */
   catalogueStreamConcurrency: number;
   bodyLimitBytes: number;
+  /** Whole request (headers and body) must arrive within this, else 408 and the connection closes. */
+  httpRequestTimeoutMs: number;
+  /** Request headers must arrive within this. */
+  httpHeadersTimeoutMs: number;
+  /** A connection with no traffic in either direction for this long is closed. */
+  httpIdleTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  httpKeepAliveTimeoutMs: number;
+  /** /metrics: bearer token; unset → the admin token. */
+  metricsToken: string | undefined;
+  /** How often the database gauges of /metrics (queue depth, undelivered webhooks) are refreshed. */
+  metricsRefreshMs: number;
   logLevel: string;
   workerConcurrency: number;
   /** PLATFORM=steam: bot secrets' AES-256-GCM key (BOT_SECRETS_KEY), raw text; parsed by the bot module. */
@@ -159,6 +171,12 @@ export function loadConfig(env: Env = process.env): Config {
     sandboxCatalogueSize: int(env, 'SANDBOX_CATALOGUE_SIZE', 5000, 0),
     catalogueStreamConcurrency: int(env, 'CATALOGUE_STREAM_CONCURRENCY', 4, 1, 1000),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 2 * 1024 * 1024, 1024),
+    httpRequestTimeoutMs: int(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    httpHeadersTimeoutMs: int(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 3_600_000),
+    httpIdleTimeoutMs: int(env, 'HTTP_IDLE_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    httpKeepAliveTimeoutMs: int(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 3_600_000),
+    metricsToken: env.METRICS_TOKEN || undefined,
+    metricsRefreshMs: int(env, 'METRICS_REFRESH_MS', 15_000, 100, 3_600_000),
     logLevel: env.LOG_LEVEL || 'info',
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 4, 1, 100),
     botSecretsKey: botSecretsKey(env, platform),

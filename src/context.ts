@@ -1,5 +1,5 @@
-// The dependencies every route and job handler reaches for, built once in the composition root.
-// Features add their service here; routes and tasks receive the whole context.
+// The composition root: every service is built here, once, from the base dependencies, and given
+// only what it uses. Routes and task handlers receive the finished context.
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
@@ -15,6 +15,8 @@ import type { TradingPlatform } from './platform/port.js';
 import type { SessionProvider } from './platform/steam/session.js';
 import { createCatalogueService } from './modules/catalogue/catalogue-service.js';
 import { createPurchaseService } from './modules/purchases/purchase-service.js';
+import { createIntentService } from './modules/intents/intent-service.js';
+import { createHostedService } from './modules/hosted/hosted-service.js';
 import { createBotService } from './modules/bots/bot-service.js';
 
 export interface BaseContext {
@@ -28,30 +30,22 @@ export interface BaseContext {
 }
 
 export function createContext(base: BaseContext) {
-  const merchants = createMerchantService(base.db, base.config);
-  const ledger = createLedgerService(base.db);
-  const webhooks = createWebhookService(base);
-  const pricing = createPricingService(base);
-  const platform: TradingPlatform = createPlatform({ ...base, itemsFor: pricing.sandboxItems });
-  const deposits = createDepositService({ ...base, platform, pricing });
+  const { config, db, clock, log } = base;
+  const merchants = createMerchantService(db, config);
+  const ledger = createLedgerService(db);
+  const webhooks = createWebhookService({ db, log, config });
+  const pricing = createPricingService({ config, log });
+  const platform: TradingPlatform = createPlatform({ config, db, clock, log, itemsFor: pricing.sandboxItems, steamSessions: base.steamSessions });
+  const deposits = createDepositService({ db, config, clock, log, platform, pricing });
   const catalogue = createCatalogueService(base);
-  const purchases = createPurchaseService({ ...base, platform });
-  const bots = createBotService({ ...base, platform });
+  const purchases = createPurchaseService({ db, config, clock, log, platform });
+  const intents = createIntentService({ db, config, platform });
+  const hosted = createHostedService({ db, config, clock, deposits });
+  const bots = createBotService({ db, config, platform });
   // Offer changes the platform reports (accepted, declined, expired, canceled, hold ended,
-  // reverted) become deposit / purchase transitions.
+  // reverted) become deposit / purchase transitions (through the offer layer, src/platform/offers.ts).
   platform.onOfferChange((change) => (change.offer === 'deposit' ? deposits.applyOfferChange(change) : purchases.applyOfferChange(change)));
-  return {
-    ...base,
-    merchants,
-    ledger,
-    webhooks,
-    pricing,
-    platform,
-    deposits,
-    catalogue,
-    purchases,
-    bots,
-  };
+  return { ...base, merchants, ledger, webhooks, pricing, platform, deposits, catalogue, purchases, intents, hosted, bots };
 }
 
 export type AppContext = ReturnType<typeof createContext>;

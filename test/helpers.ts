@@ -5,6 +5,7 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { startGateway, type Gateway, type StartOptions } from '../src/app.js';
+import { installResponseCheck } from './contract/response-check.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 const TEMPLATE_DB = 'gateway_test_template';
@@ -61,7 +62,13 @@ export async function startTestGateway(
     SANDBOX_CATALOGUE_SIZE: '200',
     ...env,
   });
-  const gw = await startGateway(config, { listen: true, ...opts });
+  // Every answer is checked against the OpenAPI document (test/contract/response-check.ts).
+  const own = opts.configureServer;
+  const configureServer = async (app: Parameters<NonNullable<StartOptions['configureServer']>>[0]) => {
+    if (process.env.RESPONSE_CHECK !== 'off') installResponseCheck(app); // off: only to measure its cost
+    await own?.(app);
+  };
+  const gw = await startGateway(config, { listen: true, ...opts, configureServer });
   // With PORT=0 the public URL is only known after listen.
   gw.ctx.config.publicUrl = gw.url;
 

@@ -1,7 +1,7 @@
 // The `gateway` CLI: the operator API's operations, run against the database directly with the
 // same services the HTTP API uses. Human-readable output by default, JSON with --json.
 import { Command, Option } from 'commander';
-import { AppError } from '../http/errors.js';
+import { AppError } from '../domain/errors.js';
 import { loadConfig } from '../config.js';
 import { openCliContext, type CliContext } from './context.js';
 import { amountToMills } from '../modules/admin/admin-routes.js';

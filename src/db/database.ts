@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import type { DB } from './types.js';
 
 // int8 (bigint) and numeric come back as strings by default; our money is integer mills well
@@ -12,6 +12,8 @@ pg.types.setTypeParser(20, (v: string) => {
 pg.types.setTypeParser(1700, (v: string) => Number(v));
 
 export type Db = Kysely<DB>;
+/** A transaction; repository functions that take one run inside the caller's unit of work. */
+export type Trx = Transaction<DB>;
 
 export function createPool(url: string, max = 20): pg.Pool {
   const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000 });
@@ -32,4 +34,10 @@ export async function ping(db: Db): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** Postgres unique violation (optionally on a named constraint). */
+export function isUniqueViolation(err: unknown, constraint?: string): boolean {
+  const e = err as { code?: string; constraint?: string };
+  return e?.code === '23505' && (!constraint || e.constraint === constraint);
 }

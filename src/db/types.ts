@@ -1,8 +1,7 @@
-// Table types for Kysely. Each feature declares its own tables in its module's `*-types.ts`
-// (or here for the foundation) and DB is their union.
-import type { ColumnType, Generated } from 'kysely';
-
-export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+// Table types for Kysely. Each feature's tables are declared in ./tables/<feature>.ts (the
+// foundation's here) and DB is their union. A leaf: it imports nothing above src/db and src/domain.
+import type { Generated } from 'kysely';
+import type { Timestamp } from './columns.js';
 
 export interface MerchantsTable {
   id: Generated<number>;
@@ -69,10 +68,10 @@ export interface FoundationTables {
   top_ups: TopUpsTable;
 }
 
-import type { DepositTables } from '../modules/deposits/deposit-types.js';
-import type { PurchaseTables } from '../modules/purchases/purchase-types.js';
-import type { WebhookTables } from '../modules/webhooks/webhook-types.js';
-import type { BotTables, SteamBotColumns } from '../modules/bots/bot-types.js';
+import type { DepositTables } from './tables/deposits.js';
+import type { PurchaseTables } from './tables/purchases.js';
+import type { WebhookTables } from './tables/webhooks.js';
+import type { BotTables, SteamBotColumns } from './tables/bots.js';
 
 export interface DB extends FoundationTables, DepositTables, PurchaseTables, WebhookTables, BotTables {
   /** The deposits feature's bots plus the operator-managed columns of migration 010. */

@@ -20,16 +20,16 @@ export function merchantAuth(db: Db) {
   return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const header = request.headers['x-api-key'];
     const key = Array.isArray(header) ? header[0] : header;
-    if (!key) throw new AppError(401, 'missing authorization header');
+    if (!key) throw new AppError('unauthenticated', 'missing authorization header');
     // Lookup by hash: the key never touches the database in clear, and the final comparison is constant-time.
     const hash = sha256Hex(key);
     const merchant = key.length <= 200 ? await findByKeyHash(db, hash) : undefined;
-    if (!merchant || !safeEqual(merchant.api_key_hash, hash)) throw new AppError(401, 'invalid API key');
-    if (!merchant.enabled) throw new AppError(403, 'merchant account is disabled');
+    if (!merchant || !safeEqual(merchant.api_key_hash, hash)) throw new AppError('unauthenticated', 'invalid API key');
+    if (!merchant.enabled) throw new AppError('forbidden', 'merchant account is disabled');
     if (merchant.ip_whitelist.length > 0) {
       const ip = normaliseIp(request.ip);
       if (!merchant.ip_whitelist.some((allowed) => normaliseIp(allowed) === ip)) {
-        throw new AppError(403, `IP not whitelisted: ${ip}`);
+        throw new AppError('forbidden', `IP not whitelisted: ${ip}`);
       }
     }
     request.merchant = merchant;
@@ -39,8 +39,8 @@ export function merchantAuth(db: Db) {
 export function adminAuth(adminToken: string) {
   return async function authenticateAdmin(request: FastifyRequest): Promise<void> {
     const header = request.headers.authorization;
-    if (!header) throw new AppError(401, 'missing authorization header');
+    if (!header) throw new AppError('unauthenticated', 'missing authorization header');
     const m = /^Bearer\s+(.+)$/i.exec(header);
-    if (!m || !safeEqual(m[1].trim(), adminToken)) throw new AppError(401, 'invalid admin token');
+    if (!m || !safeEqual(m[1].trim(), adminToken)) throw new AppError('unauthenticated', 'invalid admin token');
   };
 }

@@ -1,10 +1,36 @@
-// Prometheus metrics: requests by route and status, latency, and the job queue depth.
+// Prometheus metrics: requests by route and status, latency, the job queue depth and undelivered
+// webhooks. The database gauges are refreshed on a timer (METRICS_REFRESH_MS), never per scrape,
+// so scraping cannot load the database; /metrics needs a bearer token (METRICS_TOKEN, else the
+// admin token) since route names and queue depths describe the business.
 import client from 'prom-client';
 import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../db/database.js';
+import { safeEqual } from '../domain/secrets.js';
+import { AppError } from './errors.js';
 
-export function registerMetrics(app: FastifyInstance, db: Db): client.Registry {
+export interface MetricsOptions {
+  /** Bearer token of /metrics; without one /metrics answers 401 to everything. */
+  token: string | undefined;
+  refreshMs: number;
+}
+
+interface DbGauges {
+  queue: { task: string; n: number }[];
+  webhooks: { state: string; n: number }[];
+}
+
+async function readDbGauges(db: Db): Promise<DbGauges> {
+  const queue = await sql<{ task: string; n: number }>`
+    select t.identifier as task, count(*)::int as n
+      from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
+     where j.locked_at is null group by t.identifier`.execute(db);
+  const webhooks = await sql<{ state: string; n: number }>`
+    select state, count(*)::int as n from webhook_events where state <> 'delivered' group by state`.execute(db);
+  return { queue: queue.rows, webhooks: webhooks.rows };
+}
+
+export function registerMetrics(app: FastifyInstance, db: Db, opts: MetricsOptions): client.Registry {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry });
   const requests = new client.Counter({
@@ -20,42 +46,46 @@ export function registerMetrics(app: FastifyInstance, db: Db): client.Registry {
     buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
-  new client.Gauge({
+  const queueDepth = new client.Gauge({
     name: 'gateway_job_queue_depth',
-    help: 'Jobs waiting in the queue (graphile-worker), by task',
+    help: 'Jobs waiting in the queue (graphile-worker), by task; refreshed every METRICS_REFRESH_MS',
     labelNames: ['task'],
     registers: [registry],
-    async collect() {
-      this.reset();
-      try {
-        const rows = await sql<{ task: string; n: number }>`
-          select t.identifier as task, count(*)::int as n
-            from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
-           where j.locked_at is null group by t.identifier`.execute(db);
-        for (const r of rows.rows) this.set({ task: r.task }, r.n);
-      } catch {
-        // the database being down is reported by /readyz; metrics stay available
-      }
-    },
   });
-
-  new client.Gauge({
+  const undelivered = new client.Gauge({
     name: 'gateway_webhook_events_undelivered',
-    help: 'Webhook events not delivered: pending (waiting for an attempt) or exhausted (gave up)',
+    help: 'Webhook events not delivered: pending (waiting for an attempt) or exhausted (gave up); refreshed every METRICS_REFRESH_MS',
     labelNames: ['state'],
     registers: [registry],
-    async collect() {
-      this.reset();
-      try {
-        const rows = await sql<{ state: string; n: number }>`
-          select state, count(*)::int as n from webhook_events where state <> 'delivered' group by state`.execute(db);
-        this.set({ state: 'pending' }, 0);
-        this.set({ state: 'exhausted' }, 0);
-        for (const r of rows.rows) this.set({ state: r.state }, r.n);
-      } catch {
-        // reported by /readyz
-      }
-    },
+  });
+  undelivered.set({ state: 'pending' }, 0);
+  undelivered.set({ state: 'exhausted' }, 0);
+
+  let refreshing: Promise<void> | undefined;
+  const refresh = () =>
+    (refreshing ??= readDbGauges(db)
+      .then((g) => {
+        queueDepth.reset();
+        for (const r of g.queue) queueDepth.set({ task: r.task }, r.n);
+        undelivered.set({ state: 'pending' }, 0);
+        undelivered.set({ state: 'exhausted' }, 0);
+        for (const r of g.webhooks) undelivered.set({ state: r.state }, r.n);
+      })
+      .catch(() => {
+        // the database being down is reported by /readyz; metrics keep their last values
+      })
+      .finally(() => {
+        refreshing = undefined;
+      }));
+  let timer: NodeJS.Timeout | undefined;
+  app.addHook('onReady', async () => {
+    void refresh();
+    timer = setInterval(() => void refresh(), opts.refreshMs);
+    timer.unref();
+  });
+  app.addHook('onClose', async () => {
+    if (timer) clearInterval(timer);
+    await refreshing;
   });
 
   app.addHook('onResponse', async (request, reply) => {
@@ -65,7 +95,13 @@ export function registerMetrics(app: FastifyInstance, db: Db): client.Registry {
     latency.observe(labels, reply.elapsedTime / 1000);
   });
 
-  app.get('/metrics', { schema: { hide: true } }, async (_req, reply) => {
+  const onRequest = async (request: { headers: Record<string, string | string[] | undefined> }) => {
+    const header = request.headers.authorization;
+    const m = typeof header === 'string' ? /^Bearer\s+(.+)$/i.exec(header) : null;
+    if (!header) throw new AppError('unauthenticated', 'missing authorization header');
+    if (!opts.token || !m || !safeEqual(m[1].trim(), opts.token)) throw new AppError('unauthenticated', 'invalid metrics token');
+  };
+  app.get('/metrics', { schema: { hide: true }, onRequest }, async (_req, reply) => {
     reply.header('content-type', registry.contentType);
     return registry.metrics();
   });

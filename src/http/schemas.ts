@@ -26,3 +26,10 @@ export function envelopeOf(data: TSchema) {
 
 export const merchantSecurity = [{ ApiKey: [] }];
 export const adminSecurity = [{ AdminToken: [] }];
+
+/** Fields that may be null; the OpenAPI 3.1 document shows them as `type: [T, "null"]`. */
+export const Nullable = <T extends TSchema>(s: T) => Type.Unsafe<T['static'] | null>({ ...s, nullable: true });
+
+/** USD amount on the wire: a number with at most three decimals, printed exactly. */
+export const UsdAmount = (description?: string) => Type.Number(description ? { description } : {});
+export const IsoDate = (description?: string) => Type.String({ format: 'date-time', ...(description ? { description } : {}) });

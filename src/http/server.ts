@@ -1,13 +1,13 @@
 // Builds the Fastify app: envelope, error mapping, validation, docs, metrics, and every route.
 import crypto from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyError } from 'fastify';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
-import { AppError, validationError } from './errors.js';
+import { AppError, httpStatusOf, validationError } from './errors.js';
 import { validatorCompiler } from './validation.js';
 import { registerMetrics } from './metrics.js';
+import { clientErrorHandler, closeIfBodyUnread, findBadString, frameworkErrors, hasBadQueryEncoding, timeoutOptions, useStrictJsonParser } from './edges.js';
 import { ping } from '../db/database.js';
 import { registerRoutes } from './routes.js';
+import { registerOpenApi } from './openapi.js';
 import type { AppContext } from '../context.js';
 
 const FASTIFY_CLIENT_ERRORS: Record<string, [number, string]> = {
@@ -25,7 +25,12 @@ declare module 'fastify' {
   }
 }
 
-export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
+export interface BuildOptions {
+  /** Called before any route is registered (hooks added here apply to every route), e.g. by tests. */
+  configure?: (app: FastifyInstance) => void | Promise<void>;
+}
+
+export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Promise<FastifyInstance> {
   // Fastify picks up `serializers` from the logger instance: request URLs are logged with hosted
   // page tokens masked, since a token is the only credential of its deposit page.
   const logger = Object.assign(ctx.log.child({}), {
@@ -47,9 +52,14 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
       return typeof given === 'string' && /^[\w.-]{1,100}$/.test(given) ? given : crypto.randomUUID();
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    ...timeoutOptions(ctx.config),
+    clientErrorHandler,
+    frameworkErrors,
   });
 
   app.setValidatorCompiler(validatorCompiler);
+  useStrictJsonParser(app);
+  await opts.configure?.(app);
 
   // Every route as registered, so a test can prove the OpenAPI document leaves none out.
   const routeList: { url: string; methods: string[]; hidden: boolean }[] = [];
@@ -61,19 +71,24 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
-  // PostgreSQL cannot store U+0000 in text; refuse it up front for every route and part.
+  // PostgreSQL cannot store U+0000 in text, and a lone surrogate would be stored as U+FFFD (two
+  // different ids colliding): refuse both up front for every route and part.
   app.addHook('preValidation', async (request) => {
+    if (hasBadQueryEncoding(request.url)) {
+      throw validationError([{ field: 'query', code: 'format', message: 'the query string has a percent-encoding that is not valid UTF-8' }]);
+    }
     const title = (request.routeOptions.schema?.body as { title?: string } | undefined)?.title;
-    const found = findNul(request.body, title ?? '') ?? findNul(request.query, '') ?? findNul(request.params, '');
+    const found = findBadString(request.body, title ?? '') ?? findBadString(request.query, '') ?? findBadString(request.params, '');
     if (found !== undefined) {
-      throw validationError([{ field: found || 'body', code: 'format', message: 'NUL characters (U+0000) are not allowed' }]);
+      throw validationError([{ field: found.path || 'body', code: 'format', message: found.message }]);
     }
   });
 
   app.setErrorHandler((err: FastifyError | AppError, request, reply) => {
+    closeIfBodyUnread(request, reply);
     if (err instanceof AppError) {
       if (err.headers) reply.headers(err.headers);
-      return reply.code(err.statusCode).send({ success: false, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) });
+      return reply.code(httpStatusOf(err)).send({ success: false, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) });
     }
     if (isPgDataException(err)) {
       // A value the database cannot take (out of range, bad encoding) is the caller's input.
@@ -96,30 +111,14 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
     return reply.code(500).send({ success: false, message: 'internal error' });
   });
 
-  app.setNotFoundHandler((_request, reply) => {
+  app.setNotFoundHandler((request, reply) => {
+    closeIfBodyUnread(request, reply);
     reply.code(404).send({ success: false, message: 'not found error' });
   });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.0.3',
-      info: {
-        title: 'Skin Trading Gateway',
-        version: '1.0.0',
-        description: 'Merchant API (/api/v1/merchant), operator API (/api/admin) and sandbox helpers.',
-      },
-      components: {
-        securitySchemes: {
-          ApiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
-          AdminToken: { type: 'http', scheme: 'bearer' },
-        },
-      },
-    },
-  });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await registerOpenApi(app);
 
-  registerMetrics(app, ctx.db);
+  registerMetrics(app, ctx.db, { token: ctx.config.metricsToken ?? ctx.config.adminToken, refreshMs: ctx.config.metricsRefreshMs });
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ success: true, message: 'alive', data: { status: 'ok' } }));
   app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
@@ -135,26 +134,6 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
 function isPgDataException(err: unknown): boolean {
   const e = err as { code?: unknown; severity?: unknown };
   return typeof e?.code === 'string' && /^22[0-9A-Z]{3}$/.test(e.code) && typeof e.severity === 'string';
-}
-
-/** Path of the first string containing U+0000 (keys included), or undefined. */
-export function findNul(value: unknown, path: string, depth = 0): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
-  if (value === null || typeof value !== 'object' || depth > 32) return undefined;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const hit = findNul(value[i], `${path}[${i}]`, depth + 1);
-      if (hit !== undefined) return hit;
-    }
-    return undefined;
-  }
-  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-    const p = path ? `${path}.${k}` : k;
-    if (k.includes('\u0000')) return p;
-    const hit = findNul(v, p, depth + 1);
-    if (hit !== undefined) return hit;
-  }
-  return undefined;
 }
 
 /** /deposit/<token> and /api/v1/hosted/<token>/… with the token replaced, for logs. */

@@ -26,8 +26,13 @@ function makeAjv(coerce: boolean) {
   return ajv;
 }
 
+/**
+ * An absolute http(s) URL written with `//` and a host. WHATWG URL parsing alone accepts
+ * `http:127.0.0.1/x` or `http:\\host` (it repairs them); a browser redirect or a webhook client
+ * may read them differently, so only the plain form is taken.
+ */
 export function isHttpUrl(s: string): boolean {
-  if (s.length > 2048) return false;
+  if (s.length > 2048 || !/^https?:\/\/[^/?#]/i.test(s) || /[\s\\]/.test(s)) return false;
   try {
     const u = new URL(s);
     return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname.length > 0;
@@ -102,6 +107,8 @@ function messageOf(e: ErrorObject, field: string): string {
       return (e.params as { pattern?: string }).pattern === NUMERIC_PATTERN
         ? `${name} must be numeric`
         : `${name} has an invalid format`;
+    case 'additionalProperties':
+      return `${name} is not a known field`;
     default:
       return `${name} ${e.message ?? 'is invalid'}`;
   }
@@ -126,6 +133,35 @@ export function mapAjvErrors(errors: ErrorObject[], title: string): FieldError[]
 
 const cache = new WeakMap<object, ValidateFunction>();
 
+/** Query and path parts arrive as text; Ajv's coercion would read `0x10`, `2e0` or ` 2` as numbers. */
+const INTEGER_TEXT = { params: /^[0-9]+$/, querystring: /^-?[0-9]+$/ } as const;
+const NUMBER_TEXT = /^-?[0-9]+(\.[0-9]+)?$/;
+
+function numericProps(schema: object): { name: string; integer: boolean }[] {
+  const props = (schema as { properties?: Record<string, { type?: string; anyOf?: { type?: string }[] }> }).properties ?? {};
+  const out: { name: string; integer: boolean }[] = [];
+  for (const [name, p] of Object.entries(props)) {
+    const types = [p.type, ...(p.anyOf ?? []).map((a) => a.type)];
+    if (types.includes('integer')) out.push({ name, integer: true });
+    else if (types.includes('number')) out.push({ name, integer: false });
+  }
+  return out;
+}
+
+/** Field errors for numeric query/path values whose text is not plain decimal digits. */
+function checkNumericText(data: unknown, props: { name: string; integer: boolean }[], intText: RegExp, title: string): FieldError[] {
+  if (data === null || typeof data !== 'object') return [];
+  const errors: FieldError[] = [];
+  for (const { name, integer } of props) {
+    const raw = (data as Record<string, unknown>)[name];
+    const values = Array.isArray(raw) ? raw : [raw];
+    if (values.some((v) => typeof v === 'string' && !(integer ? intText : NUMBER_TEXT).test(v))) {
+      errors.push({ field: title ? `${title}.${name}` : name, code: 'numeric', message: `${name} must be numeric` });
+    }
+  }
+  return errors;
+}
+
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? bodyAjv : queryAjv;
   let validate = cache.get(schema as object);
@@ -135,7 +171,13 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
   }
   const title = (schema as { title?: string }).title ?? '';
   const fn = validate;
+  const textRule = httpPart === 'params' || httpPart === 'querystring' ? INTEGER_TEXT[httpPart] : undefined;
+  const numeric = textRule ? numericProps(schema as object) : [];
   return (data: unknown) => {
+    if (textRule && numeric.length > 0) {
+      const bad = checkNumericText(data, numeric, textRule, title);
+      if (bad.length > 0) return { error: validationError(bad) };
+    }
     if (fn(data)) return { value: data };
     return { error: validationError(mapAjvErrors(fn.errors ?? [], title)) };
   };

@@ -1,8 +1,14 @@
 // Jobs are added with SQL inside the caller's transaction (graphile_worker.add_job), so a state
 // change and the work it implies commit or roll back together: the transactional outbox.
+// Task names and payload types are declared by each feature's `<feature>-jobs.ts` through
+// graphile-worker's `GraphileWorker.Tasks` declaration merging, so a job is added only under a
+// declared name with its payload's type.
+import type {} from 'graphile-worker';
 import { sql } from 'kysely';
-import type { Trx } from '../modules/ledger/ledger-repo.js';
-import type { Db } from '../db/database.js';
+import type { Db, Trx } from '../db/database.js';
+
+export type TaskName = keyof GraphileWorker.Tasks;
+export type PayloadOf<T extends TaskName> = GraphileWorker.Tasks[T];
 
 export interface JobOptions {
   runAt?: Date;
@@ -14,7 +20,7 @@ export interface JobOptions {
   priority?: number;
 }
 
-export async function addJob(db: Trx | Db, task: string, payload: unknown, opts: JobOptions = {}): Promise<void> {
+export async function addJob<T extends TaskName>(db: Trx | Db, task: T, payload: PayloadOf<T>, opts: JobOptions = {}): Promise<void> {
   await sql`select graphile_worker.add_job(
       identifier => ${task}::text,
       payload => ${JSON.stringify(payload ?? {})}::json,
@@ -27,11 +33,9 @@ export async function addJob(db: Trx | Db, task: string, payload: unknown, opts:
     )`.execute(db);
 }
 
-export interface JobSpec {
-  task: string;
-  payload: unknown;
-  opts?: Omit<JobOptions, 'jobKeyMode'>;
-}
+export type JobSpec = {
+  [T in TaskName]: { task: T; payload: PayloadOf<T>; opts?: Omit<JobOptions, 'jobKeyMode'> };
+}[TaskName];
 
 /**
  * Several jobs in one round trip (graphile_worker.add_jobs), each exactly as addJob would add it
@@ -53,4 +57,20 @@ export async function addJobs(db: Trx | Db, jobs: JobSpec[]): Promise<void> {
     )::graphile_worker.job_spec`,
   );
   await sql`select 1 from graphile_worker.add_jobs(array[${sql.join(specs)}], false)`.execute(db);
+}
+
+/**
+ * A positive integer id field of a stored payload, or undefined. Payloads are read back from the
+ * database, so a handler checks them rather than trusting the declared type.
+ */
+export function idField(payload: unknown, field: string): number | undefined {
+  const v = (payload as Record<string, unknown> | null)?.[field];
+  const id = typeof v === 'string' && v !== '' ? Number(v) : v;
+  return typeof id === 'number' && Number.isSafeInteger(id) && id > 0 ? id : undefined;
+}
+
+/** A non-empty string field of a stored payload, or undefined. */
+export function stringField(payload: unknown, field: string): string | undefined {
+  const v = (payload as Record<string, unknown> | null)?.[field];
+  return typeof v === 'string' && v !== '' ? v : undefined;
 }

@@ -25,7 +25,7 @@ describe('importListings', () => {
     const link = buildCs2InspectLink({ defindex: 7, paintindex: 44, paintseed: 661, paintwear: 0.25, itemid: '123456789' });
     const lines: string[] = [];
     for (let i = 0; i < 2500; i++) {
-      lines.push(JSON.stringify({ id: (0xa0000000 + i).toString(16), game: 'csgo', name: `Imported ${i % 50}`, price: 1 + i / 1000, image_url: 'https://img.example/x.png', ...(i === 0 ? { inspect_url: link, class_id: '310776', instance_id: 0 } : {}) }));
+      lines.push(JSON.stringify({ id: (0xa0000000 + i).toString(16), game: 'csgo', name: `Imported ${i % 50}`, price: (1000 + i) / 1000, image_url: 'https://img.example/x.png', ...(i === 0 ? { inspect_url: link, class_id: '310776', instance_id: 0 } : {}) }));
     }
     lines.splice(10, 0, '{not json');
     lines.splice(20, 0, JSON.stringify({ id: 'NOT-HEX', game: 'csgo', name: 'x', price: 1 }));

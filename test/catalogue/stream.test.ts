@@ -5,7 +5,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startTestGateway, type TestGateway } from '../helpers.js';
 import { insertListingsIgnore, type ListingInput } from '../../src/modules/catalogue/catalogue-repo.js';
-import { STREAM_BATCH, STREAM_WRITE_TIMEOUT_MS } from '../../src/modules/catalogue/catalogue-service.js';
+import { STREAM_BATCH, STREAM_WRITE_TIMEOUT_MS } from '../../src/modules/catalogue/stream.js';
 
 const CONCURRENCY = 2;
 const SIZE = 16_000;

@@ -376,6 +376,41 @@ describe('POST /create-deposit-by-hash-name', () => {
     });
   });
 
+  it('rule 7: an asset taken after the pre-check → the deposit is stored failed item_not_available (one transaction, savepoint), 400 naming it', async () => {
+    const partner = nextPartner();
+    // Another live deposit of the same user (its own asset), to own the conflicting reservation.
+    const other = await draft();
+    const otherRes = await commit(m.api_key, { ...commitBody(other, { partner }), items: [{ asset_id: '39999999999', name: other.items[0].name }] });
+    expect(otherRes.body.data.status).toBe('active');
+    const q = await draft();
+    const body = commitBody(q, { partner });
+    const taken = body.items[0].asset_id;
+    // Deterministic race: when this draft goes pending (rule 3), the other deposit reserves the
+    // asset in the same instant, i.e. after the pre-check and before this deposit's items (rule 7).
+    await sql
+      .raw(
+        `create or replace function test_take_asset() returns trigger language plpgsql as $$ begin
+           insert into deposit_items (deposit_id, asset_id, market_hash_name, price, game, partner, reserved)
+           values (${otherRes.body.data.id}, '${taken}', 'taken meanwhile', 1, 'csgo', ${partner}, true);
+           return new; end $$;
+         create trigger test_take_asset after update on deposits for each row
+           when (new.id = ${q.id} and new.status = 'pending') execute function test_take_asset();`,
+      )
+      .execute(gw.ctx.db);
+    try {
+      const res = await commit(m.api_key, body);
+      expect(res.status).toBe(400);
+      expect(res.body.data).toEqual([{ field: 'items[0].asset_id', code: 'item_not_available', message: `asset ${taken} is already in another deposit that is not finished` }]);
+      expect(await row(q.id)).toMatchObject({ status: 'failed', fail_reason: 'item_not_available', merchant_tx_id: body.merchant_tx_id, partner });
+      // Nothing of this deposit stays reserved, and the failure was reported.
+      const items = await gw.ctx.db.selectFrom('deposit_items').select(['asset_id', 'reserved']).where('deposit_id', '=', q.id).execute();
+      expect(items.filter((i) => i.reserved)).toEqual([]);
+      expect((await webhookEvents(gw, q.id)).map((e) => e.status)).toEqual(['failed']);
+    } finally {
+      await sql.raw('drop trigger test_take_asset on deposits; drop function test_take_asset();').execute(gw.ctx.db);
+    }
+  });
+
   it('two concurrent commits of the same draft produce one deposit', async () => {
     for (let round = 0; round < 3; round++) {
       const q = await draft();

@@ -314,9 +314,9 @@ describe('POST /create-deposit', () => {
     }
     // the service checks them too (other callers than the route)
     const merchant = await gw.ctx.db.selectFrom('merchants').selectAll().where('id', '=', m.id).executeTakeFirstOrThrow();
-    await expect(gw.ctx.deposits.createDeposit(merchant, { ...base(), game: 'csgo', custom_currency: 'EUR', custom_currency_multiplier: 3, custom_currency_rate: 1 })).rejects.toMatchObject({ statusCode: 400 });
+    await expect(gw.ctx.deposits.createDeposit(merchant, { ...base(), game: 'csgo', custom_currency: 'EUR', custom_currency_multiplier: 3, custom_currency_rate: 1 })).rejects.toMatchObject({ kind: 'validation' });
     await expect(gw.ctx.deposits.createDeposit(merchant, { ...base(), game: 'csgo', custom_currency: 'EUR', custom_currency_multiplier: 1, custom_currency_rate: 1_000_001 })).rejects.toMatchObject({
-      statusCode: 400,
+      kind: 'validation',
       data: [{ field: 'custom_currency_rate', code: 'max' }],
     });
   });
@@ -387,15 +387,14 @@ describe('POST /create-deposit', () => {
     const req = { merchant_tx_id: tx, game: 'csgo' as const, partner, token: TOKEN, asset_ids: [inv.items[0].id] };
     const other = await gw.createMerchant({ name: 'Not the owner' });
     const otherRow = await gw.ctx.db.selectFrom('merchants').selectAll().where('id', '=', other.id).executeTakeFirstOrThrow();
-    await expect(gw.ctx.deposits.createDeposit(otherRow, req, { intentId })).rejects.toMatchObject({ statusCode: 400 }); // no snapshot there
+    await expect(gw.ctx.deposits.createDeposit(otherRow, req, { intentId })).rejects.toMatchObject({ kind: 'validation' }); // no snapshot there
     await inventory(gw, other.api_key, partner);
-    await expect(gw.ctx.deposits.createDeposit(otherRow, req, { intentId })).rejects.toMatchObject({ statusCode: 404 });
+    await expect(gw.ctx.deposits.createDeposit(otherRow, req, { intentId })).rejects.toMatchObject({ kind: 'not_found' });
     const res = await gw.ctx.deposits.createDeposit(merchant, req, { intentId });
-    expect(res.statusCode).toBe(200);
-    expect(res.data).toMatchObject({ id: intentId, merchant_tx_id: tx, status: 'active', amount: inv.items[0].price });
+    expect(res).toMatchObject({ id: intentId, merchant_tx_id: tx, status: 'active', amount: inv.items[0].price });
     const row = await gw.ctx.db.selectFrom('deposits').selectAll().where('id', '=', intentId).executeTakeFirstOrThrow();
     expect(row).toMatchObject({ flow: 'intent', status: 'active', partner, success_url: 'https://shop.example/s' });
-    await expect(gw.ctx.deposits.createDeposit(merchant, req, { intentId })).rejects.toMatchObject({ statusCode: 400, data: [{ code: 'denied' }] });
+    await expect(gw.ctx.deposits.createDeposit(merchant, req, { intentId })).rejects.toMatchObject({ kind: 'validation', data: [{ code: 'denied' }] });
   });
 
   it('more assets than max_items (1001 at max_items 1000) → the spec message and too_many_items, not a schema error', async () => {

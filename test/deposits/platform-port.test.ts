@@ -3,7 +3,7 @@
 // record. Unknown records, foreign offers and wrong statuses are reported as 404 / 409 AppErrors.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startTestGateway, type TestGateway } from '../helpers.js';
-import { AppError } from '../../src/http/errors.js';
+import { AppError, httpStatusOf } from '../../src/http/errors.js';
 import type { OfferChange } from '../../src/platform/port.js';
 import { activeDeposit, balance, expectBooksBalance, webhookEvents } from './deposit-helpers.js';
 
@@ -117,23 +117,23 @@ describe('the sandbox platform reports offer changes through the port', () => {
   it('unknown record, another trade offer, another merchant → 404; a wrong status → 409; nothing changes', async () => {
     for (const offer of ['deposit', 'purchase'] as const) {
       const e = await rejection(simulate({ offer, recordId: 999_999_999, change: 'accepted' }));
-      expect(e.statusCode).toBe(404);
+      expect(httpStatusOf(e)).toBe(404);
     }
     const other = await gw.createMerchant({ name: 'Other' });
     const d = await activeDeposit(gw, m.api_key);
-    expect((await rejection(simulate({ offer: 'deposit', recordId: d.id, tradeOfferId: '1', change: 'declined' }))).statusCode).toBe(404);
-    expect((await rejection(simulate({ offer: 'deposit', recordId: d.id, change: 'declined', merchantId: other.id }))).statusCode).toBe(404);
+    expect(httpStatusOf(await rejection(simulate({ offer: 'deposit', recordId: d.id, tradeOfferId: '1', change: 'declined' })))).toBe(404);
+    expect(httpStatusOf(await rejection(simulate({ offer: 'deposit', recordId: d.id, change: 'declined', merchantId: other.id })))).toBe(404);
     const dep409 = await rejection(simulate({ offer: 'deposit', recordId: d.id, change: 'hold_ended' }));
-    expect(dep409.statusCode).toBe(409);
+    expect(httpStatusOf(dep409)).toBe(409);
     expect(dep409.message).toBe('invalid transition');
     expect(dep409.data).toEqual([{ field: 'status', code: 'invalid_transition', message: 'cannot release from status active' }]);
     expect((await depositRow(d.id)).status).toBe('active');
 
     const p = await activePurchase('csgo');
-    expect((await rejection(simulate({ offer: 'purchase', recordId: p.id, tradeOfferId: '1', change: 'declined' }))).statusCode).toBe(404);
-    expect((await rejection(simulate({ offer: 'purchase', recordId: p.id, change: 'declined', merchantId: other.id }))).statusCode).toBe(404);
+    expect(httpStatusOf(await rejection(simulate({ offer: 'purchase', recordId: p.id, tradeOfferId: '1', change: 'declined' })))).toBe(404);
+    expect(httpStatusOf(await rejection(simulate({ offer: 'purchase', recordId: p.id, change: 'declined', merchantId: other.id })))).toBe(404);
     const pur409 = await rejection(simulate({ offer: 'purchase', recordId: p.id, change: 'reverted' }));
-    expect(pur409.statusCode).toBe(409);
+    expect(httpStatusOf(pur409)).toBe(409);
     expect(pur409.message).toBe('invalid transition');
     expect((await purchaseRow(p.id)).status).toBe('active');
     // scoped to the right merchant it applies

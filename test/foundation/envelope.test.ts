@@ -89,9 +89,13 @@ describe('envelope and errors (spec 7)', () => {
     expect(query.json().data[0].field).toBe('limit');
   });
 
-  it('unknown fields are ignored (forward compatible), not a 500', async () => {
-    const res = await gw.admin('POST', '/merchants', { name: 'extra', something_new: { deep: [1, 2] } });
-    expect(res.status).toBe(201);
+  it('unknown fields are ignored by the merchant API (forward compatible), refused by the operator API, never a 500', async () => {
+    const m = await gw.createMerchant();
+    const res = await gw.merchant(m.api_key, 'POST', '/create-intent', { merchant_tx_id: 'extra-1', something_new: { deep: [1, 2] } });
+    expect(res.status).toBe(200);
+    const op = await gw.admin('POST', '/merchants', { name: 'extra', something_new: { deep: [1, 2] } });
+    expect(op.status).toBe(400);
+    expect(op.body.data).toEqual([{ field: 'CreateMerchantRequest.something_new', code: 'unknown', message: 'something_new is not a known field' }]);
   });
 
   it('path ids out of range are validation errors', async () => {
@@ -134,7 +138,7 @@ describe('operational endpoints', () => {
 
   it('/metrics is Prometheus text with request counters, latency and queue depth', async () => {
     await gw.app.inject({ method: 'GET', url: '/healthz' });
-    const res = await gw.app.inject({ method: 'GET', url: '/metrics' });
+    const res = await gw.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
     expect(res.statusCode).toBe(200);
     expect(res.body).toContain('gateway_http_requests_total{method="GET",route="/healthz",status="200"}');
     expect(res.body).toContain('gateway_http_request_duration_seconds_bucket');

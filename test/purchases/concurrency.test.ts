@@ -144,7 +144,7 @@ describe('concurrent purchases', () => {
     const items = (await csgoListings(m.api_key)).slice(0, 40);
     const first = await Promise.all(items.slice(0, 20).map((l) => gw.merchant(m.api_key, 'POST', '/purchase', { ...USER, game: 'csgo', asset_id: l.id })));
     const results = await Promise.all([
-      ...first.map((r) => gw.ctx.purchases.applyEvent(r.body.data.id, 'canceled').then(() => 'ok', (err) => String(err))),
+      ...first.map((r) => gw.ctx.purchases.applyEvent(r.body.data.id, 'cancel').then(() => 'ok', (err) => String(err))),
       ...items.slice(20).map((l) => gw.merchant(m.api_key, 'POST', '/purchase', { ...USER, game: 'csgo', asset_id: l.id }).then((r) => (r.status === 200 ? 'ok' : JSON.stringify(r.body)))),
     ]);
     expect(results.filter((r) => r !== 'ok' && !/invalid transition/.test(r))).toEqual([]);

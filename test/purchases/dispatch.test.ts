@@ -89,7 +89,7 @@ describe('purchase dispatch', () => {
 
   it('a purchase that is no longer pending is never sent', async () => {
     const { p } = await buy();
-    await gw.ctx.purchases.applyEvent(p.id, 'canceled');
+    await gw.ctx.purchases.applyEvent(p.id, 'cancel');
     await gw.ctx.purchases.dispatch(p.id, ATTEMPT(1));
     expect(await sandboxOffers(p.id)).toEqual([]);
     expect((await row(p.id)).dispatch_attempts).toBe(0);

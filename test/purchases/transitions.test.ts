@@ -128,10 +128,14 @@ describe('purchase state machine through the sandbox helpers', () => {
       const res = await act(p.id, action);
       expect(res.status).toBe(409);
       expect(res.body.message).toBe('invalid transition');
+      // the message names the helper action, as for deposits
+      expect(res.body.data).toEqual([{ field: 'status', code: 'invalid_transition', message: `cannot ${action} from status active` }]);
     }
     await act(p.id, 'accept', { hold: false });
-    for (const action of ['accept', 'decline', 'expire', 'release', 'revert']) {
-      expect((await act(p.id, action)).status).toBe(409);
+    for (const action of ['accept', 'decline', 'expire', 'cancel', 'release', 'revert']) {
+      const res = await act(p.id, action);
+      expect(res.status).toBe(409);
+      expect(res.body.data[0].message).toBe(`cannot ${action} from status completed`);
     }
     expect((await status(p.id)).status).toBe('completed');
     // a pending purchase cannot be accepted yet; a failed one never

@@ -212,14 +212,18 @@ describe('name lookups have a deadline', () => {
   it('assertWebhookTarget (result_url at request time) refuses a host that does not resolve in time, with a clear message', async () => {
     const started = Date.now();
     await expect(assertWebhookTarget('https://slow.example/cb', false, 'result_url', { lookup: slow(3000), timeoutMs: 150 })).rejects.toMatchObject({
-      statusCode: 400,
-      data: [{ field: 'result_url', code: 'url', message: 'result_url host could not be resolved in time' }],
+      kind: 'validation',
+      data: [{ field: 'result_url', code: 'url', message: 'result_url is not an allowed webhook target: its host must resolve to public addresses' }],
     });
     expect(Date.now() - started).toBeLessThan(1500);
     await expect(assertWebhookTarget('https://fast.example/cb', false, 'result_url', { lookup: slow(5), timeoutMs: 1000 })).resolves.toBeUndefined();
     // the resolved address is still vetted
     await expect(
       assertWebhookTarget('https://inside.example/cb', false, 'result_url', { lookup: async () => [{ address: '10.0.0.1', family: 4 }] }),
-    ).rejects.toMatchObject({ data: [{ field: 'result_url', code: 'url' }] });
+    ).rejects.toMatchObject({ data: [{ field: 'result_url', code: 'url', message: 'result_url is not an allowed webhook target: its host must resolve to public addresses' }] });
+    // a name that does not resolve gets the very same answer: nothing tells internal names apart
+    await expect(
+      assertWebhookTarget('https://nowhere.example/cb', false, 'result_url', { lookup: async () => { throw Object.assign(new Error('nx'), { code: 'ENOTFOUND' }); } }),
+    ).rejects.toMatchObject({ data: [{ field: 'result_url', code: 'url', message: 'result_url is not an allowed webhook target: its host must resolve to public addresses' }] });
   });
 });

@@ -42,7 +42,7 @@ describe('webhook target safety (WEBHOOK_ALLOW_PRIVATE=false)', () => {
   it('non-http(s) schemes are refused by syntax', async () => {
     const res = await gw.admin('POST', '/merchants', { name: 'SSRF', webhook_url: 'file:///etc/passwd' });
     expect(res.status).toBe(400);
-    await expect(assertWebhookTarget('gopher://x/', true, 'result_url')).rejects.toMatchObject({ statusCode: 400 });
+    await expect(assertWebhookTarget('gopher://x/', true, 'result_url')).rejects.toMatchObject({ kind: 'validation' });
   });
 
   it('merchant update is checked too; a public address is accepted', async () => {
@@ -56,7 +56,7 @@ describe('webhook target safety (WEBHOOK_ALLOW_PRIVATE=false)', () => {
 
   it('assertWebhookTarget reports on the given field (result_url)', async () => {
     await expect(assertWebhookTarget('http://127.0.0.1:9/cb', false, 'CreateIntentRequest.result_url')).rejects.toMatchObject({
-      statusCode: 400,
+      kind: 'validation',
       data: [{ field: 'CreateIntentRequest.result_url', code: 'url' }],
     });
     await expect(assertWebhookTarget('http://127.0.0.1:9/cb', true, 'result_url')).resolves.toBeUndefined();

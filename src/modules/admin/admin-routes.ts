@@ -2,10 +2,11 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { adminSecurity, HttpUrl, IdParam, Paging } from '../../http/schemas.js';
+import { adminSecurity, envelopeOf, HttpUrl, IdParam, Paging } from '../../http/schemas.js';
+import * as R from './admin-schemas.js';
 import { ok } from '../../http/envelope.js';
 import { usdToMills, MoneyError } from '../../domain/money.js';
-import { validationError } from '../../http/errors.js';
+import { validationError } from '../../domain/errors.js';
 
 const MerchantFields = {
   webhook_url: Type.Optional(Type.Union([HttpUrl, Type.Null()])),
@@ -17,13 +18,15 @@ const MerchantFields = {
   purchase_markup: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 10 })),
   frame_ancestors: Type.Optional(Type.Array(Type.String({ maxLength: 256 }), { maxItems: 50 })),
 };
+// Operator writes take only these fields: an unknown one (a typo, or a column such as
+// api_key_hash, webhook_secret, id or created_at) is refused, never ignored or stored.
 const CreateMerchant = Type.Object(
   { name: Type.String({ minLength: 1, maxLength: 200 }), ...MerchantFields },
-  { title: 'CreateMerchantRequest' },
+  { title: 'CreateMerchantRequest', additionalProperties: false },
 );
 const PatchMerchant = Type.Object(
   { name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), ...MerchantFields },
-  { title: 'UpdateMerchantRequest' },
+  { title: 'UpdateMerchantRequest', additionalProperties: false },
 );
 const AmountBody = (title: string) =>
   Type.Object(
@@ -31,7 +34,7 @@ const AmountBody = (title: string) =>
       amount: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000_000 }),
       reference: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     },
-    { title },
+    { title, additionalProperties: false },
   );
 
 /** USD from the wire to mills, with the money rules reported as a validation error on `amount`. */
@@ -47,60 +50,60 @@ export function amountToMills(amount: number, field = 'amount'): number {
 export const adminRoutes = (ctx: AppContext): FastifyPluginAsync => async (app) => {
   const common = { tags: ['admin'], security: adminSecurity };
 
-  app.post('/merchants', { schema: { ...common, summary: 'Create a merchant (answers the API key and webhook secret once)', body: CreateMerchant } }, async (req, reply) => {
+  app.post('/merchants', { schema: { ...common, summary: 'Create a merchant (answers the API key and webhook secret once)', body: CreateMerchant, response: { 201: envelopeOf(R.CreatedMerchantSchema) } } }, async (req, reply) => {
     const body = req.body as typeof CreateMerchant.static;
     return reply.code(201).send(ok(await ctx.merchants.create(body), 'merchant created'));
   });
 
-  app.get('/merchants', { schema: { ...common, summary: 'List merchants', querystring: Paging('ListMerchantsQuery') } }, async (req) => {
+  app.get('/merchants', { schema: { ...common, summary: 'List merchants', querystring: Paging('ListMerchantsQuery'), response: { 200: envelopeOf(Type.Array(R.MerchantSchema)) } } }, async (req) => {
     const q = req.query as { limit: number; offset: number };
     return ok(await ctx.merchants.list(q.limit, q.offset), 'merchants listed');
   });
 
-  app.get('/merchants/:id', { schema: { ...common, summary: 'A merchant with its balance', params: IdParam } }, async (req) => {
+  app.get('/merchants/:id', { schema: { ...common, summary: 'A merchant with its balance', params: IdParam, response: { 200: envelopeOf(R.MerchantWithBalanceSchema) } } }, async (req) => {
     return ok(await ctx.merchants.get((req.params as { id: number }).id), 'merchant found');
   });
 
-  app.patch('/merchants/:id', { schema: { ...common, summary: 'Update a merchant', params: IdParam, body: PatchMerchant } }, async (req) => {
+  app.patch('/merchants/:id', { schema: { ...common, summary: 'Update a merchant', params: IdParam, body: PatchMerchant, response: { 200: envelopeOf(R.MerchantUpdatedSchema) } } }, async (req) => {
     return ok(await ctx.merchants.update((req.params as { id: number }).id, req.body as typeof PatchMerchant.static), 'merchant updated');
   });
 
-  app.post('/merchants/:id/rotate-key', { schema: { ...common, summary: 'Issue a new API key; the old one stops working at once', params: IdParam } }, async (req) => {
+  app.post('/merchants/:id/rotate-key', { schema: { ...common, summary: 'Issue a new API key; the old one stops working at once', params: IdParam, response: { 200: envelopeOf(R.RotatedKeySchema) } } }, async (req) => {
     return ok(await ctx.merchants.rotateKey((req.params as { id: number }).id), 'API key rotated');
   });
 
-  app.post('/merchants/:id/rotate-webhook-secret', { schema: { ...common, summary: 'Issue a new webhook secret', params: IdParam } }, async (req) => {
+  app.post('/merchants/:id/rotate-webhook-secret', { schema: { ...common, summary: 'Issue a new webhook secret', params: IdParam, response: { 200: envelopeOf(R.RotatedSecretSchema) } } }, async (req) => {
     return ok(await ctx.merchants.rotateWebhookSecret((req.params as { id: number }).id), 'webhook secret rotated');
   });
 
-  app.post('/merchants/:id/top-ups', { schema: { ...common, summary: 'Credit available balance (idempotent by reference)', params: IdParam, body: AmountBody('TopUpRequest') } }, async (req, reply) => {
+  app.post('/merchants/:id/top-ups', { schema: { ...common, summary: 'Credit available balance (idempotent by reference)', params: IdParam, body: AmountBody('TopUpRequest'), response: { 200: envelopeOf(R.TopUpSchema), 201: envelopeOf(R.TopUpSchema) } } }, async (req, reply) => {
     const body = req.body as { amount: number; reference?: string };
     const result = await ctx.ledger.topUp((req.params as { id: number }).id, amountToMills(body.amount), body.reference);
     return reply.code(result.duplicate ? 200 : 201).send(ok(result, result.duplicate ? 'top-up already recorded' : 'top-up recorded'));
   });
 
-  app.post('/merchants/:id/withdrawals', { schema: { ...common, summary: 'Withdraw from available balance (pending until completed)', params: IdParam, body: AmountBody('WithdrawalRequest') } }, async (req, reply) => {
+  app.post('/merchants/:id/withdrawals', { schema: { ...common, summary: 'Withdraw from available balance (pending until completed)', params: IdParam, body: AmountBody('WithdrawalRequest'), response: { 201: envelopeOf(R.WithdrawalSchema) } } }, async (req, reply) => {
     const body = req.body as { amount: number; reference?: string };
     return reply.code(201).send(ok(await ctx.ledger.createWithdrawal((req.params as { id: number }).id, amountToMills(body.amount), body.reference), 'withdrawal created'));
   });
 
-  app.get('/merchants/:id/withdrawals', { schema: { ...common, summary: 'List withdrawals', params: IdParam, querystring: Paging('ListWithdrawalsQuery') } }, async (req) => {
+  app.get('/merchants/:id/withdrawals', { schema: { ...common, summary: 'List withdrawals', params: IdParam, querystring: Paging('ListWithdrawalsQuery'), response: { 200: envelopeOf(Type.Array(R.WithdrawalSchema)) } } }, async (req) => {
     const q = req.query as { limit: number; offset: number };
     return ok(await ctx.ledger.listWithdrawals((req.params as { id: number }).id, q.limit, q.offset), 'withdrawals listed');
   });
 
   for (const action of ['complete', 'fail', 'cancel'] as const) {
-    app.post(`/withdrawals/:id/${action}`, { schema: { ...common, summary: `Mark a pending withdrawal ${action}`, params: IdParam } }, async (req) => {
+    app.post(`/withdrawals/:id/${action}`, { schema: { ...common, summary: `Mark a pending withdrawal ${action}`, params: IdParam, response: { 200: envelopeOf(R.WithdrawalSchema) } } }, async (req) => {
       return ok(await ctx.ledger.transitionWithdrawal((req.params as { id: number }).id, action), `withdrawal ${action}d`.replace('eed', 'ed'));
     });
   }
 
-  app.get('/merchants/:id/ledger', { schema: { ...common, summary: 'Ledger entries, newest first', params: IdParam, querystring: Paging('ListLedgerQuery') } }, async (req) => {
+  app.get('/merchants/:id/ledger', { schema: { ...common, summary: 'Ledger entries, newest first', params: IdParam, querystring: Paging('ListLedgerQuery'), response: { 200: envelopeOf(Type.Array(R.LedgerEntrySchema)) } } }, async (req) => {
     const q = req.query as { limit: number; offset: number };
     return ok(await ctx.ledger.entries((req.params as { id: number }).id, q.limit, q.offset), 'ledger entries listed');
   });
 
-  app.get('/ledger/verify', { schema: { ...common, summary: 'Reconcile every balance with the sum of its ledger entries' } }, async () => {
+  app.get('/ledger/verify', { schema: { ...common, summary: 'Reconcile every balance with the sum of its ledger entries', response: { 200: envelopeOf(R.LedgerVerifySchema) } } }, async () => {
     const r = await ctx.ledger.verify();
     return ok({ ok: r.mismatches.length === 0, ...r }, r.mismatches.length === 0 ? 'ledger balances' : 'ledger mismatch');
   });

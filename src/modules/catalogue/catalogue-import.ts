@@ -19,7 +19,7 @@ import { isGame } from '../../domain/games.js';
 import { parseInspectLink } from '../../domain/inspect-link.js';
 import { MoneyError, usdToMills } from '../../domain/money.js';
 import { LISTING_ID_RE, upsertListings, type ListingInput } from './catalogue-repo.js';
-import { BATCH_SIZE, type CatalogueService } from './catalogue-service.js';
+import { BATCH_SIZE, type CatalogueWrites } from './writes.js';
 
 export interface ImportProgress {
   /** Data rows read so far (not counting a CSV header). */
@@ -41,7 +41,7 @@ export interface ImportResult extends ImportProgress {
 
 export interface ImportContext {
   db: Db;
-  catalogue: Pick<CatalogueService, 'withRebuild'>;
+  catalogue: Pick<CatalogueWrites, 'withRebuild'>;
   log?: Logger;
 }
 

@@ -3,10 +3,9 @@
 // `listings`, and the triggers add the catalogue_events rows and bump catalogue_pages in the same
 // statement (so in the same transaction).
 import { sql, type Selectable } from 'kysely';
-import type { Db } from '../../db/database.js';
+import type { Db, Trx } from '../../db/database.js';
 import type { Game } from '../../domain/games.js';
-import type { Trx } from '../ledger/ledger-repo.js';
-import type { ListingsTable, ListingSource } from '../purchases/purchase-types.js';
+import type { ListingsTable, ListingSource } from '../../db/tables/purchases.js';
 
 export type ListingRow = Selectable<ListingsTable>;
 

@@ -1,9 +1,11 @@
 // Catalogue endpoints (spec 4.11, 4.12) and the /purchase/events change feed. Thin: parsing and
-// HTTP details here, rules in catalogue-service.ts.
+// HTTP details here, rules in the catalogue service (pages.ts, stream.ts, events.ts).
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.js';
-import { merchantSecurity } from '../../http/schemas.js';
+import { Type } from '@sinclair/typebox';
+import type { CatalogueService } from './catalogue-service.js';
+import { envelopeOf, merchantSecurity } from '../../http/schemas.js';
 import { ok } from '../../http/envelope.js';
+import * as S from './catalogue-schemas.js';
 import { AvailableQuerySchema, EventsQuerySchema, SearchQuerySchema, parseBool, parseGame, parsePage } from './catalogue-schemas.js';
 
 // Checked before the schema so that a missing, over-long or repeated game is `invalid game code`
@@ -21,7 +23,7 @@ const checkOptionalGame = async (req: FastifyRequest) => {
   if (q.game !== undefined) parseGame(q.game);
 };
 
-export const catalogueRoutes = (ctx: AppContext): FastifyPluginAsync => async (app) => {
+export const catalogueRoutes = (ctx: { catalogue: CatalogueService }): FastifyPluginAsync => async (app) => {
   const common = { tags: ['purchases'], security: merchantSecurity };
 
   app.get(
@@ -38,6 +40,8 @@ export const catalogueRoutes = (ctx: AppContext): FastifyPluginAsync => async (a
           'beyond that the answer is 503 with Retry-After (whole seconds). A reader that stalls is disconnected. If the download fails ' +
           'part-way the connection is cut before the end of the body (no final chunk): a cut-off body means retry, never a catalogue.',
         querystring: AvailableQuerySchema,
+        // Pages and downloads are written pre-serialised: this documents them, it does not serialise.
+        response: { 200: envelopeOf(Type.Union([S.CataloguePageSchema, S.CatalogueWholeSchema])), 304: Type.Null({ description: 'Not modified: the page still has the ETag given in If-None-Match' }) },
       },
       preValidation: checkGameAndPage,
     },
@@ -74,6 +78,7 @@ export const catalogueRoutes = (ctx: AppContext): FastifyPluginAsync => async (a
         ...common,
         summary: 'Live listings with the given names (full format)',
         querystring: SearchQuerySchema,
+        response: { 200: envelopeOf(S.SearchResultSchema) },
       },
       preValidation: checkGame,
     },
@@ -94,6 +99,7 @@ export const catalogueRoutes = (ctx: AppContext): FastifyPluginAsync => async (a
           'since: a cursor (next of a previous answer, or a page last_update_at); omitted = from now. reset: true means the cursor is ' +
           'older than the kept history: reload the whole catalogue, then continue from next.',
         querystring: EventsQuerySchema,
+        response: { 200: envelopeOf(S.CatalogueEventsSchema) },
       },
       preValidation: checkOptionalGame,
     },

@@ -7,6 +7,7 @@
 import { Type } from '@sinclair/typebox';
 import { GAMES, isGame, type Game } from '../../domain/games.js';
 import { AppError, validationError } from '../../http/errors.js';
+import { IsoDate, Nullable, UsdAmount } from '../../http/schemas.js';
 
 const QueryBool = Type.String({ maxLength: 5, description: 'true or false (also 1/0)' });
 
@@ -42,7 +43,7 @@ export const EventsQuerySchema = Type.Object(
 export function parseGame(value: unknown): Game {
   if (!isGame(value)) {
     const code = value === undefined ? 'required' : 'oneof';
-    throw new AppError(400, 'invalid game code', [{ field: 'game', code, message: `game must be one of: ${GAMES.join(', ')}` }]);
+    throw new AppError('validation', 'invalid game code', [{ field: 'game', code, message: `game must be one of: ${GAMES.join(', ')}` }]);
   }
   return value;
 }
@@ -57,7 +58,7 @@ export function parseBool(value: string | undefined, field: string, title: strin
 }
 
 const PAGE_MAX_CHARS = 32;
-const pageError = () => new AppError(400, 'page must be 1 or greater', [{ field: 'page', code: 'min', message: 'page must be 1 or greater' }]);
+const pageError = () => new AppError('validation', 'page must be 1 or greater', [{ field: 'page', code: 'min', message: 'page must be 1 or greater' }]);
 
 /** page 0, negative, not a number (or not one value, or longer than 32 characters) → 400 `page must be 1 or greater` (spec 7.2). */
 export function parsePage(value: unknown): number | undefined {
@@ -68,3 +69,84 @@ export function parsePage(value: unknown): number | undefined {
   const n = Number(v);
   return Number.isSafeInteger(n) ? n : Number.MAX_SAFE_INTEGER;
 }
+
+// ---- responses (spec 2.6) ----
+
+const GameString = Type.String({ enum: [...GAMES] });
+
+/** Full form: one entry per listing; optional fields are omitted when unknown, extended ones only with extended=true. */
+export const ListingSchema = Type.Object(
+  {
+    id: Type.String({ description: 'listing ID: the asset_id to buy this very listing' }),
+    name: Type.String(),
+    price: UsdAmount('price for this merchant (USD)'),
+    image_url: Type.String(),
+    exterior: Type.Optional(Type.String()),
+    rarity: Type.Optional(Type.String()),
+    rarity_color: Type.Optional(Type.String({ description: 'hex colour without #' })),
+    class_id: Type.Optional(Type.Integer({ description: 'extended' })),
+    instance_id: Type.Optional(Type.Integer({ description: 'extended' })),
+    asset_id: Type.Optional(Type.String({ description: 'extended' })),
+    float: Type.Optional(Type.Number({ description: 'extended (csgo)' })),
+    paint_seed: Type.Optional(Type.Integer({ description: 'extended (csgo)' })),
+    inspect_url: Type.Optional(Type.String({ description: 'extended' })),
+    phase: Type.Optional(Type.String({ description: 'extended (doppler phases)' })),
+  },
+  { title: 'Listing' },
+);
+
+/** Grouped form (default): one entry per item name with the cheapest price. */
+export const GroupSchema = Type.Object(
+  {
+    name: Type.String(),
+    count: Type.Integer({ description: 'live listings with this name' }),
+    price: UsdAmount('the cheapest listing (USD)'),
+    game: GameString,
+    image_url: Type.String(),
+  },
+  { title: 'ListingGroup' },
+);
+
+const CatalogueItems = Type.Array(Type.Union([ListingSchema, GroupSchema]), { description: 'Listing entries with full=true, ListingGroup entries otherwise' });
+
+export const CataloguePageSchema = Type.Object(
+  {
+    game: GameString,
+    total: Type.Integer({ description: 'live listings (full) or names (grouped) of the game' }),
+    items: CatalogueItems,
+    page: Type.Integer({ minimum: 1 }),
+    total_pages: Type.Integer({ description: '16 with full=true, 1 grouped' }),
+    count: Type.Integer({ description: 'entries on this page' }),
+    next: Nullable(Type.String({ description: 'query string of the next page' })),
+    previous: Nullable(Type.String({ description: 'query string of the previous page' })),
+    last_update_at: IsoDate('last change of this page: a cursor for /purchase/events'),
+  },
+  { title: 'CataloguePage' },
+);
+
+export const CatalogueWholeSchema = Type.Object(
+  { game: GameString, items: CatalogueItems, total: Type.Integer({ description: 'entries in items' }) },
+  { title: 'CatalogueWhole' },
+);
+
+export const SearchResultSchema = Type.Object({ game: GameString, total: Type.Integer(), items: Type.Array(ListingSchema) }, { title: 'SearchResult' });
+
+export const CatalogueEventsSchema = Type.Object(
+  {
+    since: IsoDate('the cursor this answer starts at'),
+    next: IsoDate('pass as since to continue'),
+    count: Type.Integer(),
+    more: Type.Boolean({ description: 'true: more events wait after next; ask again at once' }),
+    reset: Type.Boolean({ description: 'true: since is older than the kept history; reload the catalogue, then continue from next' }),
+    events: Type.Array(
+      Type.Object({
+        type: Type.String({ enum: ['upsert', 'remove'] }),
+        at: IsoDate(),
+        game: GameString,
+        id: Type.String({ description: 'listing ID' }),
+        item: Type.Optional(ListingSchema),
+      }),
+    ),
+  },
+  { title: 'CatalogueEvents' },
+);

@@ -1,45 +1,46 @@
 // Catalogue jobs: listing the items of completed deposits, and pruning the change feed.
 import type { TaskList } from 'graphile-worker';
-import type { AppContext } from '../../context.js';
-import { addJob } from '../../jobs/enqueue.js';
-import { EVENTS_RETENTION_SECONDS } from './catalogue-service.js';
+import type { Logger } from 'pino';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import type { PricingService } from '../pricing/pricing-service.js';
+import type { CatalogueService } from './catalogue-service.js';
+import { idField } from '../../jobs/enqueue.js';
+import { EVENTS_RETENTION_SECONDS } from './events.js';
 import { GAMES } from '../../domain/games.js';
 import type { SeedBookEntry } from './catalogue-seed.js';
+import { CATALOGUE_TASKS, scheduleEventsPrune } from './catalogue-jobs.js';
 
-export const CATALOGUE_ADD_DEPOSIT_ITEMS_TASK = 'catalogue_add_deposit_items';
-export const CATALOGUE_EVENTS_PRUNE_TASK = 'catalogue_events_prune';
-const PRUNE_EVERY_SECONDS = 3600;
-
-async function schedulePrune(ctx: AppContext): Promise<void> {
-  // One keyed job for all instances; preserve_run_at keeps the earliest time.
-  await addJob(ctx.db, CATALOGUE_EVENTS_PRUNE_TASK, {}, {
-    jobKey: CATALOGUE_EVENTS_PRUNE_TASK,
-    jobKeyMode: 'preserve_run_at',
-    runAt: new Date(Date.now() + PRUNE_EVERY_SECONDS * 1000),
-  });
+/** What the catalogue jobs and start-up use. */
+export interface CatalogueTaskDeps {
+  db: Db;
+  log: Logger;
+  config: Pick<Config, 'platform' | 'sandboxCatalogueSize'>;
+  catalogue: CatalogueService;
+  pricing: Pick<PricingService, 'namesFor' | 'entry'>;
 }
 
-export function catalogueTasks(ctx: AppContext): TaskList {
+export function catalogueTasks(ctx: CatalogueTaskDeps): TaskList {
   return {
     /** payload {deposit_id}: enqueued by the deposits feature when a deposit completes. */
-    [CATALOGUE_ADD_DEPOSIT_ITEMS_TASK]: async (payload) => {
-      const depositId = Number((payload as { deposit_id?: unknown })?.deposit_id);
-      if (!Number.isSafeInteger(depositId) || depositId <= 0) {
-        ctx.log.warn({ payload }, `${CATALOGUE_ADD_DEPOSIT_ITEMS_TASK}: bad payload, dropped`);
+    [CATALOGUE_TASKS.addDepositItems]: async (payload) => {
+      const depositId = idField(payload, 'deposit_id');
+      if (depositId === undefined) {
+        ctx.log.warn({ payload }, `${CATALOGUE_TASKS.addDepositItems}: bad payload, dropped`);
         return;
       }
       await ctx.catalogue.addDepositItems(depositId);
     },
-    [CATALOGUE_EVENTS_PRUNE_TASK]: async () => {
+    [CATALOGUE_TASKS.eventsPrune]: async () => {
       const n = await ctx.catalogue.pruneEvents(EVENTS_RETENTION_SECONDS);
       if (n > 0) ctx.log.info({ pruned: n }, 'catalogue events pruned');
-      await schedulePrune(ctx);
+      await scheduleEventsPrune(ctx.db);
     },
   };
 }
 
 /** Start-up: seed the sandbox catalogue from the sandbox price book, and keep the pruning job scheduled. */
-export async function catalogueStartup(ctx: AppContext): Promise<void> {
+export async function catalogueStartup(ctx: CatalogueTaskDeps): Promise<void> {
   if (ctx.config.platform === 'sandbox' && ctx.config.sandboxCatalogueSize > 0) {
     // The loaded price book (the sandbox one in sandbox mode), read through the pricing service.
     const entries: SeedBookEntry[] = [];
@@ -51,5 +52,5 @@ export async function catalogueStartup(ctx: AppContext): Promise<void> {
     }
     await ctx.catalogue.seedSandbox(ctx.config.sandboxCatalogueSize, entries);
   }
-  await schedulePrune(ctx);
+  await scheduleEventsPrune(ctx.db);
 }

@@ -13,35 +13,24 @@
 //
 // The perform step (sending the offer of a committed deposit) is different on purpose: spec 4.5
 // rule 8 answers it in-band (HTTP 200, status failed, fail_reason service_unavailable); see
-// perform() in deposit-service.ts, which uses withTimeout() from here directly.
-import { AppError, validationError } from '../../http/errors.js';
+// perform() in offer.ts, which sends through the offer layer (src/platform/offers.ts) directly.
+import { AppError, validationError } from '../../domain/errors.js';
+import { PlatformTimeoutError, withDeadline } from '../../platform/offers.js';
 import { PlatformUnavailableError, PlatformUserError } from '../../platform/port.js';
-
-/** The platform did not answer within the allowed time. */
-export class PlatformTimeoutError extends Error {}
-
-/** Resolves like `p`, or rejects with PlatformTimeoutError after `ms` (the timer never outlives the race). */
-export function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new PlatformTimeoutError(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
-}
 
 export const INTEGRATION_SERVICE_ERROR = 'integration service error';
 
 /** A platform error as the merchant API shows it; anything else is returned unchanged. */
 export function platformErrorToAppError(err: unknown): unknown {
   if (err instanceof PlatformUserError) return validationError([{ field: err.field, code: err.code, message: err.message }]);
-  if (err instanceof PlatformUnavailableError || err instanceof PlatformTimeoutError) return new AppError(500, INTEGRATION_SERVICE_ERROR);
+  if (err instanceof PlatformUnavailableError || err instanceof PlatformTimeoutError) return new AppError('integration', INTEGRATION_SERVICE_ERROR);
   return err;
 }
 
 /** Calls the platform with a time limit; its errors leave as the merchant API's (see above). */
 export async function callPlatform<T>(fn: () => Promise<T>, timeoutMs: number): Promise<T> {
   try {
-    return await withTimeout(fn(), timeoutMs);
+    return await withDeadline(fn(), timeoutMs);
   } catch (err) {
     throw platformErrorToAppError(err);
   }

@@ -1,9 +1,8 @@
 // SQL of the deposits feature. Every merchant-facing query filters by merchant_id.
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
-import type { Db } from '../../db/database.js';
-import type { Trx } from '../ledger/ledger-repo.js';
+import type { Db, Trx } from '../../db/database.js';
 import type { DepositStatus } from '../../domain/deposit-state.js';
-import type { DepositItemsTable, DepositsTable, SnapshotItem } from './deposit-types.js';
+import type { DepositItemsTable, DepositsTable, SnapshotItem } from '../../db/tables/deposits.js';
 
 export type DepositRow = Selectable<DepositsTable>;
 export type DepositItemRow = Selectable<DepositItemsTable>;

@@ -2,15 +2,15 @@
 // merchant API scope), then one service call.
 import type { FastifyPluginAsync } from 'fastify';
 import type { Static } from '@sinclair/typebox';
-import type { AppContext } from '../../context.js';
+import type { DepositService } from './deposit-service.js';
 import { envelopeOf, merchantSecurity } from '../../http/schemas.js';
 import { ok } from '../../http/envelope.js';
-import { AppError } from '../../http/errors.js';
+import { forbidden } from '../../domain/errors.js';
 import * as S from './deposit-schemas.js';
 
 const tags = ['deposits'];
 
-export const depositRoutes = (ctx: AppContext): FastifyPluginAsync => async (app) => {
+export const depositRoutes = (ctx: { deposits: DepositService }): FastifyPluginAsync => async (app) => {
   app.post<{ Body: Static<typeof S.InventoryRequest> }>(
     '/inventory',
     {
@@ -34,9 +34,9 @@ export const depositRoutes = (ctx: AppContext): FastifyPluginAsync => async (app
         response: { 200: envelopeOf(S.CommitResponse) },
       },
     },
-    async (request, reply) => {
-      const res = await ctx.deposits.createDeposit(request.merchant, request.body);
-      return reply.code(res.statusCode).send(ok(res.data, res.data.status === 'failed' ? 'deposit failed' : 'deposit created'));
+    async (request) => {
+      const d = await ctx.deposits.createDeposit(request.merchant, request.body);
+      return ok(d, d.status === 'failed' ? 'deposit failed' : 'deposit created');
     },
   );
 
@@ -63,9 +63,9 @@ export const depositRoutes = (ctx: AppContext): FastifyPluginAsync => async (app
         response: { 200: envelopeOf(S.CommitResponse) },
       },
     },
-    async (request, reply) => {
-      const res = await ctx.deposits.createDepositByHashName(request.merchant, request.body);
-      return reply.code(res.statusCode).send(ok(res.data, res.data.status === 'failed' ? 'deposit failed' : 'deposit created'));
+    async (request) => {
+      const d = await ctx.deposits.createDepositByHashName(request.merchant, request.body);
+      return ok(d, d.status === 'failed' ? 'deposit failed' : 'deposit created');
     },
   );
 
@@ -74,7 +74,7 @@ export const depositRoutes = (ctx: AppContext): FastifyPluginAsync => async (app
     {
       // 403 before the body is even looked at: the feature is off for this merchant.
       preValidation: async (request) => {
-        if (!request.merchant.deposit_preview_enabled) throw new AppError(403, 'deposit preview is not enabled for this merchant');
+        if (!request.merchant.deposit_preview_enabled) throw forbidden('deposit preview is not enabled for this merchant');
       },
       schema: {
         tags, security: merchantSecurity,

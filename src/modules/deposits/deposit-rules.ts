@@ -1,7 +1,7 @@
 // Request rules shared by every deposit creation path (create-deposit, by-hash-name, intents):
-// custom currency (spec 4.1, 8) and the redirect URLs.
+// custom currency (spec 4.1, 8), the redirect URLs, and the commit-time rules with their errors.
 import { isHttpUrl } from '../../http/validation.js';
-import type { FieldError } from '../../http/errors.js';
+import { AppError, validationError, type FieldError } from '../../domain/errors.js';
 
 export interface CustomCurrencyInput {
   custom_currency?: string | null;
@@ -67,4 +67,62 @@ export function floorMills(value: unknown): number | undefined {
   if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0) return undefined;
   // A floor with more than 3 decimals still compares exactly: round it up to the next mill.
   return Math.ceil(n * 1000 - 1e-6);
+}
+
+// ---- commit-time rules and their errors (both flows) ----
+
+export const tooManyItems = (max: number, field: string) =>
+  new AppError('validation', `deposit exceeds the maximum of ${max} items per deposit`, [{ field, code: 'too_many_items', message: `at most ${max} items per deposit` }]);
+
+export const inventoryReload = (message: string) => validationError([{ field: 'inventory', code: 'inventory_reload', message }]);
+
+export const priceFloorError = (field: string, message: string) =>
+  new AppError('validation', 'item_specified_price_not_found', [{ field, code: 'item_specified_price_not_found', message }]);
+
+export const denied = (message = 'trade is not in status new') => validationError([{ field: 'status', code: 'denied', message }]);
+
+/** An asset of the request is already in a live (pending, active, hold) deposit of the same user. */
+export const assetReservedMessage = (assetId: string) => `asset ${assetId} is already in another deposit that is not finished`;
+
+/** Duplicate asset IDs within one request (a deposit takes each asset once). */
+export function duplicateAssetErrors(assetIds: readonly (string | undefined | null)[], fieldOf: (i: number) => string): FieldError[] {
+  const seen = new Set<string>();
+  const errors: FieldError[] = [];
+  assetIds.forEach((a, i) => {
+    if (a == null || a === '') return;
+    if (seen.has(a)) errors.push({ field: fieldOf(i), code: 'duplicate', message: `asset ${a} is listed twice` });
+    seen.add(a);
+  });
+  return errors;
+}
+
+/** min_prices as a lookup: only an object's own entries count; anything else is no floors at all. */
+export function floorLookup(minPrices: unknown): (assetId: string) => number | undefined {
+  if (minPrices === null || typeof minPrices !== 'object' || Array.isArray(minPrices)) return () => undefined;
+  const floors = minPrices as Record<string, unknown>;
+  return (assetId) => (Object.hasOwn(floors, assetId) ? floorMills(floors[assetId]) : undefined);
+}
+
+export interface DepositUrls {
+  result_url?: string | null;
+  success_url?: string | null;
+  fail_url?: string | null;
+}
+
+/** Keeps only the columns a merchant may set; undefined means "not given". */
+export function currencyColumns(req: CustomCurrencyInput) {
+  if (req.custom_currency == null) return {};
+  return {
+    custom_currency: req.custom_currency,
+    custom_currency_multiplier: req.custom_currency_multiplier ?? null,
+    custom_currency_rate: req.custom_currency_rate ?? null,
+  };
+}
+
+export function urlColumns(req: DepositUrls) {
+  const out: Partial<Record<'result_url' | 'success_url' | 'fail_url', string>> = {};
+  if (req.result_url) out.result_url = req.result_url;
+  if (req.success_url) out.success_url = req.success_url;
+  if (req.fail_url) out.fail_url = req.fail_url;
+  return out;
 }

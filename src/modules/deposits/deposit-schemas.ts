@@ -1,14 +1,15 @@
 // TypeBox schemas of the deposit endpoints (spec 4.2–4.7). Titles prefix field names in
 // validation errors; unknown body fields are ignored, not rejected.
 import { Type, type TSchema } from '@sinclair/typebox';
-import { GameEnum as GameString, HttpUrl, MerchantTxId, Partner, Token } from '../../http/schemas.js';
+import { GameEnum as GameString, HttpUrl, MerchantTxId, Nullable, Partner, Token } from '../../http/schemas.js';
 import type { Game } from '../../domain/games.js';
+import { DEPOSIT_STATUSES } from '../../domain/deposit-state.js';
 import { CUSTOM_CURRENCY_LIMITS as CC } from './deposit-rules.js';
 
 /** One of the games, typed as Game for the service. */
 const GameEnum = Type.Unsafe<Game>({ ...GameString });
 
-const Nullable = <T extends TSchema>(s: T) => Type.Unsafe<T['static'] | null>({ ...s, nullable: true });
+
 
 const currencyFields = {
   custom_currency: Type.Optional(Type.String({ minLength: CC.minLen, maxLength: CC.maxLen })),
@@ -108,7 +109,12 @@ export const DepositStatusQuery = Type.Object(
 
 // ---- responses (also the OpenAPI document) ----
 
-const BotPlatformId = Nullable(Type.Integer({ description: '64-bit platform ID of the bot' }));
+const BotPlatformId = Nullable(
+  Type.Integer({
+    format: 'int64',
+    description: '64-bit platform ID of the bot, a JSON integer as the spec says: above 2^53, so parse it with a big-integer-aware JSON reader to keep it exact',
+  }),
+);
 
 export const InventoryItem = Type.Object({
   id: Type.String(),
@@ -133,7 +139,7 @@ export const InventoryResponse = Type.Object({
 const DepositCore = {
   id: Type.Integer(),
   merchant_tx_id: Nullable(Type.String()),
-  status: Type.String(),
+  status: Type.String({ enum: [...DEPOSIT_STATUSES] }),
   amount: Type.Number(),
   bot_name: Nullable(Type.String()),
   bot_platform_id: BotPlatformId,

@@ -6,16 +6,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { HostedService } from './hosted-service.js';
 import { ok } from '../../http/envelope.js';
-import { AppError } from '../../http/errors.js';
+import { envelopeOf } from '../../http/schemas.js';
+import { InventoryResponse } from '../deposits/deposit-schemas.js';
+import { isAppError, notFound } from '../../domain/errors.js';
 import { hostedPageCsp } from './frame-policy.js';
-import { createHostedService } from './hosted-service.js';
 import {
   HostedDepositRequest,
   HostedInventoryRequest,
   AssetParams,
   HostedTokenParams,
+  HostedStateSchema,
   type HostedDepositBody,
   type HostedInventoryBody,
 } from './hosted-schemas.js';
@@ -52,16 +54,11 @@ function commonHeaders(reply: FastifyReply): FastifyReply {
   return reply.header('referrer-policy', 'no-referrer').header('x-content-type-options', 'nosniff');
 }
 
-export const hostedRoutes = (ctx: AppContext): FastifyPluginAsync => async (app) => {
+export const hostedRoutes = (ctx: { hosted: HostedService }): FastifyPluginAsync => async (app) => {
   const assets = loadAssets(WEB_DIR);
   const page = assets.get('deposit.html');
   if (!page) throw new Error(`hosted page missing: ${path.join(WEB_DIR, 'deposit.html')}`);
-  const hosted = createHostedService({
-    db: ctx.db,
-    config: ctx.config,
-    clock: ctx.clock,
-    deposits: ctx.deposits,
-  });
+  const { hosted } = ctx;
   const hidden = { hide: true };
 
   app.get('/deposit/:token', { schema: { ...hidden, params: HostedTokenParams } }, async (req, reply) => {
@@ -71,7 +68,7 @@ export const hostedRoutes = (ctx: AppContext): FastifyPluginAsync => async (app)
     try {
       frameAncestors = (await hosted.load(token)).merchant.frame_ancestors ?? [];
     } catch (err) {
-      if (!(err instanceof AppError && err.statusCode === 404)) throw err;
+      if (!isAppError(err, 'not_found')) throw err;
       status = 404; // the page itself explains that the link is not valid
     }
     return commonHeaders(reply)
@@ -85,7 +82,7 @@ export const hostedRoutes = (ctx: AppContext): FastifyPluginAsync => async (app)
   app.get('/hosted/assets/:file', { schema: { ...hidden, params: AssetParams } }, async (req, reply) => {
     const { file } = req.params as { file: string };
     const asset = file === 'deposit.html' ? undefined : assets.get(file);
-    if (!asset) throw new AppError(404, 'not found error');
+    if (!asset) throw notFound();
     commonHeaders(reply).header('etag', asset.etag).header('cache-control', 'no-cache');
     if (req.headers['if-none-match'] === asset.etag) return reply.code(304).send();
     return reply.header('content-type', asset.type).send(asset.body);
@@ -94,19 +91,19 @@ export const hostedRoutes = (ctx: AppContext): FastifyPluginAsync => async (app)
   const api = { tags: ['hosted'], params: HostedTokenParams };
   const noStore = (reply: FastifyReply) => commonHeaders(reply).header('cache-control', 'no-store');
 
-  app.get('/api/v1/hosted/:token', { schema: { ...api, summary: 'Hosted page: the intent and its deposit state' } }, async (req, reply) => {
+  app.get('/api/v1/hosted/:token', { schema: { ...api, summary: 'Hosted page: the intent and its deposit state', response: { 200: envelopeOf(HostedStateSchema) } } }, async (req, reply) => {
     noStore(reply);
     return ok(await hosted.state((req.params as { token: string }).token), 'intent found');
   });
 
-  app.get('/api/v1/hosted/:token/status', { schema: { ...api, summary: 'Hosted page: deposit status (poll)' } }, async (req, reply) => {
+  app.get('/api/v1/hosted/:token/status', { schema: { ...api, summary: 'Hosted page: deposit status (poll)', response: { 200: envelopeOf(HostedStateSchema) } } }, async (req, reply) => {
     noStore(reply);
     return ok(await hosted.state((req.params as { token: string }).token), 'status retrieved');
   });
 
   app.post(
     '/api/v1/hosted/:token/inventory',
-    { schema: { ...api, summary: "Hosted page: the user's priced inventory", body: HostedInventoryRequest } },
+    { schema: { ...api, summary: "Hosted page: the user's priced inventory", body: HostedInventoryRequest, response: { 200: envelopeOf(InventoryResponse) } } },
     async (req, reply) => {
       noStore(reply);
       return ok(await hosted.inventory((req.params as { token: string }).token, req.body as HostedInventoryBody), 'inventory loaded');
@@ -115,11 +112,10 @@ export const hostedRoutes = (ctx: AppContext): FastifyPluginAsync => async (app)
 
   app.post(
     '/api/v1/hosted/:token/deposit',
-    { schema: { ...api, summary: 'Hosted page: deposit the selected items', body: HostedDepositRequest } },
+    { schema: { ...api, summary: 'Hosted page: deposit the selected items', body: HostedDepositRequest, response: { 200: envelopeOf(HostedStateSchema) } } },
     async (req, reply) => {
       noStore(reply);
-      const result = await hosted.deposit((req.params as { token: string }).token, req.body as HostedDepositBody);
-      return reply.code(result.statusCode).send(ok(result.data, 'deposit created'));
+      return ok(await hosted.deposit((req.params as { token: string }).token, req.body as HostedDepositBody), 'deposit created');
     },
   );
 };

@@ -1,6 +1,7 @@
 // TypeBox schemas of the hosted page's public JSON endpoints (authenticated by the hosted token).
 import { Type, type Static } from '@sinclair/typebox';
-import { GameEnum, Partner, Token } from '../../http/schemas.js';
+import { GameEnum, Nullable, Partner, Token } from '../../http/schemas.js';
+import { DEPOSIT_STATUSES } from '../../domain/deposit-state.js';
 
 export const HostedTokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) }, { title: 'Params' });
 
@@ -26,3 +27,28 @@ export const HostedDepositRequest = Type.Object(
   { title: 'HostedDepositRequest' },
 );
 export type HostedDepositBody = Static<typeof HostedDepositRequest>;
+
+/** What the hosted page reads: the intent and its deposit's state (HostedState). */
+export const HostedStateSchema = Type.Object(
+  {
+    id: Type.Integer(),
+    merchant_tx_id: Type.String(),
+    merchant_name: Type.String(),
+    status: Type.String({ enum: [...DEPOSIT_STATUSES] }),
+    game: Type.Union([GameEnum, Type.Null()]),
+    games: Type.Array(GameEnum),
+    needs_trade_link: Type.Boolean({ description: 'true: the page must ask for the trade link' }),
+    max_items: Type.Integer(),
+    amount: Nullable(Type.Number()),
+    bot_name: Nullable(Type.String()),
+    trade_offer_id: Nullable(Type.String()),
+    trade_offer_expiry_at: Nullable(Type.String()),
+    hold_end_date: Nullable(Type.String()),
+    fail_reason: Nullable(Type.String()),
+    success_url: Nullable(Type.String()),
+    fail_url: Nullable(Type.String()),
+    server_time: Type.String({ format: 'date-time' }),
+    parent_origins: Type.Array(Type.String(), { description: 'origins the page posts its status to; empty: any parent' }),
+  },
+  { title: 'HostedState' },
+);

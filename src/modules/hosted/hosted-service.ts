@@ -4,10 +4,10 @@
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import { GAMES, type Game } from '../../domain/games.js';
-import { AppError, notFound, validationError, type FieldError } from '../../http/errors.js';
+import { forbidden, notFound, validationError, type FieldError } from '../../domain/errors.js';
 import { findById, type MerchantRow } from '../merchants/merchant-repo.js';
 import { findIntentByToken, type IntentRow } from '../intents/intent-repo.js';
-import { platformErrorToAppError } from '../intents/intent-service.js';
+import { platformErrorToAppError } from '../deposits/deposit-platform.js';
 
 /** What the hosted page needs from the deposits feature (ctx.deposits). */
 export interface HostedDepositsPort {
@@ -28,7 +28,7 @@ export interface HostedDepositsPort {
       custom_currency_rate?: number;
     },
     opts?: { intentId?: number },
-  ): Promise<{ statusCode: number; data: unknown }>;
+  ): Promise<unknown>;
   status(merchant: MerchantRow, q: { id?: number; merchant_tx_id?: string }): Promise<unknown>;
 }
 
@@ -86,7 +86,7 @@ export function createHostedService(deps: HostedDeps) {
   }
 
   function assertUsable(intent: IntentRow, merchant: MerchantRow): void {
-    if (!merchant.enabled) throw new AppError(403, 'merchant account is disabled');
+    if (!merchant.enabled) throw forbidden('merchant account is disabled');
     if (intent.status !== 'new') {
       throw validationError([{ field: 'status', code: 'denied', message: `this deposit was already submitted (status ${intent.status})` }]);
     }
@@ -152,7 +152,7 @@ export function createHostedService(deps: HostedDeps) {
       }
     },
 
-    async deposit(hostedToken: string, input: TradeLinkInput & { asset_ids: string[] }): Promise<{ statusCode: number; data: HostedState }> {
+    async deposit(hostedToken: string, input: TradeLinkInput & { asset_ids: string[] }): Promise<HostedState> {
       const { intent, merchant } = await load(hostedToken);
       assertUsable(intent, merchant);
       const link = resolveTradeLink(intent, input, 'HostedDepositRequest');
@@ -168,18 +168,13 @@ export function createHostedService(deps: HostedDeps) {
             }
           : {}),
       };
-      let statusCode: number;
       try {
-        ({ statusCode } = await deps.deposits.createDeposit(
-          merchant,
-          { merchant_tx_id: intent.merchant_tx_id, ...link, asset_ids: input.asset_ids, ...optional },
-          { intentId: intent.id },
-        ));
+        await deps.deposits.createDeposit(merchant, { merchant_tx_id: intent.merchant_tx_id, ...link, asset_ids: input.asset_ids, ...optional }, { intentId: intent.id });
       } catch (err) {
         throw platformErrorToAppError(err);
       }
       // The page gets its own view (the same as /status): active with the offer, or failed in-band.
-      return { statusCode, data: await state(intent, merchant) };
+      return state(intent, merchant);
     },
   };
 }

@@ -1,11 +1,10 @@
 // SQL of the redirect flow: the intent row (a `deposits` row with flow 'intent') and its lookup by
 // hosted token. Only this feature reads or writes deposits.hosted_token.
-import type { Kysely, Selectable, Transaction } from 'kysely';
-import type { DepositsTable } from '../deposits/deposit-types.js';
-import type { DB } from '../../db/types.js';
-import { hostedDb } from '../hosted/hosted-types.js';
+import type { Selectable } from 'kysely';
+import type { Db, Trx } from '../../db/database.js';
+import type { DepositsTable } from '../../db/tables/deposits.js';
 
-type DbOrTrx = Kysely<DB> | Transaction<DB>;
+type DbOrTrx = Db | Trx;
 
 /** The intent's fields: a subset of the deposit row, named as the deposits table names them. */
 type IntentFields = Pick<
@@ -21,7 +20,7 @@ export interface NewIntent extends IntentFields {
 
 /** Inserts the intent; a duplicate merchant_tx_id fails on deposits_merchant_tx_id_key (23505). */
 export async function insertIntent(db: DbOrTrx, intent: NewIntent): Promise<{ id: number }> {
-  return hostedDb(db)
+  return db
     .insertInto('deposits')
     .values({ ...intent, flow: 'intent', status: 'new' })
     .returning('id')
@@ -35,7 +34,7 @@ export interface IntentRow extends IntentFields {
 
 /** The intent behind a hosted token, or undefined. Only intents carry a token. */
 export async function findIntentByToken(db: DbOrTrx, hostedToken: string): Promise<IntentRow | undefined> {
-  const row = await hostedDb(db)
+  const row = await db
     .selectFrom('deposits')
     .select([
       'id',

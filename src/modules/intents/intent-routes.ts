@@ -1,13 +1,12 @@
 // POST /merchant/create-intent (spec 4.1), under /api/v1/merchant (authenticated).
 import type { FastifyPluginAsync } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { IntentService } from './intent-service.js';
 import { ok } from '../../http/envelope.js';
 import { merchantSecurity } from '../../http/schemas.js';
 import { CreateIntentRequest, CreateIntentResponse, type CreateIntentBody } from './intent-schemas.js';
-import { createIntentService } from './intent-service.js';
 
-export const intentRoutes = (ctx: AppContext): FastifyPluginAsync => async (app) => {
-  const intents = createIntentService(ctx);
+export const intentRoutes = (ctx: { intents: IntentService }): FastifyPluginAsync => async (app) => {
+  const { intents } = ctx;
   app.post(
     '/create-intent',
     {

@@ -4,9 +4,10 @@ import crypto from 'node:crypto';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import type { Game } from '../../domain/games.js';
-import { conflictDuplicate, isUniqueViolation, validationError, type FieldError } from '../../http/errors.js';
+import { conflictDuplicate, validationError, type FieldError } from '../../domain/errors.js';
+import { isUniqueViolation } from '../../db/database.js';
 import type { TradingPlatform } from '../../platform/port.js';
-import { callPlatform, platformErrorToAppError } from '../deposits/deposit-platform.js';
+import { callPlatform } from '../deposits/deposit-platform.js';
 import type { MerchantRow } from '../merchants/merchant-repo.js';
 import { assertWebhookTarget } from '../webhooks/target.js';
 import { insertIntent } from './intent-repo.js';
@@ -35,13 +36,6 @@ export function newHostedToken(): string {
 export function hostedPageUrl(publicUrl: string, hostedToken: string): string {
   return `${publicUrl.replace(/\/+$/, '')}/deposit/${hostedToken}`;
 }
-
-/**
- * The deposits feature's one platform-error mapping (deposit-platform.ts), re-exported for the
- * hosted page: a refusal is a 400 with its domain code first; an unavailable or silent platform is
- * 500 `integration service error`.
- */
-export { platformErrorToAppError };
 
 export function createIntentService(deps: IntentDeps) {
   function checkPairs(body: CreateIntentBody): void {

@@ -1,10 +1,7 @@
 // The ledger: every balance movement is an immutable entry with a unique key, applied in the
 // caller's transaction together with a guarded update of the balance row.
-import { sql, type Transaction } from 'kysely';
-import type { DB } from '../../db/types.js';
-import type { Db } from '../../db/database.js';
-
-export type Trx = Transaction<DB>;
+import { sql } from 'kysely';
+import type { Db, Trx } from '../../db/database.js';
 
 export interface LedgerMovement {
   merchantId: number;

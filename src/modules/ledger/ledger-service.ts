@@ -3,18 +3,11 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { millsToUsd } from '../../domain/money.js';
-import { AppError, invalidTransition, notFound, validationError } from '../../http/errors.js';
+import { AppError, invalidTransition, notFound, validationError } from '../../domain/errors.js';
 import { applyMovement, getBalance, InsufficientFundsError, listEntries, reconcile } from './ledger-repo.js';
 import { findById } from '../merchants/merchant-repo.js';
+import { WITHDRAWAL_MACHINE, type WithdrawalEvent } from '../../domain/withdrawal-state.js';
 
-type WithdrawalStatus = 'pending' | 'completed' | 'failed' | 'canceled';
-
-/** Withdrawal transitions; fail and cancel give the money back. */
-const WITHDRAWAL_ACTIONS: Record<'complete' | 'fail' | 'cancel', { to: WithdrawalStatus; refund: boolean }> = {
-  complete: { to: 'completed', refund: false },
-  fail: { to: 'failed', refund: true },
-  cancel: { to: 'canceled', refund: true },
-};
 
 export function balanceView(available: number, hold: number) {
   return { total: millsToUsd(available + hold), hold: millsToUsd(hold), available: millsToUsd(available) };
@@ -108,15 +101,15 @@ export function createLedgerService(db: Db) {
       }
     },
 
-    async transitionWithdrawal(id: number, action: keyof typeof WITHDRAWAL_ACTIONS) {
-      const rule = WITHDRAWAL_ACTIONS[action];
+    async transitionWithdrawal(id: number, action: WithdrawalEvent) {
+      const rule = WITHDRAWAL_MACHINE.transitions[action];
       return db.transaction().execute(async (trx) => {
         // The status guard in the UPDATE makes concurrent transitions race safely: one wins.
         const w = await trx
           .updateTable('withdrawals')
           .set({ status: rule.to, updated_at: sql`now()` as never })
           .where('id', '=', id)
-          .where('status', '=', 'pending')
+          .where('status', 'in', rule.from)
           .returningAll()
           .executeTakeFirst();
         if (!w) {
@@ -124,7 +117,7 @@ export function createLedgerService(db: Db) {
           if (!current) throw notFound();
           throw invalidTransition(current.status, action);
         }
-        if (rule.refund) {
+        if (rule.movement === 'return') {
           await applyMovement(trx, {
             merchantId: w.merchant_id, key: `withdrawal:${w.id}:return`, kind: 'withdrawal_return', availableDelta: w.amount, holdDelta: 0, refType: 'withdrawal', refId: w.id,
           });

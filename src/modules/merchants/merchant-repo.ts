@@ -1,8 +1,7 @@
 import { sql } from 'kysely';
-import type { Db } from '../../db/database.js';
+import type { Db, Trx } from '../../db/database.js';
 import type { MerchantsTable } from '../../db/types.js';
 import type { Selectable, Updateable } from 'kysely';
-import type { Trx } from '../ledger/ledger-repo.js';
 
 export type MerchantRow = Selectable<MerchantsTable>;
 

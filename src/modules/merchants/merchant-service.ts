@@ -2,8 +2,8 @@
 import net from 'node:net';
 import type { Db } from '../../db/database.js';
 import { randomSecret, sha256Hex } from '../../domain/secrets.js';
-import { millsToUsd } from '../../domain/money.js';
-import { AppError, notFound, validationError, type FieldError } from '../../http/errors.js';
+import { millsToUsd, scaledInteger } from '../../domain/money.js';
+import { AppError, notFound, validationError, type FieldError } from '../../domain/errors.js';
 import { isHttpUrl } from '../../http/validation.js';
 import { getBalance } from '../ledger/ledger-repo.js';
 import { assertWebhookTarget } from '../webhooks/target.js';
@@ -23,6 +23,25 @@ export interface MerchantInput {
   deposit_multiplier?: number;
   purchase_markup?: number;
   frame_ancestors?: string[];
+}
+
+const EDITABLE_FIELDS = [
+  'name',
+  'webhook_url',
+  'ip_whitelist',
+  'deposit_preview_enabled',
+  'max_items',
+  'enabled',
+  'deposit_multiplier',
+  'purchase_markup',
+  'frame_ancestors',
+] as const satisfies readonly (keyof MerchantInput)[];
+
+/** Only the operator-editable columns, whatever the caller passed (the route schema refuses the rest too). */
+function editable(input: MerchantInput): MerchantInput {
+  const out: Record<string, unknown> = {};
+  for (const k of EDITABLE_FIELDS) if (input[k] !== undefined) out[k] = input[k];
+  return out as MerchantInput;
 }
 
 export function newApiKey(): { key: string; hash: string; prefix: string } {
@@ -62,6 +81,16 @@ function checkInput(input: MerchantInput): void {
   for (const [i, origin] of (input.frame_ancestors ?? []).entries()) {
     if (!/^https?:\/\/[a-z0-9.*:-]+$/i.test(origin)) {
       errors.push({ field: `frame_ancestors[${i}]`, code: 'url', message: 'frame_ancestors entries are origins like https://shop.example' });
+    }
+  }
+  // The columns are numeric(10,6): a finer rate would be rounded (1e-10 to 0), so refuse it.
+  for (const field of ['deposit_multiplier', 'purchase_markup'] as const) {
+    const v = input[field];
+    if (v === undefined) continue;
+    try {
+      if (scaledInteger(v, 6, field) <= 0) errors.push({ field, code: 'min', message: `${field} must be greater than 0` });
+    } catch {
+      errors.push({ field, code: 'numeric', message: `${field} has more than 6 decimals` });
     }
   }
   if (errors.length) throw validationError(errors);
@@ -116,7 +145,8 @@ export function createMerchantService(db: Db, opts: { webhookAllowPrivate?: bool
       return (await repo.listMerchants(db, limit, offset)).map(publicMerchant);
     },
 
-    async update(id: number, patch: MerchantInput) {
+    async update(id: number, input: MerchantInput) {
+      const patch = editable(input);
       checkInput(patch);
       await checkWebhookTarget(patch, opts.webhookAllowPrivate ?? false);
       if (Object.keys(patch).length === 0) return get(id);

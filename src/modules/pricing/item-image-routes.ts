@@ -3,7 +3,7 @@
 import crypto from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import type { AppContext } from '../../context.js';
+import type { PricingService } from './pricing-service.js';
 import { isGame } from '../../domain/games.js';
 
 const Params = Type.Object({ game: Type.String({ maxLength: 16 }), file: Type.String({ maxLength: 600 }) }, { title: 'ItemImageParams' });
@@ -46,7 +46,7 @@ export function itemSvg(name: string, colour: string, game: string): string {
   );
 }
 
-export const itemImageRoutes = (ctx: AppContext): FastifyPluginAsync => async (app) => {
+export const itemImageRoutes = (ctx: { pricing: PricingService }): FastifyPluginAsync => async (app) => {
   app.get<{ Params: Static<typeof Params> }>(
     '/static/item-image/:game/:file',
     { schema: { hide: true, params: Params } },

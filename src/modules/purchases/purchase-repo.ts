@@ -9,12 +9,11 @@
 // commit: creation does everything it can (the jobs) before applyMovement, so only the listing
 // UPDATE (together with the purchase snapshot, one statement) and COMMIT run while it is held.
 import { sql, type Selectable } from 'kysely';
-import type { Db } from '../../db/database.js';
+import type { Db, Trx } from '../../db/database.js';
 import type { Game } from '../../domain/games.js';
 import type { PurchaseStatus } from '../../domain/purchase-state.js';
-import type { Trx } from '../ledger/ledger-repo.js';
 import { LISTING_COLUMNS, type ListingView } from '../catalogue/catalogue-repo.js';
-import type { PurchasesTable } from './purchase-types.js';
+import type { PurchasesTable } from '../../db/tables/purchases.js';
 
 export type PurchaseRow = Selectable<PurchasesTable>;
 

@@ -1,6 +1,6 @@
 // Purchase endpoints (spec 4.8–4.10). Thin: schemas and HTTP here, rules in purchase-service.ts.
 import type { FastifyPluginAsync } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { PurchaseService } from './purchase-service.js';
 import { envelopeOf, merchantSecurity } from '../../http/schemas.js';
 import { ok } from '../../http/envelope.js';
 import type { Game } from '../../domain/games.js';
@@ -8,7 +8,7 @@ import type { PurchaseStatus } from '../../domain/purchase-state.js';
 import type { PurchaseSort } from './purchase-repo.js';
 import { CreatePurchaseRequest, PurchaseHistoryQuery, PurchaseHistorySchema, PurchaseSchema, PurchaseStatusQuery } from './purchase-schemas.js';
 
-export const purchaseRoutes = (ctx: AppContext): FastifyPluginAsync => async (app) => {
+export const purchaseRoutes = (ctx: { purchases: PurchaseService }): FastifyPluginAsync => async (app) => {
   const common = { tags: ['purchases'], security: merchantSecurity };
 
   app.post(

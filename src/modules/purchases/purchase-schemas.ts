@@ -2,7 +2,9 @@
 // validation errors (CreatePurchaseRequest.token …).
 import { Type } from '@sinclair/typebox';
 import { GameEnum, MerchantTxId, Partner, Token, Usd } from '../../http/schemas.js';
-import { PURCHASE_STATUSES } from '../../domain/purchase-state.js';
+import { CREATION_FAIL_REASONS, LATER_FAIL_REASONS, PURCHASE_STATUSES } from '../../domain/purchase-state.js';
+
+export const PURCHASE_FAIL_REASONS = [...CREATION_FAIL_REASONS, ...LATER_FAIL_REASONS];
 import { SORTS } from './purchase-repo.js';
 
 export const CreatePurchaseRequest = Type.Object(
@@ -47,7 +49,7 @@ export const PurchaseSchema = Type.Object(
     id: Type.Integer(),
     merchant_tx_id: Type.Optional(Type.String()),
     status: Type.String({ enum: [...PURCHASE_STATUSES] }),
-    fail_reason: Type.Optional(Type.String()),
+    fail_reason: Type.Optional(Type.String({ enum: PURCHASE_FAIL_REASONS, description: 'when failed, canceled or reverted (spec 3.3)' })),
     platform_id: Type.String(),
     platform_name: Type.Optional(Type.String()),
     platform_avatar_url: Type.Optional(Type.String()),

@@ -2,8 +2,8 @@
 // omitted, never null; money via millsToUsd, timestamps via isoUtc.
 import { isoUtc } from '../../domain/clock.js';
 import { millsToUsd } from '../../domain/money.js';
-import { STATUS_EFFECTS, type PurchaseStatus } from '../../domain/purchase-state.js';
-import { absoluteUrl } from '../catalogue/catalogue-service.js';
+import { PURCHASE_MACHINE, type PurchaseStatus } from '../../domain/purchase-state.js';
+import { absoluteUrl } from '../catalogue/catalogue-views.js';
 import type { PurchaseRow } from './purchase-repo.js';
 
 export interface PurchaseWire {
@@ -30,7 +30,7 @@ export function purchaseWire(p: PurchaseRow, publicUrl: string): PurchaseWire {
     date: isoUtc(p.created_at),
   };
   if (p.merchant_tx_id !== null) out.merchant_tx_id = p.merchant_tx_id;
-  if (p.fail_reason && STATUS_EFFECTS[p.status].keepsFailReason) out.fail_reason = p.fail_reason;
+  if (p.fail_reason && PURCHASE_MACHINE.onEnter[p.status].keepsFailReason) out.fail_reason = p.fail_reason;
   if (p.platform_name) out.platform_name = p.platform_name;
   if (p.platform_avatar_url) out.platform_avatar_url = p.platform_avatar_url;
   if (p.trade_offer_id) out.trade_offer_id = p.trade_offer_id;

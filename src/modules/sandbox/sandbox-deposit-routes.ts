@@ -4,11 +4,10 @@
 // so they are 404 everywhere else.
 import type { FastifyPluginAsync } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import type { AppContext } from '../../context.js';
 import { envelopeOf, merchantSecurity } from '../../http/schemas.js';
 import { ok } from '../../http/envelope.js';
 import { DepositStatusResponse } from '../deposits/deposit-schemas.js';
-import { SANDBOX_ACTIONS, helperChange, parseSandboxBody, simulatorOf, type SandboxAction } from './sandbox-offer-change.js';
+import { SANDBOX_ACTIONS, helperChange, parseSandboxBody, simulatorOf, type SandboxAction, type SandboxDeps } from './sandbox-offer-change.js';
 
 const Params = Type.Object(
   {
@@ -18,7 +17,7 @@ const Params = Type.Object(
   { title: 'SandboxDepositParams' },
 );
 
-export const sandboxDepositRoutes = (ctx: AppContext): FastifyPluginAsync => async (app) => {
+export const sandboxDepositRoutes = (ctx: SandboxDeps): FastifyPluginAsync => async (app) => {
   const simulate = simulatorOf(ctx);
   if (!simulate) return;
   app.post<{ Params: Static<typeof Params>; Body: unknown }>(

@@ -1,22 +1,26 @@
 // What the deposit and purchase sandbox helpers share: their actions, the offer change each one
 // reports through the platform port (ctx.platform.simulate → the handler wired in context.ts), and
 // the optional body.
-import type { AppContext } from '../../context.js';
-import { validationError, type FieldError } from '../../http/errors.js';
+import type { Config } from '../../config.js';
+import type { TradingPlatform } from '../../platform/port.js';
+import { validationError, type FieldError } from '../../domain/errors.js';
+import { OFFER_CHANGE_ACTION } from '../../platform/offers.js';
 import type { OfferChange } from '../../platform/port.js';
+
+/** What the sandbox helpers use. */
+export interface SandboxDeps {
+  config: Pick<Config, 'platform'>;
+  platform: TradingPlatform;
+}
 
 export const SANDBOX_ACTIONS = ['accept', 'decline', 'expire', 'cancel', 'release', 'revert'] as const;
 export type SandboxAction = (typeof SANDBOX_ACTIONS)[number];
 
-/** The offer change each helper action simulates. */
-export const ACTION_CHANGE: Record<SandboxAction, OfferChange['change']> = {
-  accept: 'accepted',
-  decline: 'declined',
-  expire: 'expired',
-  cancel: 'canceled',
-  release: 'hold_ended',
-  revert: 'reverted',
-};
+/** The offer change each helper action simulates: the inverse of the offer layer's change → action names. */
+export const ACTION_CHANGE = Object.fromEntries(Object.entries(OFFER_CHANGE_ACTION).map(([change, action]) => [action, change])) as Record<
+  SandboxAction,
+  OfferChange['change']
+>;
 
 export type SandboxBody = { hold?: boolean; by?: 'user' | 'gateway' };
 
@@ -33,7 +37,7 @@ export function parseSandboxBody(raw: unknown, title: string): SandboxBody {
 }
 
 /** The sandbox platform's simulate, or undefined when the platform has none (helpers not registered). */
-export function simulatorOf(ctx: AppContext): ((change: OfferChange) => Promise<unknown>) | undefined {
+export function simulatorOf(ctx: SandboxDeps): ((change: OfferChange) => Promise<unknown>) | undefined {
   if (ctx.config.platform !== 'sandbox' || !ctx.platform.simulate) return undefined;
   return ctx.platform.simulate.bind(ctx.platform);
 }

@@ -1,7 +1,7 @@
 // The transactional outbox: a status change calls enqueueWebhook inside its own transaction,
 // so the event exists if and only if the change committed.
-import type { Trx } from '../ledger/ledger-repo.js';
-import { scheduleDelivery, WEBHOOK_DELIVER_TASK } from './webhook-jobs.js';
+import type { Trx } from '../../db/database.js';
+import { scheduleDelivery } from './webhook-jobs.js';
 
 export interface WebhookEventInput {
   merchantId: number;
@@ -14,7 +14,6 @@ export interface WebhookEventInput {
   payload: Record<string, unknown>;
 }
 
-export { WEBHOOK_DELIVER_TASK };
 
 /** Returns the event id, or null when neither result_url nor a merchant webhook_url is set. */
 export async function enqueueWebhook(trx: Trx, event: WebhookEventInput): Promise<number | null> {

@@ -3,7 +3,7 @@
 // DNS can change between the two: delivery connects only to the address vetted here.
 import dns from 'node:dns/promises';
 import net from 'node:net';
-import { domainError } from '../../http/errors.js';
+import { domainError } from '../../domain/errors.js';
 import { isHttpUrl } from '../../http/validation.js';
 import { blockedAddressReason } from './ip-policy.js';
 
@@ -93,11 +93,15 @@ export async function resolveTarget(rawUrl: string, allowPrivate: boolean, opts:
   return addresses;
 }
 
+/** The one refusal message for a host at request time: whether a name does not resolve, resolves to
+ * a private address or resolves too slowly must not be told apart (that would map internal DNS). */
+export const targetRefusedMessage = (field: string) =>
+  `${field} is not an allowed webhook target: its host must resolve to public addresses`;
+
 /**
  * Throws a 400 validation error on `field` when the URL may not be used as a webhook target. The
  * name lookup has a deadline (REQUEST_LOOKUP_TIMEOUT_MS unless given): a host that does not
- * resolve in time is refused ("<field> host could not be resolved in time") rather than holding
- * the request.
+ * resolve in time is refused like any other rather than holding the request.
  */
 export async function assertWebhookTarget(url: string, allowPrivate: boolean, field: string, opts: ResolveOptions = {}): Promise<void> {
   if (!isHttpUrl(url)) throw domainError(field, 'url', `${field} must be a valid http(s) URL`);
@@ -106,8 +110,7 @@ export async function assertWebhookTarget(url: string, allowPrivate: boolean, fi
   try {
     await resolveTarget(url, false, { lookup: opts.lookup, timeoutMs: opts.timeoutMs ?? REQUEST_LOOKUP_TIMEOUT_MS });
   } catch (err) {
-    if (err instanceof TargetLookupTimeoutError) throw domainError(field, 'url', `${field} host could not be resolved in time`);
-    if (err instanceof TargetRefusedError) throw domainError(field, 'url', `${field} is not an allowed webhook target: ${err.message}`);
+    if (err instanceof TargetRefusedError) throw domainError(field, 'url', targetRefusedMessage(field));
     throw err;
   }
 }

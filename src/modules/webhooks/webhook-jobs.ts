@@ -6,14 +6,23 @@
 //
 // Two maintenance jobs, each one keyed job for all instances that reschedules itself:
 // `webhook_sweep` (lost attempts, events without a job) and `webhook_prune` (retention).
-import type { Db } from '../../db/database.js';
+import type { Db, Trx } from '../../db/database.js';
 import { addJob } from '../../jobs/enqueue.js';
-import type { Trx } from '../ledger/ledger-repo.js';
 
 export const WEBHOOK_DELIVER_TASK = 'webhook_deliver';
 export const WEBHOOK_SWEEP_TASK = 'webhook_sweep';
 export const WEBHOOK_PRUNE_TASK = 'webhook_prune';
 export const WEBHOOK_PRUNE_EVERY_MS = 3_600_000;
+
+declare global {
+  namespace GraphileWorker {
+    interface Tasks {
+      webhook_deliver: { event_id: number };
+      webhook_sweep: Record<string, never>;
+      webhook_prune: Record<string, never>;
+    }
+  }
+}
 
 export const jobKeyOf = (eventId: number) => `webhook_event:${eventId}`;
 

@@ -1,8 +1,7 @@
 // SQL of the webhook feature: events (the outbox rows) and their attempts.
 import { sql, type Selectable } from 'kysely';
-import type { Db } from '../../db/database.js';
-import type { Trx } from '../ledger/ledger-repo.js';
-import type { WebhookAttemptsTable, WebhookEventsTable, WebhookState } from './webhook-types.js';
+import type { Db, Trx } from '../../db/database.js';
+import type { WebhookAttemptsTable, WebhookEventsTable, WebhookState } from '../../db/tables/webhooks.js';
 
 export type WebhookEventRow = Selectable<WebhookEventsTable>;
 export type WebhookAttemptRow = Selectable<WebhookAttemptsTable>;

@@ -8,9 +8,11 @@
 // without any job; the delivery then records the lost attempt as `interrupted` and retries on the
 // schedule. Settling checks that the attempt is still the open one and whether a redelivery came
 // in meanwhile (redeliver_generation), so neither a late result nor a redelivery is lost.
-import type { BaseContext } from '../../context.js';
+import type { Logger } from 'pino';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/database.js';
 import { isoUtc } from '../../domain/clock.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../../domain/errors.js';
 import { findById as findMerchant } from '../merchants/merchant-repo.js';
 import { sendWebhook, type SendResult } from './http-sender.js';
 import { isAcknowledged, nextRetry } from './schedule.js';
@@ -19,7 +21,7 @@ import { resolveTarget, systemLookup, TargetLookupTimeoutError, TargetRefusedErr
 import { scheduleDelivery } from './webhook-jobs.js';
 import * as repo from './webhook-repo.js';
 import type { WebhookEventRow } from './webhook-repo.js';
-import type { WebhookState } from './webhook-types.js';
+import type { WebhookState } from '../../db/tables/webhooks.js';
 
 export const USER_AGENT = 'SkinGateway-Webhooks/1';
 
@@ -78,8 +80,14 @@ export interface WebhookServiceOptions {
   lookup?: Lookup;
 }
 
-export function createWebhookService(base: BaseContext, opts: WebhookServiceOptions = {}) {
-  const { db, log, config } = base;
+export interface WebhookDeps {
+  db: Db;
+  log: Logger;
+  config: Pick<Config, 'webhookAllowPrivate' | 'webhookLeaseMarginMs' | 'webhookRetentionDays' | 'webhookRetrySchedule' | 'webhookTimeoutMs'>;
+}
+
+export function createWebhookService(deps: WebhookDeps, opts: WebhookServiceOptions = {}) {
+  const { db, log, config } = deps;
   const lookup = opts.lookup ?? systemLookup;
   const leaseMs = () => config.webhookTimeoutMs + config.webhookLeaseMarginMs;
 

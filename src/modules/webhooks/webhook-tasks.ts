@@ -4,16 +4,28 @@
 // The two maintenance jobs are one keyed job each for all instances, rescheduled by themselves
 // (first thing, so a failing run does not end the chain) and by every instance's start-up.
 import type { TaskList } from 'graphile-worker';
-import type { AppContext } from '../../context.js';
+import type { Logger } from 'pino';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import type { WebhookService } from './webhook-service.js';
+import { idField } from '../../jobs/enqueue.js';
 import { scheduleMaintenance, WEBHOOK_DELIVER_TASK, WEBHOOK_PRUNE_EVERY_MS, WEBHOOK_PRUNE_TASK, WEBHOOK_SWEEP_TASK } from './webhook-jobs.js';
 
-const nextSweep = (ctx: AppContext) => new Date(Date.now() + ctx.config.webhookSweepIntervalMs);
+/** What the webhook jobs use. */
+export interface WebhookTaskDeps {
+  db: Db;
+  log: Logger;
+  config: Pick<Config, 'webhookSweepIntervalMs' | 'webhookRetentionDays'>;
+  webhooks: WebhookService;
+}
+
+const nextSweep = (ctx: WebhookTaskDeps) => new Date(Date.now() + ctx.config.webhookSweepIntervalMs);
 const nextPrune = () => new Date(Date.now() + WEBHOOK_PRUNE_EVERY_MS);
 
-export const webhookTasks = (ctx: AppContext): TaskList => ({
+export const webhookTasks = (ctx: WebhookTaskDeps): TaskList => ({
   [WEBHOOK_DELIVER_TASK]: async (payload) => {
-    const eventId = Number((payload as { event_id?: unknown } | null)?.event_id);
-    if (!Number.isSafeInteger(eventId) || eventId <= 0) return; // malformed job: nothing to deliver
+    const eventId = idField(payload, 'event_id');
+    if (eventId === undefined) return; // malformed job: nothing to deliver
     await ctx.webhooks.deliver(eventId);
   },
   [WEBHOOK_SWEEP_TASK]: async () => {
@@ -28,7 +40,7 @@ export const webhookTasks = (ctx: AppContext): TaskList => ({
 });
 
 /** Start-up: make sure both maintenance jobs are scheduled (a waiting one keeps its time). */
-export async function webhookStartup(ctx: AppContext): Promise<void> {
+export async function webhookStartup(ctx: WebhookTaskDeps): Promise<void> {
   await scheduleMaintenance(ctx.db, WEBHOOK_SWEEP_TASK, new Date());
   await scheduleMaintenance(ctx.db, WEBHOOK_PRUNE_TASK, new Date());
 }

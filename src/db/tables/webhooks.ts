@@ -1,6 +1,7 @@
-// Kysely table types of this feature; DB in src/db/types.ts is the union of every feature's tables.
+// Kysely table types of the webhooks feature (migration 004_webhooks.sql); DB in ../types.ts is
+// the union of every feature's tables.
 import type { Generated } from 'kysely';
-import type { Timestamp } from '../../db/types.js';
+import type { Timestamp } from '../columns.js';
 
 export type WebhookState = 'pending' | 'delivered' | 'exhausted';
 

@@ -1,9 +1,8 @@
-// Kysely table types of this feature; DB in src/db/types.ts is the union of every feature's tables.
+// Kysely table types of the deposits feature (migration 002_deposits.sql); DB in ../types.ts is
+// the union of every feature's tables.
 import type { ColumnType, Generated } from 'kysely';
-import type { Timestamp } from '../../db/types.js';
+import type { NullableTimestamp, Timestamp } from '../columns.js';
 import type { DepositStatus } from '../../domain/deposit-state.js';
-
-type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 
 export interface BotsTable {
   id: Generated<number>;
@@ -41,6 +40,8 @@ export interface DepositsTable {
   custom_currency_rate: number | null;
   quote_expires_at: NullableTimestamp;
   from_preview: Generated<boolean>;
+  /** Redirect flow (005_hosted.sql): the hosted page's only credential; intents only. */
+  hosted_token: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

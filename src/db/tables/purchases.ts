@@ -1,7 +1,7 @@
 // Kysely table types of the purchases and catalogue features (migration 003_purchases.sql);
-// DB in src/db/types.ts is the union of every feature's tables.
+// DB in ../types.ts is the union of every feature's tables.
 import type { ColumnType, Generated } from 'kysely';
-import type { Timestamp } from '../../db/types.js';
+import type { Timestamp } from '../columns.js';
 import type { Game } from '../../domain/games.js';
 import type { PurchaseStatus } from '../../domain/purchase-state.js';
 

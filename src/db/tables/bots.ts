@@ -1,6 +1,6 @@
-// Table types of the operator-managed bots (migration 010) and the steam adapter's offers.
+// Kysely table types of the operator-managed bots and the steam adapter (migration 010_steam_bots.sql).
 import type { Generated } from 'kysely';
-import type { Timestamp } from '../../db/types.js';
+import type { Timestamp } from '../columns.js';
 
 /** Columns 010 adds to `bots` (the sandbox's seeded bots leave them at their defaults). */
 export interface SteamBotColumns {

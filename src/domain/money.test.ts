@@ -1,0 +1,44 @@
+// The 3-decimal rule is decided on the number's decimal text with integer arithmetic, not by a
+// relative float error (issue 9: 1000000.0006 was taken as 1000000.001, 1e-10 reached the database).
+import { describe, expect, it } from 'vitest';
+import { MoneyError, millsToUsd, scaledInteger, usdToMills } from './money.js';
+
+describe('usdToMills', () => {
+  it.each([
+    [0, 0],
+    [0.001, 1],
+    [0.3, 300],
+    [1.005, 1005],
+    [968.17, 968_170],
+    [1_000_000.001, 1_000_000_001],
+    [123_456_789.123, 123_456_789_123],
+    [1e3, 1_000_000],
+    [5e-3, 5],
+    [-1.5, -1500],
+    [1_000_000_000, 1_000_000_000_000],
+  ])('%s → %s mills', (usd, mills) => {
+    expect(usdToMills(usd)).toBe(mills);
+    expect(millsToUsd(mills)).toBe(usd === 0 ? 0 : usd);
+  });
+
+  it.each([1e-10, 0.0005, 1_000_000.0006, 12.3456, 0.1 + 0.2, 1.0070000000000001, 5e-324])('%s has more than 3 decimals', (usd) => {
+    expect(() => usdToMills(usd)).toThrow(new MoneyError('amount has more than 3 decimals'));
+  });
+
+  it.each([1e21, 1e308, 2 ** 53 + 1, 9_007_199_254_741])('%s is too large', (usd) => {
+    expect(() => usdToMills(usd)).toThrow(new MoneyError('amount is too large'));
+  });
+
+  it.each([NaN, Infinity, -Infinity, '1' as unknown as number])('%s is not a finite number', (usd) => {
+    expect(() => usdToMills(usd)).toThrow(new MoneyError('amount must be a finite number'));
+  });
+});
+
+describe('scaledInteger', () => {
+  it('scales by any number of places, naming the value in errors', () => {
+    expect(scaledInteger(1.000001, 6)).toBe(1_000_001);
+    expect(scaledInteger(10, 6)).toBe(10_000_000);
+    expect(() => scaledInteger(1e-10, 6, 'purchase_markup')).toThrow('purchase_markup has more than 6 decimals');
+    expect(() => scaledInteger(1.0000001, 6)).toThrow('value has more than 6 decimals');
+  });
+});

@@ -1,0 +1,40 @@
+// The catalogue feature's jobs: listing the items of completed deposits, and pruning the change
+// feed. Task names, payload types, job keys and schedule…() functions; handlers: catalogue-tasks.ts.
+import type { Db, Trx } from '../../db/database.js';
+import { addJob } from '../../jobs/enqueue.js';
+
+export const CATALOGUE_TASKS = {
+  /** Lists the items of a completed deposit (enqueued by the deposit's transition to completed). */
+  addDepositItems: 'catalogue_add_deposit_items',
+  /** Prunes the change feed; one keyed job for all instances, rescheduled by itself. */
+  eventsPrune: 'catalogue_events_prune',
+} as const;
+
+const PRUNE_EVERY_SECONDS = 3600;
+
+declare global {
+  namespace GraphileWorker {
+    interface Tasks {
+      catalogue_add_deposit_items: { deposit_id: number };
+      catalogue_events_prune: Record<string, never>;
+    }
+  }
+}
+
+export const catalogueJobKey = {
+  addDepositItems: (depositId: number) => `${CATALOGUE_TASKS.addDepositItems}:${depositId}`,
+  eventsPrune: () => CATALOGUE_TASKS.eventsPrune,
+};
+
+export function scheduleAddDepositItems(trx: Trx, depositId: number): Promise<void> {
+  return addJob(trx, CATALOGUE_TASKS.addDepositItems, { deposit_id: depositId }, { jobKey: catalogueJobKey.addDepositItems(depositId) });
+}
+
+/** The next prune in an hour; preserve_run_at keeps an earlier waiting one. */
+export function scheduleEventsPrune(db: Db | Trx): Promise<void> {
+  return addJob(db, CATALOGUE_TASKS.eventsPrune, {}, {
+    jobKey: catalogueJobKey.eventsPrune(),
+    jobKeyMode: 'preserve_run_at',
+    runAt: new Date(Date.now() + PRUNE_EVERY_SECONDS * 1000),
+  });
+}

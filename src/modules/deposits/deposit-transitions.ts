@@ -1,0 +1,119 @@
+// The only writer of a deposit's status. A transition of the state machine (src/domain/
+// deposit-state.ts) is one guarded UPDATE (WHERE status IN <from>) and, in the same transaction,
+// its ledger movement, the webhook of the status entered, the status's timed jobs and — for a
+// terminal status — the release of the user's reserved assets. Answers a result, never throws
+// for a refused transition: each caller decides what a refusal means to it.
+import type { Updateable } from 'kysely';
+import type { Config } from '../../config.js';
+import type { Db, Trx } from '../../db/database.js';
+import type { DepositsTable } from '../../db/tables/deposits.js';
+import type { Clock } from '../../domain/clock.js';
+import { DEPOSIT_MACHINE, DEPOSIT_MOVEMENTS, type DepositEvent } from '../../domain/deposit-state.js';
+import type { Game } from '../../domain/games.js';
+import { isTerminal } from '../../domain/state-machine.js';
+import type { TransitionResult } from '../../platform/offers.js';
+import { applyMovement } from '../ledger/ledger-repo.js';
+import { enqueueWebhook } from '../webhooks/outbox.js';
+import { scheduleAddDepositItems } from '../catalogue/catalogue-jobs.js';
+import { scheduleHoldEnd, scheduleOfferExpiry, schedulePendingWatchdog } from './deposit-jobs.js';
+import * as repo from './deposit-repo.js';
+import type { DepositRow } from './deposit-repo.js';
+import { webhookPayload } from './deposit-views.js';
+
+export interface TransitionExtra {
+  failReason?: string;
+  /** Columns stored together with the change (commit: trade key and URLs; send: bot and offer). */
+  set?: Updateable<DepositsTable>;
+  /** Scope to one merchant: another merchant's deposit is not found. */
+  merchantId?: number;
+}
+
+export interface DepositTransitionDeps {
+  db: Db;
+  config: Pick<Config, 'depositTimeoutMs' | 'holdSeconds'>;
+  clock: Clock;
+}
+
+export function createDepositTransitions(deps: DepositTransitionDeps) {
+  const { db, config, clock } = deps;
+
+  /** A pending deposit is resolved by perform within DEPOSIT_TIMEOUT_MS; if the instance died, this job fails it. */
+  function watchPending(trx: Trx, id: number): Promise<void> {
+    return schedulePendingWatchdog(trx, id, new Date(clock.now().getTime() + config.depositTimeoutMs + 30_000));
+  }
+
+  /** What `event` and entering `d.status` do: ledger movement, webhook, timed jobs. */
+  async function effects(trx: Trx, d: DepositRow, event: DepositEvent): Promise<void> {
+    const movement = DEPOSIT_MACHINE.transitions[event].movement;
+    if (movement) {
+      const m = DEPOSIT_MOVEMENTS[movement];
+      await applyMovement(trx, {
+        merchantId: d.merchant_id,
+        key: `deposit:${d.id}:${movement}`,
+        kind: m.kind,
+        availableDelta: m.available * d.amount,
+        holdDelta: m.hold * d.amount,
+        refType: 'deposit',
+        refId: d.id,
+      });
+    }
+    if (DEPOSIT_MACHINE.onEnter[d.status].webhook) {
+      await enqueueWebhook(trx, { merchantId: d.merchant_id, kind: 'deposit', recordId: d.id, status: d.status, resultUrl: d.result_url, payload: webhookPayload(d) });
+    }
+    // Time-driven transitions run as jobs; their handlers re-apply the same transition, which a
+    // deposit that has moved on refuses (so a late or repeated job does nothing).
+    if (d.status === 'pending') await watchPending(trx, d.id);
+    if (d.status === 'active' && d.trade_offer_expiry_at) await scheduleOfferExpiry(trx, d.id, new Date(d.trade_offer_expiry_at));
+    if (d.status === 'hold' && d.hold_end_date) await scheduleHoldEnd(trx, d.id, new Date(d.hold_end_date));
+    if (d.status === 'completed') await scheduleAddDepositItems(trx, d.id);
+  }
+
+  /** Applies `event` inside `trx`: guarded UPDATE, then its effects. */
+  async function transitionIn(trx: Trx, depositId: number, event: DepositEvent, extra: TransitionExtra = {}): Promise<TransitionResult<DepositRow>> {
+    const rule = DEPOSIT_MACHINE.transitions[event];
+    const set: Updateable<DepositsTable> = { ...extra.set, status: rule.to };
+    const failReason = extra.failReason ?? rule.failReason;
+    if (failReason) set.fail_reason = failReason;
+    const row = await repo.updateStatusGuarded(trx, depositId, rule.from, set, extra.merchantId);
+    if (!row) {
+      const current = await repo.findDepositById(trx, depositId);
+      if (!current || (extra.merchantId !== undefined && current.merchant_id !== extra.merchantId)) return { ok: false, reason: 'not_found' };
+      return { ok: false, reason: 'invalid_transition', current: current.status };
+    }
+    // A finished deposit no longer holds the user's assets: they may go into a new deposit.
+    if (isTerminal(DEPOSIT_MACHINE, row.status)) await repo.releaseItems(trx, row.id);
+    await effects(trx, row, event);
+    return { ok: true, row };
+  }
+
+  /** `transitionIn` in a transaction of its own. */
+  function apply(depositId: number, event: DepositEvent, extra?: TransitionExtra): Promise<TransitionResult<DepositRow>> {
+    return db.transaction().execute((trx) => transitionIn(trx, depositId, event, extra));
+  }
+
+  /** For jobs: a deposit that is gone or no longer in the expected status is left alone (null). */
+  async function tryApply(depositId: number, event: DepositEvent, extra?: TransitionExtra): Promise<DepositRow | null> {
+    const r = await apply(depositId, event, extra);
+    return r.ok ? r.row : null;
+  }
+
+  /**
+   * Fails a pending trade with `reason` (stored, webhook sent); answers the row as it now is. A
+   * trade that moved on meanwhile (the watchdog failed it) is left alone: the merchant API never
+   * answers 409 for it (409 means a duplicate merchant_tx_id only).
+   */
+  async function failPending(id: number, reason: string, trx?: Trx): Promise<DepositRow> {
+    const r = trx ? await transitionIn(trx, id, 'fail', { failReason: reason }) : await apply(id, 'fail', { failReason: reason });
+    return r.ok ? r.row : (await repo.findDepositById(trx ?? db, id))!;
+  }
+
+  /** When a hold ends: the game's hold, or an hour for an explicit hold on a game without one (sandbox accept {hold:true}). */
+  function holdEndFor(game: string | null): Date {
+    const seconds = config.holdSeconds[(game ?? 'csgo') as Game] ?? 0;
+    return new Date(clock.now().getTime() + (seconds > 0 ? seconds : 3600) * 1000);
+  }
+
+  return { transitionIn, apply, tryApply, failPending, watchPending, holdEndFor };
+}
+
+export type DepositTransitions = ReturnType<typeof createDepositTransitions>;

@@ -1,0 +1,91 @@
+// The deposit offer stage (spec 4.5 rules 8–9, 3.1): send the offer of a committed deposit within
+// DEPOSIT_TIMEOUT_MS and record it (pending → active), withdraw offers the deposit never recorded,
+// and turn the platform's offer changes into the deposit's transitions. The platform call stays
+// outside any database transaction; the offer layer (src/platform/offers.ts) holds the shared rules.
+import type { Logger } from 'pino';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import type { Clock } from '../../domain/clock.js';
+import type { Game } from '../../domain/games.js';
+import { createOffers } from '../../platform/offers.js';
+import type { OfferChange, TradingPlatform } from '../../platform/port.js';
+import { scheduleDepositOfferCancel } from './deposit-jobs.js';
+import * as repo from './deposit-repo.js';
+import type { DepositRow } from './deposit-repo.js';
+import type { DepositTransitions } from './deposit-transitions.js';
+import { statusView } from './deposit-views.js';
+
+export interface DepositOfferDeps {
+  db: Db;
+  config: Pick<Config, 'depositTimeoutMs' | 'holdSeconds'>;
+  clock: Clock;
+  log: Logger;
+  platform: Pick<TradingPlatform, 'sendDepositOffer' | 'cancelOffer'>;
+  transitions: DepositTransitions;
+}
+
+export function createDepositOfferStage(deps: DepositOfferDeps) {
+  const { db, config, log, platform, transitions } = deps;
+
+  const offers = createOffers<DepositRow>(deps, {
+    kind: 'deposit',
+    find: (id, merchantId) => (merchantId !== undefined ? repo.findMerchantDeposit(db, merchantId, { id }) : repo.findDepositById(db, id)),
+    gameHoldSeconds: (d) => config.holdSeconds[(d.game ?? 'csgo') as Game],
+    apply: (d, e, merchantId) =>
+      transitions.apply(d.id, e.event, {
+        ...(merchantId !== undefined ? { merchantId } : {}),
+        ...(e.failReason ? { failReason: e.failReason } : {}),
+        ...(e.event === 'accept_hold' ? { set: { hold_end_date: e.holdEndsAt ?? transitions.holdEndFor(d.game) } } : {}),
+      }),
+    scheduleCancel: scheduleDepositOfferCancel,
+    pendingRetryMs: 5_000,
+  });
+
+  /** Rules 8–9 of 4.5 (and 4.3): the bot sends the offer within DEPOSIT_TIMEOUT_MS, else failed. */
+  async function perform(d: DepositRow, assetIds: string[]): Promise<DepositRow> {
+    let offer;
+    try {
+      offer = await offers.send(platform.sendDepositOffer({ depositId: d.id, game: d.game as Game, partner: d.partner!, token: d.token!, assetIds }), config.depositTimeoutMs, d.id);
+    } catch (err) {
+      // Timeouts and errors before dispatch answer in-band: HTTP 200, status failed, service_unavailable.
+      log.warn({ err, depositId: d.id }, 'deposit offer was not sent');
+      return transitions.failPending(d.id, 'service_unavailable');
+    }
+    let active: DepositRow | null;
+    try {
+      active = await transitions.tryApply(d.id, 'send', {
+        set: {
+          bot_id: offer.bot.id,
+          bot_name: offer.bot.name,
+          bot_platform_id: offer.bot.platformId,
+          trade_offer_id: offer.tradeOfferId,
+          trade_offer_expiry_at: offer.expiresAt,
+        },
+      });
+    } catch (err) {
+      // Not recorded (database error): the deposit stays pending, its watchdog fails it; the offer
+      // is withdrawn (the cancel job checks the deposit did not record it after all).
+      await offers.scheduleCancel(d.id, offer.tradeOfferId);
+      throw err;
+    }
+    if (active) return active;
+    // The deposit moved on first (the pending watchdog failed it): the offer is not its offer.
+    log.warn({ depositId: d.id, tradeOfferId: offer.tradeOfferId }, 'deposit offer sent for a deposit no longer pending: canceling it');
+    await offers.scheduleCancel(d.id, offer.tradeOfferId);
+    return (await repo.findDepositById(db, d.id))!;
+  }
+
+  return {
+    perform,
+    /** Job deposit_cancel_offer. */
+    cancelUnrecordedOffer: offers.cancelUnrecorded,
+    /**
+     * An offer change (port OfferChange; wired in the composition root): accepted → accept_hold
+     * (hold, default: the game's hold) or accept; declined → decline; expired → expire; canceled →
+     * cancel (canceled_by_gateway); hold_ended → release; reverted → revert. Answers the status view.
+     */
+    applyOfferChange: async (change: OfferChange) => statusView(await offers.applyChange(change)),
+  };
+}
+
+export type DepositOfferStage = ReturnType<typeof createDepositOfferStage>;

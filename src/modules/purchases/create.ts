@@ -1,0 +1,212 @@
+// The purchase create stage (spec 3.3, 3.4, 4.8).
+//
+// Creation, in one transaction: claim merchant_tx_id (INSERT … ON CONFLICT DO NOTHING on the
+// unique constraint) → pick and lock the listing (SELECT … FOR UPDATE) → enqueue the dispatch job
+// and the pending watchdog → debit available (`purchase:<id>:reserve`; takes the merchant's
+// balances row lock) → reserve the listing (UPDATE … WHERE status = 'live') and write the item
+// snapshot, last: its trigger takes the catalogue_clock row lock that every purchase shares until
+// commit (see purchase-repo.ts, lock order). A creation failure (3.3) is stored as a `failed`
+// purchase with its fail_reason; nothing is taken (the debit, the jobs and the reservation are
+// undone together with a savepoint).
+//
+// Amount of a purchase that failed at creation: the price it attempted to pay (0 when no listing
+// was found). Spec 2.5 calls amount the purchase amount, and a merchant reading a failed
+// insufficient_balance / price_changed purchase wants to see what was attempted. No ledger entry
+// exists for it (the debit was never made or rolled back), and a refund needs the
+// `purchase:<id>:reserve` entry (purchase-transitions.ts checks), so the number never moves money.
+import { sql } from 'kysely';
+import type { Config } from '../../config.js';
+import type { Db, Trx } from '../../db/database.js';
+import type { Clock } from '../../domain/clock.js';
+import { validationError } from '../../domain/errors.js';
+import type { Game } from '../../domain/games.js';
+import { MoneyError, usdToMills } from '../../domain/money.js';
+import type { CreationFailReason } from '../../domain/purchase-state.js';
+import { addJobs } from '../../jobs/enqueue.js';
+import { PlatformUnavailableError, PlatformUserError, platformIdOf, type PlatformUser, type TradingPlatform } from '../../platform/port.js';
+import type { ListingView } from '../catalogue/catalogue-repo.js';
+import { salePrice, type MerchantPricing } from '../catalogue/catalogue-views.js';
+import { applyMovement, InsufficientFundsError } from '../ledger/ledger-repo.js';
+import { enqueueWebhook } from '../webhooks/outbox.js';
+import { creationJobs, pendingLimitMs } from './purchase-jobs.js';
+import {
+  cheapestByName,
+  findPurchase,
+  insertPurchase,
+  lockCheapestByName,
+  lockListing,
+  nameEverListed,
+  reserveListingFor,
+  updatePurchase,
+  type PurchaseRow,
+} from './purchase-repo.js';
+import { purchaseWebhookPayload } from './purchase-views.js';
+
+export interface CreatePurchaseInput {
+  partner: number;
+  token: string;
+  game: Game;
+  name?: string;
+  asset_id?: string;
+  merchant_tx_id?: string;
+  max_price?: number;
+}
+
+export interface MerchantRef extends MerchantPricing {
+  id: number;
+}
+
+export interface CreateDeps {
+  db: Db;
+  config: Pick<Config, 'depositTimeoutMs'>;
+  clock: Clock;
+  platform: Pick<TradingPlatform, 'checkTradeLink'>;
+}
+
+type ListingPick =
+  | { ok: true; listing: ListingView; price: number }
+  | { ok: false; reason: CreationFailReason; listing?: ListingView; price?: number };
+
+/** PostgreSQL cannot store U+0000 in text: platform-supplied strings lose it (empty → absent). */
+function storable(v: string | undefined): string | null {
+  if (v === undefined) return null;
+  const clean = v.replace(/\u0000/g, '');
+  return clean === '' ? null : clean;
+}
+
+function snapshot(l: ListingView | undefined, price: number | undefined) {
+  if (!l) return {};
+  return { listing_id: l.id, item_name: l.name, item_price: price ?? null, item_image_url: l.image_url, item_asset_id: l.asset_id, amount: price ?? 0 };
+}
+
+export function createCreateStage(deps: CreateDeps) {
+  const { db, config, clock, platform } = deps;
+
+  /** Which listing this request buys, locked in `trx`; the reason when none can be bought. */
+  async function pickListing(trx: Trx, merchant: MerchantRef, input: CreatePurchaseInput, maxPrice: number | undefined): Promise<ListingPick> {
+    if (input.asset_id !== undefined) {
+      const l = await lockListing(trx, input.asset_id, input.game);
+      if (!l) return { ok: false, reason: 'item_not_available' };
+      const price = salePrice(l.base_price, merchant);
+      if (l.status !== 'live') return { ok: false, reason: 'item_sold', listing: l, price };
+      if (maxPrice !== undefined && price > maxPrice) return { ok: false, reason: 'price_changed', listing: l, price };
+      return { ok: true, listing: l, price };
+    }
+    const name = input.name!;
+    const l = await lockCheapestByName(trx, input.game, name);
+    if (!l) {
+      return { ok: false, reason: (await nameEverListed(trx, input.game, name)) ? 'item_sold' : 'item_not_available' };
+    }
+    const price = salePrice(l.base_price, merchant);
+    if (maxPrice !== undefined && price > maxPrice) return { ok: false, reason: 'item_specified_price_not_found', listing: l, price };
+    return { ok: true, listing: l, price };
+  }
+
+  /** Stores a creation failure on the (just inserted) purchase: nothing reserved, nothing taken. */
+  async function failAtCreation(trx: Trx, p: PurchaseRow, reason: CreationFailReason, l?: ListingView, price?: number): Promise<PurchaseRow> {
+    const failed = await updatePurchase(trx, p.id, { ...snapshot(l, price), status: 'failed', fail_reason: reason, updated_at: clock.now() });
+    await enqueueWebhook(trx, { merchantId: failed.merchant_id, kind: 'purchase', recordId: failed.id, status: 'failed', payload: purchaseWebhookPayload(failed) });
+    return failed;
+  }
+
+  /**
+   * POST /merchant/purchase: the purchase (new or, for a repeated merchant_tx_id, the stored one).
+   * Platform errors for the user are 400 validation errors.
+   */
+  async function create(merchant: MerchantRef, input: CreatePurchaseInput): Promise<{ row: PurchaseRow; created: boolean }> {
+    if (input.name === undefined && input.asset_id === undefined) {
+      throw validationError([
+        { field: 'CreatePurchaseRequest.name', code: 'required', message: 'name or asset_id is required' },
+        { field: 'CreatePurchaseRequest.asset_id', code: 'required', message: 'name or asset_id is required' },
+      ]);
+    }
+    let maxPrice: number | undefined;
+    if (input.max_price !== undefined) {
+      try {
+        maxPrice = usdToMills(input.max_price);
+      } catch (err) {
+        if (err instanceof MoneyError) throw validationError([{ field: 'CreatePurchaseRequest.max_price', code: 'numeric', message: `max_price: ${err.message}` }]);
+        throw err;
+      }
+    }
+    const txId = input.merchant_tx_id;
+    if (txId !== undefined) {
+      const existing = await findPurchase(db, merchant.id, { merchantTxId: txId });
+      if (existing) return { row: existing, created: false };
+    }
+
+    // The user first: a platform refusal is the merchant's input problem (400), not a purchase.
+    let user: PlatformUser | undefined;
+    let providerDown = false;
+    try {
+      user = await platform.checkTradeLink(input.game, input.partner, input.token);
+    } catch (err) {
+      if (err instanceof PlatformUserError) throw validationError([{ field: err.field, code: err.code, message: err.message }]);
+      if (err instanceof PlatformUnavailableError) providerDown = true;
+      else throw err;
+    }
+
+    const now = clock.now();
+    const row = await db.transaction().execute(async (trx) => {
+      const p = await insertPurchase(trx, {
+        merchant_id: merchant.id,
+        merchant_tx_id: txId ?? null,
+        game: input.game,
+        partner: input.partner,
+        token: input.token,
+        platform_id: user?.platformId ?? platformIdOf(input.partner),
+        platform_name: storable(user?.name),
+        platform_avatar_url: storable(user?.avatarUrl),
+        created_at: now,
+      });
+      if (!p) return undefined; // a twin with this merchant_tx_id committed first
+
+      if (providerDown) {
+        const l = input.asset_id !== undefined ? await lockListing(trx, input.asset_id, input.game) : await cheapestByName(trx, input.game, input.name!);
+        return failAtCreation(trx, p, 'provider_unavailable', l, l ? salePrice(l.base_price, merchant) : undefined);
+      }
+
+      const pick = await pickListing(trx, merchant, input, maxPrice);
+      if (!pick.ok) return failAtCreation(trx, p, pick.reason, pick.listing, pick.price);
+
+      // Take the money and reserve the listing together; undo both if the balance is short.
+      // Lock hold times: the balances row lock (every money transaction of this merchant) is
+      // taken by applyMovement and the catalogue_clock row lock (every catalogue writer) by the
+      // listing UPDATE's trigger; both are held until commit. So the jobs are enqueued first
+      // (one round trip, before either lock), then the debit, then the listing UPDATE together
+      // with the purchase snapshot (one statement), then COMMIT — nothing else in between. The
+      // listing is locked by pickListing, so nobody else can take it meanwhile. The savepoint
+      // stays open on success (COMMIT ends it; a RELEASE would be one more round trip under
+      // both locks).
+      await sql`savepoint purchase_reserve`.execute(trx);
+      try {
+        await addJobs(trx, creationJobs(p.id, new Date(now.getTime() + pendingLimitMs(config))));
+        await applyMovement(trx, {
+          merchantId: merchant.id,
+          key: `purchase:${p.id}:reserve`,
+          kind: 'purchase_reserve',
+          availableDelta: -pick.price,
+          holdDelta: 0,
+          refType: 'purchase',
+          refId: p.id,
+        });
+        const reserved = await reserveListingFor(trx, pick.listing.id, p.id, { ...snapshot(pick.listing, pick.price), updated_at: now });
+        if (!reserved) {
+          await sql`rollback to savepoint purchase_reserve`.execute(trx);
+          return failAtCreation(trx, p, 'item_sold', pick.listing, pick.price);
+        }
+        return reserved;
+      } catch (err) {
+        if (!(err instanceof InsufficientFundsError)) throw err;
+        await sql`rollback to savepoint purchase_reserve`.execute(trx);
+        return failAtCreation(trx, p, 'insufficient_balance', pick.listing, pick.price);
+      }
+    });
+    if (row) return { row, created: true };
+    const twin = await findPurchase(db, merchant.id, { merchantTxId: txId });
+    if (!twin) throw new Error('purchase: merchant_tx_id conflict without a stored purchase');
+    return { row: twin, created: false };
+  }
+
+  return { create };
+}

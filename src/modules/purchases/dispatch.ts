@@ -1,0 +1,160 @@
+// The purchase dispatch stage (spec 3.2; DESIGN 6): the offer's life after creation.
+//
+// Dispatch (job purchase_dispatch) is retry-safe: a marker (dispatch_attempts, dispatch_started_at)
+// is committed before every attempt, and the platform's sendPurchaseOffer must be idempotent per
+// purchaseId (the sandbox returns the offer it already sent), so a retry after "offer sent, but
+// recording it failed" adopts the first offer instead of sending a second. When the platform call of
+// the last attempt times out, the purchase ends failed timeout_error (the platform was asked and
+// did not answer in time; any other last-attempt error is gateway_too_slow). A purchase still pending
+// long after every attempt should have ended (the worker died, the database failed the last
+// attempt's bookkeeping) is failed with gateway_too_slow and refunded by the pending watchdog
+// (job purchase_pending_watchdog); it never fails one while an attempt may be in flight. An offer
+// the platform sends for a purchase that never records it (a call answering after its timeout, or
+// after the purchase failed) is withdrawn by job purchase_cancel_offer (port cancelOffer), through
+// the offer layer (src/platform/offers.ts), which also turns offer changes into transitions.
+import type { Logger } from 'pino';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import type { Clock } from '../../domain/clock.js';
+import type { PurchaseFailReason } from '../../domain/purchase-state.js';
+import { createOffers, PlatformTimeoutError } from '../../platform/offers.js';
+import { PlatformUnavailableError, PlatformUserError, type OfferChange, type SentOffer, type TradingPlatform } from '../../platform/port.js';
+import { dispatchCallTimeoutMs, dispatchInFlightMs, pendingLimitMs, schedulePurchaseOfferCancel } from './purchase-jobs.js';
+import { findPurchase, getPurchase, getPurchaseForUpdate, markDispatchAttempt, type PurchaseRow } from './purchase-repo.js';
+import type { PurchaseTransitions } from './purchase-transitions.js';
+
+export interface DispatchDeps {
+  db: Db;
+  config: Pick<Config, 'depositTimeoutMs' | 'holdSeconds'>;
+  clock: Clock;
+  log: Logger;
+  platform: Pick<TradingPlatform, 'sendPurchaseOffer' | 'cancelOffer'>;
+  transitions: PurchaseTransitions;
+}
+
+export function createDispatchStage(deps: DispatchDeps) {
+  const { db, config, clock, log, platform, transitions } = deps;
+
+  const offers = createOffers<PurchaseRow>(deps, {
+    kind: 'purchase',
+    find: (id, merchantId) => (merchantId !== undefined ? findPurchase(db, merchantId, { id }) : getPurchase(db, id)),
+    gameHoldSeconds: (p) => config.holdSeconds[p.game],
+    apply: (p, e, merchantId) =>
+      transitions.apply(p.id, e.event, {
+        ...(merchantId !== undefined ? { merchantId } : {}),
+        ...(e.failReason ? { failReason: e.failReason } : {}),
+        holdEndDate: e.holdEndsAt ?? new Date(clock.now().getTime() + config.holdSeconds[p.game] * 1000),
+      }),
+    scheduleCancel: schedulePurchaseOfferCancel,
+    pendingRetryMs: 30_000,
+  });
+
+  /** A timed job's purchase still not due: its due time; else the job applies `event` (a refusal means someone moved first). */
+  const due = (at: Date | string | null) => (at && new Date(at).getTime() > clock.now().getTime() ? { retryAt: new Date(at) } : undefined);
+
+  return {
+    /**
+     * Job purchase_dispatch: send the offer. The platform's refusal to answer → failed
+     * provider_unavailable; a refusal for the user's trade link → failed trade_url_error; other
+     * errors (a timeout, a database error while recording) retry, and the last attempt gives up
+     * with timeout_error when the platform call timed out (dispatchCallTimeoutMs), else
+     * gateway_too_slow. Either way the amount returns.
+     */
+    async dispatch(purchaseId: number, attempt: { attempts: number; maxAttempts: number }): Promise<void> {
+      const p = await markDispatchAttempt(db, purchaseId, clock.now());
+      if (!p) return; // not pending (any more): nothing may be sent
+      let offer: SentOffer;
+      try {
+        const sending = platform.sendPurchaseOffer({
+          purchaseId: p.id,
+          game: p.game,
+          partner: p.partner,
+          token: p.token,
+          listingId: p.listing_id ?? '',
+          ...(p.item_asset_id ? { assetId: p.item_asset_id } : {}),
+        });
+        offer = await offers.send(sending, dispatchCallTimeoutMs(config), p.id);
+      } catch (err) {
+        const reason: PurchaseFailReason | undefined =
+          err instanceof PlatformUnavailableError ? 'provider_unavailable' : err instanceof PlatformUserError ? 'trade_url_error' : undefined;
+        if (!reason && attempt.attempts < attempt.maxAttempts) throw err;
+        // The last attempt: the platform was asked and did not answer in time → timeout_error;
+        // the attempt failed on our side → gateway_too_slow.
+        const last: PurchaseFailReason = reason ?? (err instanceof PlatformTimeoutError ? 'timeout_error' : 'gateway_too_slow');
+        if (!reason) log.error({ err, purchaseId, failReason: last }, 'purchase dispatch failed on its last attempt');
+        await transitions.apply(p.id, 'fail', { failReason: last });
+        return;
+      }
+      let recorded: boolean;
+      try {
+        recorded = (await transitions.apply(p.id, 'send', { offer })).ok;
+      } catch (err) {
+        // The offer is out but not recorded: the retry adopts it (idempotent send). After the last
+        // attempt the pending watchdog settles the purchase (and the cancel job withdraws the offer).
+        log.error({ err, purchaseId, tradeOfferId: offer.tradeOfferId, attempt: attempt.attempts }, 'purchase offer sent but not recorded');
+        await offers.scheduleCancel(purchaseId, offer.tradeOfferId);
+        throw err;
+      }
+      // The purchase moved on first (the watchdog failed it): withdraw the offer, unless it is the
+      // one the purchase already recorded (the cancel job checks).
+      if (!recorded) await offers.scheduleCancel(purchaseId, offer.tradeOfferId);
+    },
+
+    /** Job purchase_cancel_offer. */
+    cancelUnrecordedOffer: offers.cancelUnrecorded,
+
+    /**
+     * Job purchase_pending_watchdog (scheduled at creation, pendingLimitMs later): a purchase still
+     * pending then lost its dispatch; it ends failed gateway_too_slow, amount refunded, listing back
+     * on sale. Decided under the purchase row lock against the dispatch marker, so it never fails
+     * a purchase whose dispatch attempt may still be sending (it comes back later instead).
+     */
+    async failIfStuckPending(purchaseId: number): Promise<'done' | { retryAt: Date }> {
+      for (let attempt = 0; ; attempt++) {
+        const r = await db.transaction().execute(async (trx) => {
+          const cur = await getPurchaseForUpdate(trx, purchaseId);
+          if (!cur || cur.status !== 'pending') return 'done' as const;
+          const dueAt = Math.max(
+            new Date(cur.created_at).getTime() + pendingLimitMs(config),
+            cur.dispatch_started_at ? new Date(cur.dispatch_started_at).getTime() + dispatchInFlightMs(config) : 0,
+          );
+          if (dueAt > clock.now().getTime()) return { retryAt: new Date(dueAt) };
+          const failed = await transitions.transitionIn(trx, cur, 'fail', { failReason: 'gateway_too_slow' });
+          if (!failed.ok) return failed.reason === 'lost_race' ? undefined : ('done' as const);
+          log.warn({ purchaseId, attempts: cur.dispatch_attempts }, 'purchase stuck in pending: failed gateway_too_slow and refunded');
+          return 'done' as const;
+        });
+        if (r) return r;
+        if (attempt >= 5) throw new Error(`purchase ${purchaseId}: too many concurrent status changes`);
+      }
+    },
+
+    /** Job purchase_offer_expire: the user did not accept in time → canceled buyer_too_slow. */
+    async expireIfDue(purchaseId: number): Promise<'done' | { retryAt: Date }> {
+      const p = await getPurchase(db, purchaseId);
+      if (!p || p.status !== 'active' || !p.offer_expires_at) return 'done';
+      const later = due(p.offer_expires_at);
+      if (later) return later;
+      await transitions.apply(p.id, 'expire');
+      return 'done';
+    },
+
+    /** Job purchase_hold_end: hold_end_date reached → completed. */
+    async endHoldIfDue(purchaseId: number): Promise<'done' | { retryAt: Date }> {
+      const p = await getPurchase(db, purchaseId);
+      if (!p || p.status !== 'hold' || !p.hold_end_date) return 'done';
+      const later = due(p.hold_end_date);
+      if (later) return later;
+      await transitions.apply(p.id, 'release');
+      return 'done';
+    },
+
+    /**
+     * An offer change (port OfferChange; wired in the composition root): accepted → accept_hold
+     * (hold, default: the game's hold) or accept; declined → decline (canceled_by_user); expired →
+     * expire (buyer_too_slow); canceled → cancel (canceled_by_gateway); hold_ended → release;
+     * reverted → revert (user_reverted / gateway_reverted).
+     */
+    applyOfferChange: (change: OfferChange) => offers.applyChange(change),
+  };
+}

@@ -1,0 +1,103 @@
+// The purchases feature's jobs: task names, payload types, job keys and the schedule…() functions.
+// Handlers: purchase-tasks.ts.
+import type { Config } from '../../config.js';
+import type { Db, Trx } from '../../db/database.js';
+import { addJob, type JobSpec } from '../../jobs/enqueue.js';
+
+export const PURCHASE_TASKS = {
+  /** Sends the offer of a pending purchase (DISPATCH_MAX_ATTEMPTS attempts). */
+  dispatch: 'purchase_dispatch',
+  /** active → canceled buyer_too_slow when offer_expires_at passes. */
+  offerExpire: 'purchase_offer_expire',
+  /** hold → completed when hold_end_date passes. */
+  holdEnd: 'purchase_hold_end',
+  /** A purchase whose dispatch was lost ends failed gateway_too_slow, refunded. */
+  pendingWatchdog: 'purchase_pending_watchdog',
+  /**
+   * Withdraws a purchase offer the platform sent but the purchase never recorded: a dispatch call
+   * that answered after its timeout, or an offer that arrived when the purchase had already failed
+   * (timeout_error by the last attempt, gateway_too_slow by the watchdog). A purchase still pending
+   * may yet adopt the offer (the next attempt gets it back: idempotent send), so the job waits then.
+   */
+  cancelOffer: 'purchase_cancel_offer',
+} as const;
+
+export const DISPATCH_MAX_ATTEMPTS = 5;
+
+/** graphile-worker's backoff between the DISPATCH_MAX_ATTEMPTS attempts: e^1 + … + e^4 s ≈ 85 s. */
+const DISPATCH_BACKOFF_MS = 90_000;
+
+/**
+ * The platform call of one dispatch attempt is abandoned after the gateway's platform timeout
+ * (DEPOSIT_TIMEOUT_MS, the same answer time the deposit flow grants the platform); the attempt
+ * then counts as failed and is retried (sendPurchaseOffer is idempotent per purchase).
+ */
+export function dispatchCallTimeoutMs(config: Pick<Config, 'depositTimeoutMs'>): number {
+  return config.depositTimeoutMs;
+}
+
+/** An attempt started less than this ago may still be sending: 2 × the call timeout + 30 s. */
+export function dispatchInFlightMs(config: Pick<Config, 'depositTimeoutMs'>): number {
+  return 2 * dispatchCallTimeoutMs(config) + 30_000;
+}
+
+/**
+ * A purchase may stay pending this long after creation: every dispatch attempt with its call
+ * timeout, the retry backoff between them, and a minute of margin (≈ 3.3 minutes by default).
+ */
+export function pendingLimitMs(config: Pick<Config, 'depositTimeoutMs'>): number {
+  return DISPATCH_MAX_ATTEMPTS * dispatchCallTimeoutMs(config) + DISPATCH_BACKOFF_MS + 60_000;
+}
+
+export interface PurchaseJobPayload {
+  purchase_id: number;
+}
+
+export interface PurchaseCancelOfferPayload extends PurchaseJobPayload {
+  trade_offer_id: string;
+}
+
+declare global {
+  namespace GraphileWorker {
+    interface Tasks {
+      purchase_dispatch: PurchaseJobPayload;
+      purchase_offer_expire: PurchaseJobPayload;
+      purchase_hold_end: PurchaseJobPayload;
+      purchase_pending_watchdog: PurchaseJobPayload;
+      purchase_cancel_offer: PurchaseCancelOfferPayload;
+    }
+  }
+}
+
+/** Job keys (stored in graphile_worker.jobs: never change one for a running deployment). */
+export const purchaseJobKey = {
+  dispatch: (id: number) => `${PURCHASE_TASKS.dispatch}:${id}`,
+  offerExpire: (id: number) => `${PURCHASE_TASKS.offerExpire}:${id}`,
+  holdEnd: (id: number) => `${PURCHASE_TASKS.holdEnd}:${id}`,
+  pendingWatchdog: (id: number) => `${PURCHASE_TASKS.pendingWatchdog}:${id}`,
+  cancelOffer: (id: number, offerId: string) => `purchase:${id}:cancel_offer:${offerId}`,
+};
+
+/** The two jobs of a new purchase (added in one round trip with addJobs): dispatch now, the watchdog at `watchdogAt`. */
+export function creationJobs(purchaseId: number, watchdogAt: Date): JobSpec[] {
+  return [
+    { task: PURCHASE_TASKS.dispatch, payload: { purchase_id: purchaseId }, opts: { jobKey: purchaseJobKey.dispatch(purchaseId), maxAttempts: DISPATCH_MAX_ATTEMPTS } },
+    { task: PURCHASE_TASKS.pendingWatchdog, payload: { purchase_id: purchaseId }, opts: { jobKey: purchaseJobKey.pendingWatchdog(purchaseId), runAt: watchdogAt } },
+  ];
+}
+
+export function schedulePurchaseExpiry(db: Db | Trx, purchaseId: number, runAt: Date): Promise<void> {
+  return addJob(db, PURCHASE_TASKS.offerExpire, { purchase_id: purchaseId }, { runAt, jobKey: purchaseJobKey.offerExpire(purchaseId) });
+}
+
+export function schedulePurchaseHoldEnd(db: Db | Trx, purchaseId: number, runAt: Date): Promise<void> {
+  return addJob(db, PURCHASE_TASKS.holdEnd, { purchase_id: purchaseId }, { runAt, jobKey: purchaseJobKey.holdEnd(purchaseId) });
+}
+
+export function schedulePurchaseWatchdog(db: Db | Trx, purchaseId: number, runAt: Date): Promise<void> {
+  return addJob(db, PURCHASE_TASKS.pendingWatchdog, { purchase_id: purchaseId }, { runAt, jobKey: purchaseJobKey.pendingWatchdog(purchaseId) });
+}
+
+export function schedulePurchaseOfferCancel(db: Db | Trx, purchaseId: number, tradeOfferId: string, runAt?: Date): Promise<void> {
+  return addJob(db, PURCHASE_TASKS.cancelOffer, { purchase_id: purchaseId, trade_offer_id: tradeOfferId }, { runAt, jobKey: purchaseJobKey.cancelOffer(purchaseId, tradeOfferId) });
+}

@@ -1,0 +1,93 @@
+// The only writer of a purchase's status after creation. A transition of the state machine
+// (src/domain/purchase-state.ts) is one guarded UPDATE (WHERE status = <from>) and, in the same
+// transaction, the refund (`purchase:<id>:refund`, only after a reserve), the webhook, the timed
+// jobs and — last, for the lock order of purchase-repo.ts — the listing effect (back on sale /
+// sold). Answers a result, never throws for a refused transition.
+import type { Db, Trx } from '../../db/database.js';
+import type { Clock } from '../../domain/clock.js';
+import { PURCHASE_MACHINE, type PurchaseEvent, type PurchaseFailReason } from '../../domain/purchase-state.js';
+import { transitionFrom } from '../../domain/state-machine.js';
+import type { TransitionResult } from '../../platform/offers.js';
+import type { SentOffer } from '../../platform/port.js';
+import { applyMovement } from '../ledger/ledger-repo.js';
+import { enqueueWebhook } from '../webhooks/outbox.js';
+import { schedulePurchaseExpiry, schedulePurchaseHoldEnd } from './purchase-jobs.js';
+import {
+  findPurchase,
+  getPurchase,
+  ledgerKeyExists,
+  markListingSold,
+  releaseListing,
+  updatePurchaseGuarded,
+  type PurchaseRow,
+} from './purchase-repo.js';
+import { purchaseWebhookPayload } from './purchase-views.js';
+
+export interface EventOptions {
+  /** Scope to one merchant: another merchant's purchase is not found. */
+  merchantId?: number;
+  failReason?: PurchaseFailReason;
+  holdEndDate?: Date;
+  offer?: SentOffer;
+}
+
+/** A transition inside a transaction: applied, refused, or lost to a concurrent change (read again). */
+export type InTrxResult = { ok: true; row: PurchaseRow } | { ok: false; reason: 'invalid_transition'; current: string } | { ok: false; reason: 'lost_race' };
+
+export function createPurchaseTransitions(deps: { db: Db; clock: Clock }) {
+  const { db, clock } = deps;
+
+  /** The transition `event` of the purchase `cur` (as read in `trx`). */
+  async function transitionIn(trx: Trx, cur: PurchaseRow, event: PurchaseEvent, opts: EventOptions): Promise<InTrxResult> {
+    const t = transitionFrom(PURCHASE_MACHINE, event, cur.status);
+    if (!t) return { ok: false, reason: 'invalid_transition', current: cur.status };
+    const now = clock.now();
+    const patch: Partial<PurchaseRow> = { status: t.to, updated_at: now };
+    const failReason = opts.failReason ?? t.failReason;
+    if (PURCHASE_MACHINE.onEnter[t.to].keepsFailReason && failReason) patch.fail_reason = failReason;
+    if (t.to === 'hold') patch.hold_end_date = opts.holdEndDate ?? now;
+    if (opts.offer) {
+      patch.trade_offer_id = opts.offer.tradeOfferId;
+      patch.bot_id = opts.offer.bot.id;
+      patch.bot_name = opts.offer.bot.name;
+      patch.offer_expires_at = opts.offer.expiresAt;
+    }
+    const p = await updatePurchaseGuarded(trx, cur.id, cur.status, patch);
+    if (!p) return { ok: false, reason: 'lost_race' };
+    const entry = PURCHASE_MACHINE.onEnter[p.status];
+    if (t.movement === 'refund' && p.amount > 0 && (await ledgerKeyExists(trx, `purchase:${p.id}:reserve`))) {
+      await applyMovement(trx, { merchantId: p.merchant_id, key: `purchase:${p.id}:refund`, kind: 'purchase_refund', availableDelta: p.amount, holdDelta: 0, refType: 'purchase', refId: p.id });
+    }
+    if (entry.webhook) {
+      await enqueueWebhook(trx, { merchantId: p.merchant_id, kind: 'purchase', recordId: p.id, status: p.status, payload: purchaseWebhookPayload(p) });
+    }
+    if (p.status === 'active' && p.offer_expires_at) await schedulePurchaseExpiry(trx, p.id, new Date(p.offer_expires_at));
+    if (p.status === 'hold' && p.hold_end_date) await schedulePurchaseHoldEnd(trx, p.id, new Date(p.hold_end_date));
+    if (p.listing_id) {
+      if (entry.listing === 'release') await releaseListing(trx, p.listing_id, p.id);
+      if (entry.listing === 'sold') await markListingSold(trx, p.listing_id, p.id);
+    }
+    return { ok: true, row: p };
+  }
+
+  /**
+   * `event` in a transaction of its own. A concurrent change is retried against the new status,
+   * so exactly one of two racing events wins.
+   */
+  async function apply(purchaseId: number, event: PurchaseEvent, opts: EventOptions = {}): Promise<TransitionResult<PurchaseRow>> {
+    for (let attempt = 0; ; attempt++) {
+      const r = await db.transaction().execute(async (trx): Promise<TransitionResult<PurchaseRow> | undefined> => {
+        const cur = opts.merchantId !== undefined ? await findPurchase(trx, opts.merchantId, { id: purchaseId }) : await getPurchase(trx, purchaseId);
+        if (!cur) return { ok: false, reason: 'not_found' };
+        const res = await transitionIn(trx, cur, event, opts);
+        return res.ok || res.reason === 'invalid_transition' ? res : undefined;
+      });
+      if (r) return r;
+      if (attempt >= 5) throw new Error(`purchase ${purchaseId}: too many concurrent status changes`);
+    }
+  }
+
+  return { transitionIn, apply };
+}
+
+export type PurchaseTransitions = ReturnType<typeof createPurchaseTransitions>;
