@@ -4,7 +4,8 @@
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import { GAMES } from '../../domain/games.js';
-import { AppError, isUniqueViolation, notFound, validationError, type FieldError } from '../../http/errors.js';
+import { isUniqueViolation } from '../../db/database.js';
+import { AppError, notFound, validationError, type FieldError } from '../../domain/errors.js';
 import type { TradingPlatform } from '../../platform/port.js';
 import { createSecretBox, parseSecretsKey, type SecretBox } from '../../platform/steam/secret-box.js';
 import * as repo from './bot-repo.js';
@@ -36,7 +37,7 @@ export const refreshTokenAad = (accountName: string) => `bot-refresh:${accountNa
 
 /** The secret box of BOT_SECRETS_KEY, or a clear error when the key is not configured. */
 export function secretBoxOf(config: Config): SecretBox {
-  if (!config.botSecretsKey) throw new AppError(400, 'BOT_SECRETS_KEY is not set: bot secrets cannot be stored or read');
+  if (!config.botSecretsKey) throw new AppError('validation', 'BOT_SECRETS_KEY is not set: bot secrets cannot be stored or read');
   return createSecretBox(parseSecretsKey(config.botSecretsKey));
 }
 
@@ -140,7 +141,7 @@ export function createBotService(deps: { db: Db; config: Config; platform: Tradi
     /** Signs the bot in on the platform and reports what it can do (steam only). */
     async check(id: number) {
       await show(id);
-      if (!deps.platform.checkBot) throw new AppError(400, `the ${deps.platform.kind} platform has no real bots to check`);
+      if (!deps.platform.checkBot) throw new AppError('validation', `the ${deps.platform.kind} platform has no real bots to check`);
       const report = await deps.platform.checkBot(id);
       return { bot: await show(id), check: report };
     },

@@ -11,7 +11,7 @@ import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Game } from '../../domain/games.js';
-import { AppError } from '../../http/errors.js';
+import { isAppError } from '../../domain/errors.js';
 import * as bots from '../../modules/bots/bot-repo.js';
 import { refreshTokenAad, secretsAad, type BotSecrets } from '../../modules/bots/bot-service.js';
 import {
@@ -183,13 +183,13 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
     }
   }
 
-  /** The handler's 404 / 409 mean the record cannot take this change (gone, or already past it): settled, but logged. */
+  /** The handler's not_found / invalid_transition / conflict mean the record cannot take this change (gone, or already past it): settled, but logged. */
   async function settle(apply: () => Promise<unknown>, tradeOfferId: string): Promise<void> {
     try {
       await apply();
     } catch (err) {
-      if (err instanceof AppError && (err.statusCode === 404 || err.statusCode === 409)) {
-        log.warn({ tradeOfferId, status: err.statusCode, message: err.message }, 'steam: the gateway refused an offer change; needs an operator if items moved');
+      if (isAppError(err) && (err.kind === 'not_found' || err.kind === 'invalid_transition' || err.kind === 'conflict')) {
+        log.warn({ tradeOfferId, kind: err.kind, message: err.message }, 'steam: the gateway refused an offer change; needs an operator if items moved');
         return;
       }
       throw err;
