@@ -1,14 +1,16 @@
 // Starts one gateway instance: database (embedded unless DATABASE_URL), migrations, job worker,
 // HTTP server. main.ts and the tests both use this, so what is tested is what runs.
+import { EventEmitter } from 'node:events';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import pino, { type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
-import type { Runner } from 'graphile-worker';
+import type { Runner, WorkerEvents } from 'graphile-worker';
 import type { Config } from './config.js';
-import { createDb, createPool } from './db/database.js';
+import { createDb, createPool, nonDurableSettings } from './db/database.js';
 import { startEmbeddedPostgres, type EmbeddedDb } from './db/embedded.js';
 import { migrate } from './db/migrate.js';
+import { startJobLockReaper } from './db/job-locks.js';
 import { createContext, type AppContext } from './context.js';
 import { buildServer, type BuildOptions } from './http/server.js';
 import { startWorker } from './jobs/index.js';
@@ -69,6 +71,8 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
   const db = createDb(pool);
   try {
     await migrate(pool, (m) => log.info(m));
+    const weak = await nonDurableSettings(db);
+    if (weak.length) log.warn(`the database runs with ${weak.join(', ')}: acknowledged writes can be lost in a crash`);
     const adminToken = await resolveAdminToken(config, log);
     const ctx = createContext({ config: { ...config, adminToken }, db, pool, clock: opts.clock ?? systemClock, log, steamSessions: opts.steamSessions });
     for (const startup of featureStartups) await startup(ctx);
@@ -82,7 +86,12 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
       }
     }
 
-    const worker = opts.worker === false ? undefined : await startWorker(ctx);
+    // The reaper listens before the worker starts: its workers announce themselves on creation.
+    const events = new EventEmitter() as WorkerEvents;
+    const reaper = opts.worker === false
+      ? undefined
+      : startJobLockReaper({ pool, events, timeoutMs: config.jobLockTimeoutMs, log: (msg, workers) => log.warn({ workers }, msg) });
+    const worker = opts.worker === false ? undefined : await startWorker(ctx, events);
     // A real platform starts driving its bots (leases, polls) with the worker.
     if (worker) await ctx.platform.start?.();
     const app = await buildServer(ctx, { configure: opts.configureServer });
@@ -105,6 +114,7 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
         stopped = true;
         await app.close();
         await ctx.platform.stop?.();
+        await reaper?.stop();
         await worker?.stop();
         await db.destroy(); // ends the pool
         await embedded?.stop();

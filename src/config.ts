@@ -49,6 +49,7 @@ export interface Config {
   metricsRefreshMs: number;
   logLevel: string;
   workerConcurrency: number;
+  jobLockTimeoutMs: number;
   /** PLATFORM=steam: bot secrets' AES-256-GCM key (BOT_SECRETS_KEY), raw text; parsed by the bot module. */
   botSecretsKey: string | undefined;
   steam: SteamSettings;
@@ -179,6 +180,7 @@ export function loadConfig(env: Env = process.env): Config {
     metricsRefreshMs: int(env, 'METRICS_REFRESH_MS', 15_000, 100, 3_600_000),
     logLevel: env.LOG_LEVEL || 'info',
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 4, 1, 100),
+    jobLockTimeoutMs: int(env, 'JOB_LOCK_TIMEOUT_MS', 60_000, 1000),
     botSecretsKey: botSecretsKey(env, platform),
     steam: {
       communityUrl: baseUrl(env, 'STEAM_COMMUNITY_URL', 'https://steamcommunity.com'),

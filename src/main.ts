@@ -1,6 +1,7 @@
 // Composition root for `npm start`: config → database → worker → HTTP, and a clean stop on Ctrl-C.
 import { loadConfig, ConfigError } from './config.js';
 import { startGateway } from './app.js';
+import { StartupError } from './db/startup-error.js';
 
 async function main(): Promise<void> {
   let config;
@@ -50,6 +51,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  console.error('gateway failed to start:', err);
+  // A refusal the operator can act on is one line; anything else keeps its stack for the bug report.
+  if (err instanceof StartupError) console.error(`gateway failed to start: ${err.message}`);
+  else console.error('gateway failed to start:', err);
   process.exit(1);
 });

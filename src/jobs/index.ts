@@ -1,5 +1,5 @@
 // The job queue: graphile-worker on the same database. Features contribute task handlers.
-import { run, type Runner, type TaskList } from 'graphile-worker';
+import { run, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import type { AppContext } from '../context.js';
 import { quietWorkerLogger } from '../db/migrate.js';
 import { featureTasks } from '../modules/tasks.js';
@@ -10,7 +10,7 @@ export function buildTaskList(ctx: AppContext): TaskList {
   return list;
 }
 
-export async function startWorker(ctx: AppContext): Promise<Runner> {
+export async function startWorker(ctx: AppContext, events?: WorkerEvents): Promise<Runner> {
   return run({
     pgPool: ctx.pool,
     taskList: buildTaskList(ctx),
@@ -18,5 +18,6 @@ export async function startWorker(ctx: AppContext): Promise<Runner> {
     noHandleSignals: true,
     pollInterval: 1000,
     logger: quietWorkerLogger,
+    ...(events ? { events } : {}),
   });
 }

@@ -1,0 +1,64 @@
+// graphile-worker leaves the jobs of a worker that died (kill -9, a lost machine) locked for four
+// hours before another worker may take them, so a crash would stall hold ends, offer expiries,
+// dispatches and webhooks that long. Each instance records a heartbeat for its workers; a job
+// locked longer than JOB_LOCK_TIMEOUT_MS by a worker without a fresh heartbeat (or one never
+// registered) is unlocked for the living. A live worker's lock is never taken from it.
+import crypto from 'node:crypto';
+import type pg from 'pg';
+import type { WorkerEvents } from 'graphile-worker';
+
+export interface JobLockReaper {
+  stop(): Promise<void>;
+}
+
+export function startJobLockReaper(opts: {
+  pool: pg.Pool;
+  events: WorkerEvents;
+  timeoutMs: number;
+  log: (msg: string, unlocked: string[]) => void;
+}): JobLockReaper {
+  const instance = crypto.randomUUID();
+  const workers = new Set<string>();
+  let running: Promise<void> | undefined;
+  opts.events.on('worker:create', ({ worker }) => {
+    workers.add(worker.workerId);
+    setImmediate(run); // check in once the pool's workers are all created
+  });
+  opts.events.on('worker:stop', ({ worker }) => void workers.delete(worker.workerId));
+
+  const tick = async () => {
+    await opts.pool.query(
+      `insert into worker_heartbeats (worker_id, instance_id, heartbeat_at) select unnest($1::text[]), $2, now()
+         on conflict (worker_id) do update set heartbeat_at = now()`,
+      [[...workers], instance],
+    );
+    const { rows } = await opts.pool.query<{ locked_by: string }>(
+      `select distinct j.locked_by from graphile_worker.jobs j
+         left join worker_heartbeats h on h.worker_id = j.locked_by
+        where j.locked_by is not null and j.locked_at < now() - $1 * interval '1 millisecond'
+          and (h.worker_id is null or h.heartbeat_at < now() - $1 * interval '1 millisecond')`,
+      [opts.timeoutMs],
+    );
+    const dead = rows.map((r) => r.locked_by).filter((id) => !workers.has(id));
+    if (dead.length) {
+      await opts.pool.query('select graphile_worker.force_unlock_workers($1::text[])', [dead]);
+      opts.log('unlocked the jobs of workers that are gone', dead);
+    }
+    await opts.pool.query(`delete from worker_heartbeats where heartbeat_at < now() - interval '1 day'`);
+  };
+  function run() {
+    running ??= tick()
+      .catch(() => {}) // the database is away for a moment: the next tick tries again
+      .finally(() => (running = undefined));
+  }
+  const timer = setInterval(run, Math.max(250, Math.floor(opts.timeoutMs / 4)));
+  timer.unref();
+  run();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+      await opts.pool.query('delete from worker_heartbeats where instance_id = $1', [instance]).catch(() => {});
+    },
+  };
+}

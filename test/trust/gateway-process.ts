@@ -1,0 +1,116 @@
+// `npm start` as a child process (its own process group, so a test can kill -9 the whole group:
+// Node, the embedded PostgreSQL and its watchdog), with small HTTP helpers against it.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+
+export const PROCESS_ADMIN_TOKEN = 'trust-admin-token-0123456789abcdef';
+
+export interface GatewayProcess {
+  child: ChildProcess;
+  pid: number;
+  port: number;
+  url: string;
+  output(): string;
+  exited: Promise<number | null>;
+  /** kill -9 of the whole process group (Node, PostgreSQL, watchdog). */
+  killGroup(): void;
+}
+
+export function spawnGateway(opts: { dataDir?: string; port: number; env?: Record<string, string> }): GatewayProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: {
+      ...process.env,
+      DATA_DIR: opts.dataDir ?? '',
+      PORT: String(opts.port),
+      LOG_LEVEL: 'warn',
+      SANDBOX_CATALOGUE_SIZE: '300',
+      DATABASE_URL: '',
+      ADMIN_TOKEN: PROCESS_ADMIN_TOKEN,
+      ...opts.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return {
+    child,
+    pid: child.pid!,
+    port: opts.port,
+    url: `http://127.0.0.1:${opts.port}`,
+    output: () => out,
+    exited,
+    killGroup() {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    },
+  };
+}
+
+/** Resolves once the gateway prints its banner; rejects with its output if it exits first. */
+export async function ready(gw: GatewayProcess, timeoutMs = 90_000): Promise<GatewayProcess> {
+  const deadline = Date.now() + timeoutMs;
+  let exitCode: number | null | undefined;
+  void gw.exited.then((c) => (exitCode = c));
+  while (!/database\s+(embedded|external)/.test(gw.output())) {
+    if (exitCode !== undefined) throw new Error(`gateway exited with ${exitCode}:\n${gw.output()}`);
+    if (Date.now() > deadline) throw new Error(`gateway did not start within ${timeoutMs} ms:\n${gw.output()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return gw;
+}
+
+export async function http(
+  base: string,
+  method: string,
+  path: string,
+  opts: { body?: unknown; key?: string; admin?: boolean; timeoutMs?: number } = {},
+): Promise<{ status: number; body: any }> {
+  const headers: Record<string, string> = {};
+  if (opts.body !== undefined) headers['content-type'] = 'application/json';
+  if (opts.key) headers['x-api-key'] = opts.key;
+  if (opts.admin) headers.authorization = `Bearer ${PROCESS_ADMIN_TOKEN}`;
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers,
+    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+    signal: AbortSignal.timeout(opts.timeoutMs ?? 15_000),
+  });
+  const text = await res.text();
+  let body: any = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, body };
+}
+
+/** Pids of live processes whose command line contains `needle` (e.g. a DATA_DIR). */
+export function processesWith(needle: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      const state = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (cmd.includes(needle) && !/\) Z /.test(state)) pids.push(Number(entry));
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return pids;
+}
+
+export async function waitFor(cond: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
