@@ -7,9 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../helpers.js';
-import { createSecretBox, parseSecretsKey, SecretKeyError } from '../../src/platform/steam/secret-box.js';
-import { acquireLeases, holdsLease, releaseLeases } from '../../src/modules/bots/bot-repo.js';
-import { secretsAad } from '../../src/modules/bots/bot-service.js';
+import { createSecretBox, parseSecretsKey, secretsAad, SecretKeyError } from '../../src/platform/steam/secret-box.js';
+import { acquireLeases, holdsLease, releaseLeases } from '../../src/platform/steam/bot-repo.js';
 
 const exec = promisify(execFile);
 const KEY = crypto.randomBytes(32).toString('base64');

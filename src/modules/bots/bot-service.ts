@@ -7,14 +7,8 @@ import { GAMES } from '../../domain/games.js';
 import { isUniqueViolation } from '../../db/database.js';
 import { AppError, notFound, validationError, type FieldError } from '../../domain/errors.js';
 import type { TradingPlatform } from '../../platform/port.js';
-import { createSecretBox, parseSecretsKey, type SecretBox } from '../../platform/steam/secret-box.js';
-import * as repo from './bot-repo.js';
-
-export interface BotSecrets {
-  password: string;
-  shared_secret: string;
-  identity_secret: string;
-}
+import { createSecretBox, parseSecretsKey, secretsAad, type BotSecrets, type SecretBox } from '../../platform/steam/secret-box.js';
+import * as repo from '../../platform/steam/bot-repo.js';
 
 export interface NewBot extends BotSecrets {
   account_name: string;
@@ -30,10 +24,6 @@ export interface BotPatch {
   games?: string[];
   inventory_capacity?: number;
 }
-
-/** What is sealed with the bot's secrets: bound to the account so a copied row does not open. */
-export const secretsAad = (accountName: string) => `bot:${accountName.toLowerCase()}`;
-export const refreshTokenAad = (accountName: string) => `bot-refresh:${accountName.toLowerCase()}`;
 
 /** The secret box of BOT_SECRETS_KEY, or a clear error when the key is not configured. */
 export function secretBoxOf(config: Config): SecretBox {

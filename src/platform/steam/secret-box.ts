@@ -5,6 +5,16 @@ import crypto from 'node:crypto';
 
 export class SecretKeyError extends Error {}
 
+export interface BotSecrets {
+  password: string;
+  shared_secret: string;
+  identity_secret: string;
+}
+
+/** What is sealed with the bot's secrets: bound to the account so a copied row does not open. */
+export const secretsAad = (accountName: string) => `bot:${accountName.toLowerCase()}`;
+export const refreshTokenAad = (accountName: string) => `bot-refresh:${accountName.toLowerCase()}`;
+
 /** Parses BOT_SECRETS_KEY: 64 hex characters or base64 of exactly 32 bytes. */
 export function parseSecretsKey(raw: string): Buffer {
   const s = raw.trim();

@@ -2,7 +2,7 @@
 // the rotation (trade_state cannot_trade) until an operator enables it again.
 import type { Db } from '../../db/database.js';
 import type { Game } from '../../domain/games.js';
-import * as bots from '../../modules/bots/bot-repo.js';
+import * as bots from './bot-repo.js';
 import type { BotCheckReport } from '../port.js';
 import type { BotDriver } from './steam-bot.js';
 import { APP_IDS, TRADABLE_CONTEXT } from './steam-mapping.js';

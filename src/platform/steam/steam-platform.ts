@@ -12,14 +12,13 @@ import type { Db } from '../../db/database.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Game } from '../../domain/games.js';
 import { isAppError } from '../../domain/errors.js';
-import * as bots from '../../modules/bots/bot-repo.js';
-import { refreshTokenAad, secretsAad, type BotSecrets } from '../../modules/bots/bot-service.js';
+import * as bots from './bot-repo.js';
 import {
   PlatformUnavailableError, PlatformUserError, platformIdOf,
   type OfferChangeHandler, type PlatformItem, type PlatformUser, type SentOffer, type TradingPlatform,
 } from '../port.js';
 import { createBackoff } from './backoff.js';
-import { createSecretBox, parseSecretsKey } from './secret-box.js';
+import { createSecretBox, parseSecretsKey, refreshTokenAad, secretsAad, type BotSecrets } from './secret-box.js';
 import { SignInError, steamSessionProvider, type SessionProvider } from './session.js';
 import { BotDriver, type OfferSnapshot } from './steam-bot.js';
 import {

@@ -1,5 +1,6 @@
 // SQL of the operator-managed bots: records, leases (one driving instance per bot), trade state,
-// and the driver's persisted state (refresh token, poll data, reversal cursor).
+// and the driver's persisted state (refresh token, poll data, reversal cursor). Used by the steam
+// adapter and by the bots feature (src/modules/bots), which sits above the platform.
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 
