@@ -1,156 +1,146 @@
-// Benchmarks: `npm run bench`. Each scenario runs against a real gateway on the embedded
-// PostgreSQL and is compared with baselines measured in the same run on the same machine:
-// a bare Fastify handler (HTTP floor) and a bare `pg` round trip (database floor).
-// The machine is noisy: read the ratios, not the absolute numbers.
-// BENCH_MS (default 3000), BENCH_CONCURRENCY (default 16), BENCH_ONLY (name filter).
-import http from 'node:http';
+// `npm run bench`: the gateway as `npm start` runs it (its own process: node + tsx, src/main.ts)
+// on a durable PostgreSQL (fsync and synchronous_commit on; BENCH_DATABASE_URL for an existing
+// server), loaded by autocannon from a separate process (bench/load.ts), next to three baselines
+// measured in the same run on the same machine:
+//   (a) a bare Fastify constant route and (b) a bare Fastify route doing one pooled primary-key
+//   SELECT on the same database (bench/baseline-server.ts, its own process), and (c) a single-row
+//   UPDATE loop at the purchases' client count and durability (pgbench when installed, else
+//   bench/update-loop.ts in its own process).
+// Prints one table with ratios, the gateway's peak RSS and the ledger verify result.
+// BENCH_S (seconds per scenario, default 8), BENCH_ONLY (scenario name filter; baselines always
+// run), BENCH_CATALOGUE_SIZE (default 50 000), BENCH_GATEWAY_DIR (the checkout to start, default
+// this one: measure another branch's gateway with this harness).
+import { execFile, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
 import fs from 'node:fs/promises';
+import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
-import Fastify from 'fastify';
 import pg from 'pg';
-import { loadConfig } from '../src/config.js';
-import { startGateway } from '../src/app.js';
-import { startEmbeddedPostgres } from '../src/db/embedded.js';
-import { scenarios as extraScenarios } from './scenarios.js';
+import { startDurableCluster } from './durable-pg.js';
+import { startGateway as startGatewayProcess, stopProcess, peakRssMb, startToReady } from './gateway-process.js';
+import type { LoadResult, LoadSpec } from './load.js';
+import { scenarioPlan, type Row } from './scenarios.js';
 
-export interface Scenario {
-  name: string;
-  /** One request; resolves when the response has been read. */
-  run(i: number): Promise<void>;
+const exec = promisify(execFile);
+const DURATION_S = Number(process.env.BENCH_S ?? 8);
+const CATALOGUE_SIZE = Number(process.env.BENCH_CATALOGUE_SIZE ?? 50_000);
+const GATEWAY_DIR = path.resolve(process.env.BENCH_GATEWAY_DIR ?? process.cwd());
+const ONLY = process.env.BENCH_ONLY;
+export const ADMIN = 'bench-admin-token-0123456789abcdef';
+
+/** Runs autocannon in its own process. */
+export async function load(spec: Omit<LoadSpec, 'durationS'> & { durationS?: number }): Promise<LoadResult> {
+  const full: LoadSpec = { durationS: DURATION_S, ...spec };
+  const file = path.join(os.tmpdir(), `bench-load-${process.pid}.json`); // too big for argv
+  await fs.writeFile(file, JSON.stringify(full));
+  try {
+    const { stdout } = await exec(process.execPath, ['--import', 'tsx', path.resolve('bench/load.ts'), file], { maxBuffer: 1 << 26 });
+    return JSON.parse(stdout.trim().split('\n').pop()!) as LoadResult;
+  } finally {
+    await fs.rm(file, { force: true });
+  }
 }
 
-const DURATION_MS = Number(process.env.BENCH_MS ?? 3000);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
-
-const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-
-export function request(url: string, opts: RequestOptions = {}): Promise<number> {
-  return requestJson(url, opts).then((r) => r.status);
-}
-
-interface RequestOptions {
-  method?: string;
-  headers?: Record<string, string>;
-  body?: unknown;
-}
-
-/** One request; rejects on an error answer (a benchmark of error answers measures nothing). */
-export function requestJson(url: string, opts: RequestOptions = {}): Promise<{ status: number; body: any }> {
-  return new Promise<{ status: number; body: any }>((resolve, reject) => {
-    const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
-    const req = http.request(
-      url,
-      {
-        method: opts.method ?? 'GET',
-        agent,
-        headers: { ...(body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}), ...opts.headers },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const status = res.statusCode ?? 0;
-          if (status >= 400 && status !== 404) return reject(new Error(`HTTP ${status} from ${url}`));
-          const text = Buffer.concat(chunks).toString('utf8');
-          let body: any;
-          try {
-            body = text ? JSON.parse(text) : undefined;
-          } catch {
-            body = text;
-          }
-          resolve({ status, body });
-        });
-      },
-    );
-    req.on('error', reject);
-    if (body) req.write(body);
-    req.end();
+/** JSON over HTTP from the orchestrator (setup only, never measured). */
+export async function call(url: string, method = 'GET', body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any; headers: http.IncomingHttpHeaders }> {
+  const res = await fetch(url, {
+    method,
+    headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
   });
+  const text = await res.text();
+  let parsed: any = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, body: parsed, headers: Object.fromEntries(res.headers) as http.IncomingHttpHeaders };
 }
 
-async function measure(s: Scenario): Promise<{ name: string; rps: number; p50: number; p99: number; errors: number }> {
-  const latencies: number[] = [];
-  let errors = 0;
-  let i = 0;
-  const end = Date.now() + DURATION_MS;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (Date.now() < end) {
-        const t0 = performance.now();
-        try {
-          await s.run(i++);
-        } catch {
-          errors++;
-        }
-        latencies.push(performance.now() - t0);
-      }
-    }),
-  );
-  latencies.sort((a, b) => a - b);
-  const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? 0;
-  return { name: s.name, rps: latencies.length / (DURATION_MS / 1000), p50: q(0.5), p99: q(0.99), errors };
+/** Baseline (c): one single-row UPDATE per transaction per client, each client its own row. */
+async function updateLoop(url: string, clients: number): Promise<{ tps: number; tool: string }> {
+  const u = new URL(url);
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query('drop database if exists bench_update');
+  await admin.query('create database bench_update');
+  await admin.end();
+  u.pathname = '/bench_update';
+  const c = new pg.Client({ connectionString: u.toString() });
+  await c.connect();
+  await c.query('create table t (id int primary key, n bigint not null default 0)');
+  await c.query('insert into t (id) select generate_series(1, $1)', [clients]);
+  await c.end();
+  const pgbench = await exec('pgbench', ['--version']).then(() => true, () => false);
+  if (pgbench) {
+    const script = path.join(os.tmpdir(), `bench-update-${process.pid}.sql`);
+    await fs.writeFile(script, 'update t set n = n + 1 where id = :client_id + 1;\n');
+    const { stdout } = await exec('pgbench', ['-n', '-c', String(clients), '-j', '2', '-T', String(DURATION_S), '-f', script, '-h', u.hostname, '-p', u.port, '-U', decodeURIComponent(u.username), 'bench_update'], {
+      env: { ...process.env, PGPASSWORD: decodeURIComponent(u.password) },
+    });
+    await fs.rm(script, { force: true });
+    const m = /tps = ([\d.]+)/.exec(stdout);
+    return { tps: m ? Number(m[1]) : 0, tool: 'pgbench' };
+  }
+  const { stdout } = await exec(process.execPath, ['--import', 'tsx', path.resolve('bench/update-loop.ts'), u.toString(), String(clients), String(DURATION_S)]);
+  return { tps: Number(stdout.trim()), tool: 'node update loop' };
+}
+
+function table(rows: Row[]): string {
+  const head = ['scenario', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx/err', 'baseline', 'ratio', 'target'];
+  const lines = rows.map((r) => [
+    r.name,
+    String(r.connections ?? ''),
+    r.rps === undefined ? '' : Math.round(r.rps).toLocaleString('en-US'),
+    r.p50 === undefined ? '' : String(r.p50),
+    r.p99 === undefined ? '' : String(r.p99),
+    r.bad === undefined ? '' : String(r.bad),
+    r.baseline ?? '',
+    r.ratio === undefined ? '' : r.ratio.toFixed(2),
+    r.target ?? '',
+  ]);
+  const md = [head, head.map(() => '---'), ...lines].map((l) => `| ${l.join(' | ')} |`);
+  return md.join('\n');
 }
 
 async function main() {
-  const dataDir = path.resolve('.data-bench');
-  await fs.rm(dataDir, { recursive: true, force: true });
-  const embedded = await startEmbeddedPostgres({ dataDir });
-  const gw = await startGateway(
-    loadConfig({ DATABASE_URL: embedded.url, PORT: '0', LOG_LEVEL: 'silent', ADMIN_TOKEN: 'bench-admin', CATALOGUE_STREAM_CONCURRENCY: '64', SANDBOX_CATALOGUE_SIZE: process.env.SANDBOX_CATALOGUE_SIZE ?? '5000' }),
-  );
-  gw.ctx.config.publicUrl = gw.url;
-  const admin = { authorization: 'Bearer bench-admin' };
-  const merchant = await gw.ctx.merchants.create({ name: 'bench' });
-  await gw.ctx.ledger.topUp(merchant.id, 1_000_000_000, 'bench');
-  const key = { 'x-api-key': merchant.api_key };
+  const startup = ONLY && !'start-to-ready'.includes(ONLY) ? undefined : await startToReady(GATEWAY_DIR, ADMIN);
 
-  const bare = Fastify();
-  bare.get('/', async () => ({ success: true, message: 'ok', data: { total: 1, hold: 0, available: 1 } }));
-  const bareUrl = await bare.listen({ port: 0, host: '127.0.0.1' });
-  const rawPool = new pg.Pool({ connectionString: embedded.url, max: CONCURRENCY });
+  const cluster = process.env.BENCH_DATABASE_URL ? undefined : await startDurableCluster();
+  const dbUrl = process.env.BENCH_DATABASE_URL ?? cluster!.url;
+  const procs: ChildProcess[] = [];
+  let gateway: Awaited<ReturnType<typeof startGatewayProcess>> | undefined;
+  try {
+    process.stderr.write(`starting the gateway (${CATALOGUE_SIZE} sandbox listings)…\n`);
+    gateway = await startGatewayProcess(GATEWAY_DIR, {
+      DATABASE_URL: dbUrl,
+      ADMIN_TOKEN: ADMIN,
+      SANDBOX_CATALOGUE_SIZE: String(CATALOGUE_SIZE),
+      CATALOGUE_STREAM_CONCURRENCY: '64',
+    });
+    procs.push(gateway.child);
 
-  const scenarios: Scenario[] = [
-    { name: 'baseline: bare Fastify JSON handler', run: async () => void (await request(bareUrl)) },
-    { name: 'baseline: pg round trip (select 1)', run: async () => void (await rawPool.query('select 1')) },
-    { name: 'GET /healthz (gateway HTTP stack)', run: async () => void (await request(`${gw.url}/healthz`)) },
-    { name: 'GET /merchant/balance (auth + read)', run: async () => void (await request(`${gw.url}/api/v1/merchant/balance`, { headers: key })) },
-    {
-      name: 'POST admin top-up (ledger write txn)',
-      run: async () => void (await request(`${gw.url}/api/admin/merchants/${merchant.id}/top-ups`, { method: 'POST', headers: admin, body: { amount: 0.001 } })),
-    },
-    ...(await extraScenarios({ url: gw.url, apiKey: merchant.api_key, merchantId: merchant.id, ctx: gw.ctx })),
-  ];
+    const plan = await scenarioPlan({ gatewayUrl: gateway.url, dbUrl, durationS: DURATION_S, only: ONLY, procs, updateLoop });
+    const rows = await plan.run();
+    const rss = await peakRssMb(gateway.child.pid!);
+    const verify = await plan.verify();
 
-  // BENCH_ONLY=<text>: run only the scenarios whose name contains it (the two baselines always run).
-  const only = process.env.BENCH_ONLY;
-  const selected = only ? scenarios.filter((s, i) => i < 2 || s.name.includes(only)) : scenarios;
-  const rows = [];
-  for (const s of selected) {
-    process.stderr.write(`running ${s.name}…\n`);
-    rows.push(await measure(s));
+    console.log(`\n## npm run bench — ${new Date().toISOString()}\n`);
+    console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; ` +
+      `database: ${process.env.BENCH_DATABASE_URL ? 'BENCH_DATABASE_URL' : 'durable embedded cluster (fsync on, synchronous_commit on)'}; ` +
+      `gateway: ${GATEWAY_DIR}; ${DURATION_S} s per scenario; load from autocannon in its own process\n`);
+    console.log(table(rows));
+    console.log(`\ngateway peak RSS: ${rss} MB`);
+    if (startup) {
+      console.log(`start to ready (embedded, DATA_DIR): first start ${startup.firstMs} ms, existing DATA_DIR ${startup.againMs} ms; idle RSS ${startup.idleRssMb} MB`);
+    }
+    console.log(`overdrafts: ${verify.overdrafts}; ledger verify: ${verify.mismatches === 0 ? 'balanced' : `${verify.mismatches} MISMATCHES`} (${verify.checked} balances)`);
+  } finally {
+    for (const p of procs) await stopProcess(p);
+    await cluster?.stop();
   }
-  const http0 = rows[0].rps;
-  const db0 = rows[1].rps;
-  console.log(`\nconcurrency ${CONCURRENCY}, ${DURATION_MS} ms per scenario\n`);
-  console.table(
-    rows.map((r) => ({
-      scenario: r.name,
-      'req/s': Math.round(r.rps),
-      'p50 ms': r.p50.toFixed(2),
-      'p99 ms': r.p99.toFixed(2),
-      errors: r.errors,
-      'vs bare Fastify': `${((r.rps / http0) * 100).toFixed(0)}%`,
-      'vs pg select 1': `${((r.rps / db0) * 100).toFixed(0)}%`,
-    })),
-  );
-  const verify = await gw.ctx.ledger.verify();
-  console.log(`ledger verify after the run: ${verify.mismatches.length === 0 ? 'balanced' : 'MISMATCH'} (${verify.checked} balances)`);
-
-  await bare.close();
-  await rawPool.end();
-  await gw.stop();
-  await embedded.stop();
-  agent.destroy();
 }
 
 main().catch((err) => {

@@ -1,47 +1,271 @@
-// Feature scenarios for bench/run.ts: the catalogue and purchase paths a merchant calls most.
-import type { AppContext } from '../src/context.js';
-import { request, requestJson, type Scenario } from './run.js';
+// The scenarios of `npm run bench` (bench/run.ts): setup through the merchant and operator APIs
+// (never measured), then one autocannon run per scenario from its own process.
+import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import path from 'node:path';
+import net from 'node:net';
+import pg from 'pg';
+import { ADMIN, call, load } from './run.js';
+import type { LoadResult } from './load.js';
+import { createDb, createPool } from '../src/db/database.js';
+import { createLedgerService } from '../src/modules/ledger/ledger-service.js';
 import { GAMES } from '../src/domain/games.js';
 
-export interface BenchEnv {
-  url: string;
-  apiKey: string;
-  merchantId: number;
-  ctx: AppContext;
+export interface Row {
+  name: string;
+  connections?: number;
+  rps?: number;
+  p50?: number;
+  p99?: number;
+  bad?: number;
+  baseline?: string;
+  ratio?: number;
+  target?: string;
 }
 
-export async function scenarios(env: BenchEnv): Promise<Scenario[]> {
-  const key = { 'x-api-key': env.apiKey };
-  const api = `${env.url}/api/v1/merchant`;
-  let partner = 10_000_000;
+interface PlanEnv {
+  gatewayUrl: string;
+  dbUrl: string;
+  durationS: number;
+  only?: string;
+  procs: ChildProcess[];
+  updateLoop(url: string, clients: number): Promise<{ tps: number; tool: string }>;
+}
+
+const TOKEN = 'abcdefgh';
+
+function row(name: string, connections: number, r: LoadResult, extra: Partial<Row> = {}): Row {
+  return { name, connections, rps: r.rps, p50: r.p50, p99: r.p99, bad: r.non2xx + r.errors + r.refused, ...extra };
+}
+
+async function startBaselineServer(dbUrl: string, merchantId: number, procs: ChildProcess[]): Promise<string> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('bench/baseline-server.ts'), dbUrl, String(merchantId)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  procs.push(child);
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    child.stdout!.on('data', (c: Buffer) => {
+      buf += c.toString();
+      const m = /listening (\S+)/.exec(buf);
+      if (m) resolve(m[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`baseline server exited ${code}`)));
+  });
+}
+
+/** Receives the merchant's webhooks; remembers when each deposit's 'completed' one arrived. */
+async function webhookReceiver(): Promise<{ url: string; completedAt: Map<number, number>; close(): void }> {
+  const completedAt = new Map<number, number>();
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const at = Date.now();
+      try {
+        const b = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        if (b.status === 'completed' && typeof b.trade_id === 'number' && !completedAt.has(b.trade_id)) completedAt.set(b.trade_id, at);
+      } catch {
+        /* not ours */
+      }
+      res.writeHead(200).end('ok');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return { url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/hook`, completedAt, close: () => server.close() };
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? Math.round(s[Math.min(s.length - 1, Math.floor(p * s.length))]) : 0;
+};
+
+async function pool<T>(n: number, items: T[], fn: (x: T) => Promise<void>): Promise<void> {
+  let i = 0;
+  await Promise.all(Array.from({ length: n }, async () => {
+    while (i < items.length) await fn(items[i++]);
+  }));
+}
+
+export async function scenarioPlan(env: PlanEnv) {
+  const gw = env.gatewayUrl;
+  const api = `${gw}/api/v1/merchant`;
+  const adminH = { authorization: `Bearer ${ADMIN}` };
+  const hooks = await webhookReceiver();
   const runId = Date.now().toString(36);
+
+  async function merchant(name: string, usd: number, webhookUrl?: string) {
+    const m = await call(`${gw}/api/admin/merchants`, 'POST', { name, ...(webhookUrl ? { webhook_url: webhookUrl } : {}) }, adminH);
+    if (m.status !== 201) throw new Error(`create merchant: ${m.status} ${JSON.stringify(m.body)}`);
+    const t = await call(`${gw}/api/admin/merchants/${m.body.data.id}/top-ups`, 'POST', { amount: usd, reference: `bench-${name}` }, adminH);
+    if (t.status !== 201) throw new Error(`top-up: ${t.status} ${JSON.stringify(t.body)}`);
+    return { id: m.body.data.id as number, key: m.body.data.api_key as string };
+  }
+
+  process.stderr.write('setting up merchants, listings, deposits…\n');
+  const main = await merchant('bench', 10_000_000, hooks.url);
+  const spread: { id: number; key: string }[] = [];
+  for (let i = 0; i < 64; i++) spread.push(await merchant(`bench-${i}`, 1_000_000));
+  const key = { 'x-api-key': main.key };
+  const baselineUrl = await startBaselineServer(env.dbUrl, main.id, env.procs);
+
+  // every live listing (the whole catalogue per game), shuffled so purchases spread over pages
   const listings: { id: string; game: string }[] = [];
   for (const game of GAMES) {
-    const res = await requestJson(`${api}/purchase/available?game=${game}&full=true`, { headers: key });
-    for (const item of res.body.data.items as { id: string }[]) listings.push({ id: item.id, game });
+    const r = await call(`${api}/purchase/available?game=${game}&full=true`, 'GET', undefined, key);
+    for (const it of r.body.data.items as { id: string }[]) listings.push({ id: it.id, game });
   }
-  return [
-    { name: 'GET purchase/available page (full, 1/16)', run: async (i) => void (await request(`${api}/purchase/available?game=csgo&full=true&page=${(i % 16) + 1}`, { headers: key })) },
-    { name: 'GET purchase/available grouped (whole)', run: async () => void (await request(`${api}/purchase/available?game=csgo`, { headers: key })) },
-    {
-      // Each request buys a different live listing, so every one reserves money and takes an item;
-      // a purchase that did not reserve (failed at creation) counts as an error.
-      name: 'POST purchase (reserve + debit txn)',
-      run: async (i) => {
-        const listing = listings[i];
-        if (!listing) throw new Error('catalogue exhausted');
-        const res = await requestJson(`${api}/purchase`, {
-          method: 'POST',
-          headers: key,
-          body: { partner: partner++, token: 'abcdefgh', game: listing.game, asset_id: listing.id, merchant_tx_id: `bench-${runId}-${i}` },
-        });
-        if (res.body?.data?.status !== 'pending') throw new Error(`purchase ${res.body?.data?.status} ${res.body?.data?.fail_reason ?? ''}`);
-      },
+  for (let i = listings.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [listings[i], listings[j]] = [listings[j], listings[i]];
+  }
+  const firstBuy = listings.pop()!;
+  const bought = await call(`${api}/purchase`, 'POST', { partner: 12345678, token: TOKEN, game: firstBuy.game, asset_id: firstBuy.id, merchant_tx_id: `bench-${runId}-status` }, key);
+  const purchaseId = bought.body.data.id;
+
+  let partner = 30_000_000;
+  async function activeDeposit(): Promise<number> {
+    const p = partner++;
+    const inv = await call(`${api}/inventory`, 'POST', { game: 'csgo', partner: p, token: TOKEN }, key);
+    const dep = await call(`${api}/create-deposit`, 'POST', { game: 'csgo', partner: p, token: TOKEN, merchant_tx_id: `bench-${runId}-d${p}`, asset_ids: [inv.body.data.items[0].id] }, key);
+    if (dep.body?.data?.status !== 'active') throw new Error(`deposit: ${JSON.stringify(dep.body)}`);
+    return dep.body.data.id;
+  }
+  const depositId = await activeDeposit();
+  const page3 = await call(`${api}/purchase/available?game=csgo&full=true&page=3`, 'GET', undefined, key);
+  const etag = String(page3.headers.etag);
+  const grouped = await call(`${api}/purchase/available?game=csgo`, 'GET', undefined, key);
+  const groupedNames = (grouped.body.data.items as { name: string }[]).map((i) => i.name);
+  const names = Array.from({ length: 2000 }, (_, i) => groupedNames[i % groupedNames.length]);
+
+  const selected = (name: string) => !env.only || name.includes(env.only);
+  const D = env.durationS;
+
+  return {
+    async run(): Promise<Row[]> {
+      const rows: Row[] = [];
+      const step = async (name: string, fn: () => Promise<Row | Row[]>, always = false) => {
+        if (!always && !selected(name)) return;
+        process.stderr.write(`running ${name}…\n`);
+        const r = await fn();
+        rows.push(...(Array.isArray(r) ? r : [r]));
+      };
+      let a = 0;
+      let b = 0;
+      let c = 0;
+      await step('(a) bare Fastify constant route', async () => {
+        const r = await load({ url: baselineUrl, connections: 50, paths: ['/const'] });
+        a = r.rps;
+        return row('(a) bare Fastify constant route', 50, r);
+      }, true);
+      await step('(b) bare Fastify + one pooled PK SELECT', async () => {
+        const r = await load({ url: baselineUrl, connections: 50, paths: ['/pk'] });
+        b = r.rps;
+        return row('(b) bare Fastify + one pooled PK SELECT', 50, r);
+      }, true);
+      const vsB = (r: LoadResult) => ({ baseline: '(b)', ratio: r.rps / b, target: '≥ 0.80' });
+      // warm the gateway up (JIT, pool connections) before its first measured scenario
+      await load({ url: gw, connections: 50, durationS: 3, paths: ['/api/v1/merchant/balance', `/api/v1/merchant/purchase/status?id=${purchaseId}`], headers: key });
+      await step('GET balance', async () => {
+        const r = await load({ url: gw, connections: 50, paths: ['/api/v1/merchant/balance'], headers: key });
+        return row('GET balance', 50, r, vsB(r));
+      });
+      await step('GET purchase/status', async () => {
+        const r = await load({ url: gw, connections: 50, paths: [`/api/v1/merchant/purchase/status?id=${purchaseId}`], headers: key });
+        return row('GET purchase/status', 50, r, vsB(r));
+      });
+      await step('GET deposit/status', async () => {
+        const r = await load({ url: gw, connections: 50, paths: [`/api/v1/merchant/deposit/status?id=${depositId}`], headers: key });
+        return row('GET deposit/status', 50, r, vsB(r));
+      });
+      await step('catalogue page, If-None-Match → 304', async () => {
+        const r = await load({ url: gw, connections: 50, paths: ['/api/v1/merchant/purchase/available?game=csgo&full=true&page=3'], headers: { ...key, 'if-none-match': etag } });
+        // autocannon counts 304 as non-2xx: here it is the expected answer
+        return row('catalogue page, If-None-Match → 304', 50, { ...r, non2xx: 0 }, { baseline: '(a)', ratio: r.rps / a, target: '≥ 0.80' });
+      });
+      await step('catalogue page body (full, pages 1–16)', async () => {
+        const paths = Array.from({ length: 16 }, (_, i) => `/api/v1/merchant/purchase/available?game=csgo&full=true&page=${i + 1}`);
+        const r = await load({ url: gw, connections: 50, paths, headers: key });
+        return row(`catalogue page body (full, pages 1–16, ${Math.round(r.bytesPerSec / Math.max(1, r.rps) / 1024)} KiB)`, 50, r, { baseline: '(a)', ratio: r.rps / a, target: '≥ 0.50 of same bytes (phase 2)' });
+      });
+      await step('grouped catalogue (no page)', async () => {
+        const r = await load({ url: gw, connections: 16, paths: ['/api/v1/merchant/purchase/available?game=csgo'], headers: key });
+        return row(`grouped catalogue (no page, ${Math.round(r.bytesPerSec / Math.max(1, r.rps) / 1024)} KiB)`, 16, r, { baseline: '(a)', ratio: r.rps / a, target: '≥ 0.50 of same bytes (phase 2)' });
+      });
+      await step('POST get-prices, 2000 names', async () => {
+        const r = await load({ url: gw, connections: 4, method: 'POST', paths: ['/api/v1/merchant/get-prices'], headers: key, body: { game: 'csgo', marketHashNames: names } });
+        return row('POST get-prices, 2000 names', 4, r, { target: 'p99 < 30 ms' });
+      });
+      await step('(c) single-row UPDATE loop', async () => {
+        const u = await env.updateLoop(env.dbUrl, 64);
+        c = u.tps;
+        return { name: `(c) single-row UPDATE loop (${u.tool})`, connections: 64, rps: u.tps };
+      }, true);
+      const vsC = (r: LoadResult, target: string) => ({ baseline: '(c)', ratio: r.rps / c, target });
+      await step('sandbox accept → completed + webhook', async () => {
+        const n = Math.min(4000, 120 * D);
+        process.stderr.write(`  creating ${n} active deposits…\n`);
+        const ids: number[] = [];
+        await pool(8, Array.from({ length: n }), async () => void ids.push(await activeDeposit()));
+        const r = await load({ url: gw, connections: 16, method: 'POST', paths: ids.map((id) => `/api/v1/merchant/sandbox/deposit/${id}/accept`), headers: key, body: { hold: false } });
+        const accepted = Math.min(ids.length, r.requests);
+        const done = ids.slice(0, accepted);
+        // let the last webhooks arrive (up to 30 s)
+        for (let t = 0; t < 300 && done.some((id) => !hooks.completedAt.has(id)); t++) await new Promise((res) => setTimeout(res, 100));
+        const lags = await webhookLags(env.dbUrl, done, hooks.completedAt);
+        return [
+          row(`sandbox accept → completed (${ids.length} deposits${r.requests > ids.length ? ', EXHAUSTED' : ''})`, 16, r, vsC(r, '≥ 0.25')),
+          { name: `webhook lag: p50 ${pct(lags, 0.5)} ms, p99 ${pct(lags, 0.99)} ms (${lags.length}/${done.length} received)`, target: 'p50 < 50, p99 < 250 ms' },
+        ];
+      });
+      let next = 0;
+      const take = (n: number) => {
+        const out = listings.slice(next, next + n);
+        next += n;
+        return out;
+      };
+      const perRun = Math.floor(listings.length / 2);
+      await step('POST purchase, 64 clients, one merchant', async () => {
+        const r = await load({ url: gw, connections: 64, paths: [], keys: [main.key], purchase: { listings: take(perRun), runId: `${runId}-one` } });
+        return row('POST purchase, 64 clients, one merchant', 64, r, vsC(r, '≥ 0.50'));
+      });
+      await step('POST purchase, 64 clients, 64 merchants', async () => {
+        const r = await load({ url: gw, connections: 64, paths: [], keys: spread.map((m) => m.key), purchase: { listings: take(perRun), runId: `${runId}-spread` } });
+        return row('POST purchase, 64 clients, 64 merchants', 64, r, vsC(r, '≥ 0.50'));
+      });
+      hooks.close();
+      return rows;
     },
-    { name: 'GET purchase/status', run: async () => void (await request(`${api}/purchase/status?merchant_tx_id=bench-${runId}-1`, { headers: key })) },
-    {
-      name: 'POST inventory (sandbox, priced snapshot)',
-      run: async (i) => void (await request(`${api}/inventory`, { method: 'POST', headers: key, body: { game: 'csgo', partner: 20_000_000 + (i % 500), token: 'abcdefgh' } })),
+
+    async verify(): Promise<{ overdrafts: number; mismatches: number; checked: number }> {
+      const p = createPool(env.dbUrl, 2);
+      const db = createDb(p);
+      try {
+        const c = await p.query('select count(*)::int as n from balances where available < 0 or hold < 0');
+        const v = (await createLedgerService(db).verify()) as { mismatches: unknown[]; checked: number };
+        return { overdrafts: c.rows[0].n, mismatches: v.mismatches.length, checked: v.checked };
+      } finally {
+        await db.destroy();
+      }
     },
-  ];
+  };
+}
+
+/** Webhook receipt time minus the time its outbox event was written with the status change (same machine clock). */
+async function webhookLags(dbUrl: string, ids: number[], receivedAt: Map<number, number>): Promise<number[]> {
+  const c = new pg.Client({ connectionString: dbUrl });
+  await c.connect();
+  try {
+    const r = await c.query(
+      `select record_id as id, (extract(epoch from created_at) * 1000)::float8 as at from webhook_events
+        where kind = 'deposit' and status = 'completed' and record_id = any($1::bigint[])`,
+      [ids],
+    );
+    const out: number[] = [];
+    for (const row of r.rows) {
+      const got = receivedAt.get(Number(row.id));
+      if (got !== undefined) out.push(got - Number(row.at));
+    }
+    return out;
+  } finally {
+    await c.end();
+  }
 }

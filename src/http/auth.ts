@@ -2,8 +2,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sha256Hex, safeEqual } from '../domain/secrets.js';
 import { AppError } from './errors.js';
-import { findByKeyHash, type MerchantRow } from '../modules/merchants/merchant-repo.js';
-import type { Db } from '../db/database.js';
+import type { MerchantRow } from '../modules/merchants/merchant-repo.js';
+import type { KeyCache } from '../modules/merchants/key-cache.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -16,14 +16,15 @@ export function normaliseIp(ip: string): string {
   return ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip;
 }
 
-export function merchantAuth(db: Db) {
+export function merchantAuth(keys: KeyCache) {
   return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const header = request.headers['x-api-key'];
     const key = Array.isArray(header) ? header[0] : header;
     if (!key) throw new AppError('unauthenticated', 'missing authorization header');
-    // Lookup by hash: the key never touches the database in clear, and the final comparison is constant-time.
+    // Lookup by hash (from memory, see key-cache.ts): the key is never kept or sent in clear, and
+    // the final comparison is constant-time.
     const hash = sha256Hex(key);
-    const merchant = key.length <= 200 ? await findByKeyHash(db, hash) : undefined;
+    const merchant = key.length <= 200 ? await keys.lookup(hash) : undefined;
     if (!merchant || !safeEqual(merchant.api_key_hash, hash)) throw new AppError('unauthenticated', 'invalid API key');
     if (!merchant.enabled) throw new AppError('forbidden', 'merchant account is disabled');
     if (merchant.ip_whitelist.length > 0) {

@@ -2,14 +2,24 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { adminAuth, merchantAuth } from './auth.js';
+import { createKeyCache, type KeyCache } from '../modules/merchants/key-cache.js';
 import { balanceRoutes } from '../modules/ledger/balance-routes.js';
 import { adminRoutes } from '../modules/admin/admin-routes.js';
 import { merchantFeatureRoutes, adminFeatureRoutes, publicFeatureRoutes } from '../modules/index.js';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    merchantKeys: KeyCache;
+  }
+}
+
 export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const keys = createKeyCache(ctx.db, ctx.pool.options, ctx.log);
+  app.decorate('merchantKeys', keys);
+  app.addHook('onClose', () => keys.stop());
   await app.register(
     async (merchantApi) => {
-      merchantApi.addHook('onRequest', merchantAuth(ctx.db));
+      merchantApi.addHook('onRequest', merchantAuth(keys));
       await merchantApi.register(balanceRoutes(ctx));
       for (const plugin of merchantFeatureRoutes) await merchantApi.register(plugin(ctx));
     },

@@ -45,7 +45,7 @@ export interface CataloguePagesTable {
 
 export interface CatalogueEventsTable {
   id: Generated<number>;
-  at: Timestamp;
+  at: Timestamp | null; // null until stamped (migration 008)
   game: Game;
   page: number;
   listing_id: string;

@@ -1,7 +1,8 @@
 // Catalogue SQL. Listings, per-page versions and the change feed are kept consistent by the
-// statement-level triggers of 003_purchases.sql: every write path here is a plain INSERT/UPDATE on
-// `listings`, and the triggers add the catalogue_events rows and bump catalogue_pages in the same
-// statement (so in the same transaction).
+// statement-level triggers of 003_purchases.sql (as changed by 008_feed_watermark.sql): every
+// write path here is a plain INSERT/UPDATE on `listings`, and the triggers add the (unstamped)
+// catalogue_events rows in the same statement (so in the same transaction). stampEvents gives
+// committed events their feed position and folds them into catalogue_pages.
 import { sql, type Selectable } from 'kysely';
 import type { Db, Trx } from '../../db/database.js';
 import type { Game } from '../../domain/games.js';
@@ -158,21 +159,38 @@ export interface PageMeta {
   updated_at: Date;
 }
 
+// Version and live count: the folded catalogue_pages row plus the page's unstamped events (the
+// deltas writers leave, so they never lock the page row; migration 008).
+//
+// last_update_at is a feed cursor (`since`): it must not pass an event the page does not reflect
+// yet. updated_at is the stamp of the page's last folded change, and an event not stamped in
+// this snapshot is stamped after the feed's last stamp seen here, so the cursor is the earlier
+// of the two (DESIGN 8). (No event stamped yet: the epoch, the feed's own "now" then.)
+const FEED_NOW = sql`(select case when last_event_at = '-infinity' then timestamptz 'epoch'
+  else date_trunc('milliseconds', last_event_at) + interval '1 millisecond' end from catalogue_clock where id = 1)`;
+
 export async function pageMeta(db: Db | Trx, game: Game, page: number): Promise<PageMeta> {
-  return db
-    .selectFrom('catalogue_pages')
-    .select(['version', 'live_count', 'updated_at'])
-    .where('game', '=', game)
-    .where('page', '=', page)
-    .executeTakeFirstOrThrow() as Promise<PageMeta>;
+  const r = await sql<PageMeta>`
+    select p.version + coalesce(u.n, 0) as version, p.live_count + coalesce(u.delta, 0) as live_count,
+           least(p.updated_at, ${FEED_NOW}) as updated_at
+      from catalogue_pages p
+      left join lateral (
+        select count(*)::bigint as n, sum(delta)::bigint as delta from catalogue_events e
+         where e.at is null and e.game = p.game and e.page = p.page) u on true
+     where p.game = ${game} and p.page = ${page}`.execute(db);
+  if (!r.rows[0]) throw new Error(`no catalogue page ${game}/${page}`);
+  return r.rows[0];
 }
 
 /** The whole game: sum of page versions (each only grows, so the sum changes iff a page did). */
 export async function gameMeta(db: Db | Trx, game: Game): Promise<PageMeta> {
   const r = await sql<PageMeta>`
-    select coalesce(sum(version), 0)::bigint as version, coalesce(sum(live_count), 0)::bigint as live_count,
-           max(updated_at) as updated_at
-      from catalogue_pages where game = ${game}`.execute(db);
+    select p.version + coalesce(u.n, 0) as version, p.live_count + coalesce(u.delta, 0) as live_count,
+           least(p.updated_at, ${FEED_NOW}) as updated_at
+      from (select sum(version)::bigint as version, sum(live_count)::bigint as live_count, max(updated_at) as updated_at
+              from catalogue_pages where game = ${game}) p,
+           (select count(*)::bigint as n, sum(delta)::bigint as delta from catalogue_events
+             where at is null and game = ${game}) u`.execute(db);
   return r.rows[0];
 }
 
@@ -232,6 +250,15 @@ export async function searchByNames(db: Db, game: Game, names: readonly string[]
 }
 
 // ---- events ---------------------------------------------------------------------------------
+
+/**
+ * Gives finished transactions' events their place in the feed (migration 008). Its own statement
+ * on the pool: the stampers' lock lasts only this statement, and writers never take it.
+ */
+export async function stampEvents(db: Db): Promise<number> {
+  const r = await sql<{ n: number }>`select catalogue_stamp_events() as n`.execute(db);
+  return Number(r.rows[0]?.n ?? 0);
+}
 
 export async function readClock(db: Db): Promise<{ lastEventMs: number | null; prunedThroughMs: number | null }> {
   const r = await sql<{ last: string | null; pruned: string | null }>`

@@ -7,7 +7,7 @@ import type { Db } from '../../db/database.js';
 import { isoUtc } from '../../domain/clock.js';
 import { AppError } from '../../domain/errors.js';
 import type { Game } from '../../domain/games.js';
-import { eventsExistFrom, eventsRestOfMillisecond, eventsSince, listingsByIds, pruneEvents, readClock } from './catalogue-repo.js';
+import { eventsExistFrom, eventsRestOfMillisecond, eventsSince, listingsByIds, pruneEvents, readClock, stampEvents } from './catalogue-repo.js';
 import { listingWire, markupOf, parseCursor, type ListingWire, type MerchantPricing } from './catalogue-views.js';
 
 export const EVENTS_RETENTION_SECONDS = 7 * 24 * 3600;
@@ -24,6 +24,7 @@ export function createCatalogueEvents(deps: { db: Db; config: Pick<Config, 'publ
    */
   async function events(merchant: MerchantPricing, q: { since?: string; game?: Game; extended: boolean; limit: number }) {
     const markup = markupOf(merchant);
+    await stampEvents(db); // events of finished writers get their place before we read
     const clock = await readClock(db);
     const nowCursor = clock.lastEventMs === null ? 0 : clock.lastEventMs + 1;
     const out = {
@@ -78,6 +79,9 @@ export function createCatalogueEvents(deps: { db: Db; config: Pick<Config, 'publ
 
   return {
     events,
-    pruneEvents: (olderThanSeconds = EVENTS_RETENTION_SECONDS) => pruneEvents(db, olderThanSeconds),
+    pruneEvents: async (olderThanSeconds = EVENTS_RETENTION_SECONDS) => {
+      await stampEvents(db); // also stamps when nobody reads the feed, so unstamped rows stay few
+      return pruneEvents(db, olderThanSeconds);
+    },
   };
 }

@@ -31,7 +31,7 @@ export function findById(db: Db | Trx, id: number): Promise<MerchantRow | undefi
   return db.selectFrom('merchants').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** Looked up on every request (no cache), so a rotated or disabled key takes effect at once everywhere. */
+/** Read through the per-instance key cache (key-cache.ts), invalidated by NOTIFY on every change. */
 export function findByKeyHash(db: Db, hash: string): Promise<MerchantRow | undefined> {
   return db.selectFrom('merchants').selectAll().where('api_key_hash', '=', hash).executeTakeFirst();
 }

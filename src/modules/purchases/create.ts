@@ -4,8 +4,8 @@
 // unique constraint) → pick and lock the listing (SELECT … FOR UPDATE) → enqueue the dispatch job
 // and the pending watchdog → debit available (`purchase:<id>:reserve`; takes the merchant's
 // balances row lock) → reserve the listing (UPDATE … WHERE status = 'live') and write the item
-// snapshot, last: its trigger takes the catalogue_clock row lock that every purchase shares until
-// commit (see purchase-repo.ts, lock order). A creation failure (3.3) is stored as a `failed`
+// snapshot, last: its trigger only adds an unstamped feed event — no lock shared by purchases
+// (migration 008; see purchase-repo.ts, lock order). A creation failure (3.3) is stored as a `failed`
 // purchase with its fail_reason; nothing is taken (the debit, the jobs and the reservation are
 // undone together with a savepoint).
 //
@@ -171,8 +171,8 @@ export function createCreateStage(deps: CreateDeps) {
 
       // Take the money and reserve the listing together; undo both if the balance is short.
       // Lock hold times: the balances row lock (every money transaction of this merchant) is
-      // taken by applyMovement and the catalogue_clock row lock (every catalogue writer) by the
-      // listing UPDATE's trigger; both are held until commit. So the jobs are enqueued first
+      // taken by applyMovement and held until commit (the listing UPDATE's trigger takes no
+      // shared lock since migration 008). So the jobs are enqueued first
       // (one round trip, before either lock), then the debit, then the listing UPDATE together
       // with the purchase snapshot (one statement), then COMMIT — nothing else in between. The
       // listing is locked by pickListing, so nobody else can take it meanwhile. The savepoint

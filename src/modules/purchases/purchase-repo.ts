@@ -2,9 +2,9 @@
 //
 // Lock order, the same in every purchase transaction so they cannot deadlock each other:
 //   purchases row (insert / guarded update) → listings row (SELECT … FOR UPDATE when buying)
-//   → balances row (applyMovement) → the listing UPDATE, last: its statement trigger takes the
-//   single catalogue_clock row lock (held to commit, shared by every purchase and catalogue
-//   writer), so it is taken as late as possible and nothing else is waited for while holding it.
+//   → balances row (applyMovement) → the listing UPDATE, last: its statement trigger bumps the
+//   listing's catalogue_pages row (a lock shared only by writers of that page, 1 of 16 per game)
+//   and adds an unstamped feed event (no global lock: migration 008).
 // The balances row lock is shared by every money transaction of a merchant and is also held to
 // commit: creation does everything it can (the jobs) before applyMovement, so only the listing
 // UPDATE (together with the purchase snapshot, one statement) and COMMIT run while it is held.
@@ -122,7 +122,7 @@ export async function nameEverListed(db: Db | Trx, game: Game, name: string): Pr
  * Creation's last statement: takes the live listing off the catalogue for purchase `purchaseId`
  * and, in the same statement, writes the purchase's item snapshot (`patch`). Undefined (and
  * nothing written) when the listing is no longer live. The listing UPDATE's statement trigger
- * takes the catalogue_clock row lock at the end of this statement; only COMMIT follows it.
+ * takes its page's catalogue_pages row lock at the end of this statement; only COMMIT follows it.
  */
 export async function reserveListingFor(
   trx: Trx,

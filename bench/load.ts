@@ -1,0 +1,88 @@
+// The load generator of `npm run bench`: autocannon in its own process (never inside the process
+// it measures). Argument: a file holding a JSON LoadSpec. Prints one JSON LoadResult line on stdout.
+import fs from 'node:fs/promises';
+import autocannon from 'autocannon';
+
+export interface LoadSpec {
+  url: string; // origin, e.g. http://127.0.0.1:8080
+  connections: number;
+  durationS: number;
+  method?: 'GET' | 'POST';
+  /** Request paths, taken round robin. */
+  paths: string[];
+  headers?: Record<string, string>;
+  /** One API key per connection (round robin over connections); overrides headers' x-api-key. */
+  keys?: string[];
+  /** POST purchase: one listing per request, never reused. */
+  purchase?: { listings: { id: string; game: string }[]; runId: string };
+  /** POST body for every request (JSON). */
+  body?: unknown;
+}
+
+export interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+  /** Answers of 2xx whose data.status was not the expected one (purchases: not 'pending'). */
+  refused: number;
+  bytesPerSec: number;
+}
+
+async function main() {
+  const spec = JSON.parse(await fs.readFile(process.argv[2], 'utf8')) as LoadSpec;
+  let next = 0;
+  let connection = 0;
+  let refused = 0;
+  const headers = { ...(spec.headers ?? {}), ...(spec.body !== undefined || spec.purchase ? { 'content-type': 'application/json' } : {}) };
+  const result = await autocannon({
+    url: spec.url,
+    connections: spec.connections,
+    duration: spec.durationS,
+    pipelining: 1,
+    requests: [
+      {
+        method: spec.method ?? 'GET',
+        setupRequest: (req: any, context: any) => {
+          if (context.key === undefined && spec.keys) context.key = spec.keys[connection++ % spec.keys.length];
+          const i = next++;
+          const h = context.key ? { ...headers, 'x-api-key': context.key } : headers;
+          if (spec.purchase) {
+            const l = spec.purchase.listings[i % spec.purchase.listings.length];
+            const body = { partner: 10_000_000 + (i % 80_000_000), token: 'abcdefgh', game: l.game, asset_id: l.id, merchant_tx_id: `bench-${spec.purchase.runId}-${i}` };
+            return { ...req, method: 'POST', path: '/api/v1/merchant/purchase', headers: h, body: JSON.stringify(body) };
+          }
+          return { ...req, path: spec.paths[i % spec.paths.length], headers: h, body: spec.body === undefined ? undefined : JSON.stringify(spec.body) };
+        },
+        onResponse: spec.purchase
+          ? (status: number, body: string) => {
+              if (status !== 200) return;
+              try {
+                if (JSON.parse(body)?.data?.status !== 'pending') refused++;
+              } catch {
+                refused++;
+              }
+            }
+          : undefined,
+      },
+    ],
+  } as any);
+  const out: LoadResult = {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    requests: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    refused,
+    bytesPerSec: result.throughput.average,
+  };
+  console.log(JSON.stringify(out));
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
