@@ -9,6 +9,7 @@ import { progressBar } from './progress.js';
 import { createAccountsService } from '../modules/accounts/accounts-service.js';
 import { userView } from '../modules/accounts/account-admin-routes.js';
 import { importListings } from '../modules/catalogue/catalogue-import.js';
+import { registerBotCommands } from './bot-commands.js';
 
 const program = new Command();
 program
@@ -209,6 +210,8 @@ catalogue
       }
     }),
   );
+
+registerBotCommands(program, run, int, onOff);
 
 function requireFeature<K extends string>(ctx: CliContext, key: K): any {
   const svc = (ctx as unknown as Record<string, unknown>)[key];

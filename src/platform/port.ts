@@ -73,6 +73,9 @@ export interface PlatformItem {
   phase?: string;
   /** false: in the inventory but not tradable now (a trade cooldown); absent means tradable. */
   tradable?: boolean;
+  /** CS2 asset properties when the platform gives them (steam: inventory asset_properties). */
+  float?: number;
+  paintSeed?: number;
 }
 
 /** An asset a deposit offer asks for, with the item the gateway takes it to be. */
@@ -172,6 +175,28 @@ export interface TradingPlatform {
    * answer the handler's result (the updated record) or its error. Used by the test helpers.
    */
   simulate?(change: OfferChange): Promise<unknown>;
+  /**
+   * Real platforms only (optional): signs an operator-managed bot in and reports what it can do
+   * (`gateway bot check`). A bot that cannot trade is taken out of rotation by the adapter.
+   */
+  checkBot?(botId: number): Promise<BotCheckReport>;
+  /** Real platforms only (optional): starts driving bots (leases, polls); the CLI never calls it. */
+  start?(): Promise<void>;
+  /** Stops every bot driver this instance runs and releases their leases. */
+  stop?(): Promise<void>;
+}
+
+export interface BotCheckReport {
+  signed_in: boolean;
+  platform_id?: string;
+  can_trade: boolean;
+  trade_protection_acknowledged: boolean;
+  confirmations_reachable: boolean;
+  /** Tradable items per game the bot serves. */
+  inventory?: Record<string, number>;
+  /** Drift: asset ids backing listings for sale that the bot's tradable inventory does not show. */
+  listed_but_missing?: string[];
+  problems: string[];
 }
 
 /** 76561197960265728 + partner: the 64-bit ID of a 32-bit account ID. */
