@@ -27,6 +27,7 @@ async function main(): Promise<void> {
   console.log(`\n  Skin trading gateway listening on ${ctx.config.publicUrl}  (platform: ${ctx.config.platform})`);
   console.log(`    API docs        ${ctx.config.publicUrl}/docs`);
   console.log(`    merchant API    ${ctx.config.publicUrl}/api/v1/merchant`);
+  console.log(`    dashboard       ${ctx.config.publicUrl}/dashboard  ·  console ${ctx.config.publicUrl}/console  (first operator: npx gateway operator create --email …)`);
   // A token the operator set is theirs and stays out of the output; a generated sandbox one is shown.
   if (config.adminToken) console.log('    admin token     from ADMIN_TOKEN  (Authorization: Bearer …)');
   else if (ctx.config.adminToken) console.log(`    admin token     ${ctx.config.adminToken}  (Authorization: Bearer …; kept in ${ctx.config.dataDir}/admin-token)`);

@@ -6,6 +6,8 @@ import { loadConfig } from '../config.js';
 import { openCliContext, type CliContext } from './context.js';
 import { amountToMills } from '../modules/admin/admin-routes.js';
 import { progressBar } from './progress.js';
+import { createAccountsService } from '../modules/accounts/accounts-service.js';
+import { userView } from '../modules/accounts/account-admin-routes.js';
 import { importListings } from '../modules/catalogue/catalogue-import.js';
 import { registerBotCommands } from './bot-commands.js';
 
@@ -137,6 +139,23 @@ merchant
 merchant.command('rotate-key <id>').description('new API key; the old one stops working at once')
   .action(run((ctx, id) => ctx.merchants.rotateKey(int(id))));
 merchant.command('rotate-webhook-secret <id>').action(run((ctx, id) => ctx.merchants.rotateWebhookSecret(int(id))));
+
+// ---- dashboard accounts (the link is shown once; PUBLIC_URL is its base)
+const cliActor = { userId: null, actor: 'cli', ip: null };
+merchant.command('invite <id>').description('invite an e-mail address to the merchant dashboard; prints the one-time link')
+  .requiredOption('--email <address>')
+  .addOption(new Option('--role <role>').choices(['owner', 'developer', 'viewer']).default('owner'))
+  .action(run((ctx, id, o) => createAccountsService(ctx).invite({ merchantId: int(id), email: o.email, role: o.role }, cliActor), 'invitation created (the link works once):'));
+merchant.command('users <id>').description("the merchant's dashboard users")
+  .action(run(async (ctx, id) => (await createAccountsService(ctx).listUsers(int(id))).map(userView)));
+const operator = program.command('operator').description('operator console accounts');
+for (const name of ['create', 'invite']) {
+  operator.command(name).description('invite an operator to the console; prints the one-time link')
+    .requiredOption('--email <address>')
+    .action(run((ctx, o) => createAccountsService(ctx).invite({ merchantId: null, email: o.email, role: 'operator' }, cliActor), 'invitation created (the link works once):'));
+}
+program.command('audit').description('the audit log, newest first').option('--merchant <id>', '', int).option('--limit <n>', '', int, 50)
+  .action(run(async (ctx, o) => (await createAccountsService(ctx).listAudit({ merchantId: o.merchant, limit: o.limit })).map((a) => ({ ...a, at: new Date(a.at).toISOString(), detail: JSON.stringify(a.detail) }))));
 
 // ---- money
 program.command('top-up <merchantId> <amount>').description('credit available balance (USD)')

@@ -142,13 +142,14 @@ export const TAGS: { name: string; description: string }[] = [
   { name: 'Operator: balance and ledger', description: 'Operator API: top-ups, withdrawals, the immutable ledger and its reconciliation.' },
   { name: 'Operator: webhooks', description: 'Operator API: the delivery log of every webhook attempt, and redelivery.' },
   { name: 'Operator: bots', description: 'Operator API: the trading bots of PLATFORM=steam (secrets stored encrypted, never shown), their state and lease, and a sign-in check.' },
+  { name: 'Operator: dashboard accounts', description: 'Operator API: invitations (one-time links) for merchant dashboard users and console operators, users, the audit log.' },
 ];
 
 /** Redoc-style groups (x-tagGroups); Swagger UI shows the tags in this order. */
 export const TAG_GROUPS = [
   { name: 'Merchant API', tags: ['Redirect flow', 'Deposits', 'Deposits by hash name', 'Purchases', 'Catalogue', 'Balance', 'Sandbox'] },
   { name: 'Hosted page', tags: ['Hosted page'] },
-  { name: 'Operator API', tags: ['Operator: merchants', 'Operator: balance and ledger', 'Operator: webhooks', 'Operator: bots'] },
+  { name: 'Operator API', tags: ['Operator: merchants', 'Operator: balance and ledger', 'Operator: webhooks', 'Operator: bots', 'Operator: dashboard accounts'] },
 ];
 
 /** What the specification says of each merchant operation (shown above the route's own notes). */

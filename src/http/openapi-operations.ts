@@ -2,6 +2,7 @@
 // it can answer, and its examples. openapi-document.ts applies this to the generated document; a
 // contract test fails when a route is missing here.
 import * as X from './openapi-examples.js';
+import { examples as A } from '../modules/accounts/account-schemas.js';
 
 export type ErrorStatus = 304 | 400 | 401 | 403 | 404 | 409 | 413 | 415 | 500 | 503;
 
@@ -65,6 +66,10 @@ export const OPERATIONS: Record<string, OperationInfo> = {
   [`get ${a}/merchants/{id}/ledger`]: { id: 'listLedgerEntries', tag: 'Operator: balance and ledger', errors: [...ADMIN, 404], response: { 200: X.ledgerResponse } },
   [`get ${a}/ledger/verify`]: { id: 'verifyLedger', tag: 'Operator: balance and ledger', errors: ADMIN, response: { 200: X.ledgerVerifyResponse } },
   [`get ${a}/merchants/{id}/webhook-deliveries`]: { id: 'listWebhookDeliveries', tag: 'Operator: webhooks', errors: [...ADMIN, 404], response: { 200: X.deliveriesResponse } },
+  [`post ${a}/merchants/{id}/invitations`]: { id: 'inviteMerchantUser', tag: 'Operator: dashboard accounts', errors: [...ADMIN, 404, ...WITH_BODY], request: A.inviteUserRequest, response: { 201: A.invitationResponse } },
+  [`post ${a}/operators/invitations`]: { id: 'inviteOperator', tag: 'Operator: dashboard accounts', errors: [...ADMIN, ...WITH_BODY], request: A.inviteOperatorRequest, response: { 201: A.operatorInvitationResponse } },
+  [`get ${a}/merchants/{id}/users`]: { id: 'listMerchantUsers', tag: 'Operator: dashboard accounts', errors: [...ADMIN, 404], response: { 200: A.usersResponse } },
+  [`get ${a}/audit`]: { id: 'listAuditLog', tag: 'Operator: dashboard accounts', errors: ADMIN, response: { 200: A.auditResponse } },
   [`post ${a}/webhook-deliveries/{id}/redeliver`]: { id: 'redeliverWebhook', tag: 'Operator: webhooks', errors: [...ADMIN, 404, ...WITH_BODY], response: { 202: X.redeliverResponse } },
   [`post ${a}/bots`]: { id: 'createBot', tag: 'Operator: bots', errors: [...ADMIN, ...WITH_BODY], request: X.createBotRequest, response: { 201: X.botAddedResponse } },
   [`get ${a}/bots`]: { id: 'listBots', tag: 'Operator: bots', errors: ADMIN, response: { 200: X.botListResponse } },

@@ -6,6 +6,7 @@ import { createKeyCache, type KeyCache } from '../modules/merchants/key-cache.js
 import { balanceRoutes } from '../modules/ledger/balance-routes.js';
 import { adminRoutes } from '../modules/admin/admin-routes.js';
 import { merchantFeatureRoutes, adminFeatureRoutes, publicFeatureRoutes } from '../modules/index.js';
+import { recordKeyUsage } from '../modules/dashboard/key-usage.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -20,6 +21,7 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
   await app.register(
     async (merchantApi) => {
       merchantApi.addHook('onRequest', merchantAuth(keys));
+      merchantApi.addHook('onResponse', recordKeyUsage(ctx.db)); // the dashboard's "last used"
       await merchantApi.register(balanceRoutes(ctx));
       for (const plugin of merchantFeatureRoutes) await merchantApi.register(plugin(ctx));
     },

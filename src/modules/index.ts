@@ -11,6 +11,8 @@ import { sandboxPurchaseRoutes } from './sandbox/sandbox-purchase-routes.js';
 import { intentRoutes } from './intents/intent-routes.js';
 import { hostedRoutes } from './hosted/hosted-routes.js';
 import { botRoutes } from './bots/bot-routes.js';
+import { accountAdminRoutes } from './accounts/account-admin-routes.js';
+import { webAppRoutes } from './dashboard/web-app.js';
 
 export type RoutePlugin = (ctx: AppContext) => FastifyPluginAsync;
 
@@ -18,7 +20,7 @@ export type RoutePlugin = (ctx: AppContext) => FastifyPluginAsync;
 export const merchantFeatureRoutes: RoutePlugin[] = [depositRoutes, sandboxDepositRoutes, intentRoutes, catalogueRoutes, purchaseRoutes, sandboxPurchaseRoutes];
 
 /** Mounted under /api/admin, behind the operator bearer token. */
-export const adminFeatureRoutes: RoutePlugin[] = [webhookAdminRoutes, botRoutes];
+export const adminFeatureRoutes: RoutePlugin[] = [webhookAdminRoutes, botRoutes, accountAdminRoutes];
 
 /** Mounted at the root, unauthenticated (hosted deposit page, static assets). */
-export const publicFeatureRoutes: RoutePlugin[] = [itemImageRoutes, hostedRoutes];
+export const publicFeatureRoutes: RoutePlugin[] = [itemImageRoutes, hostedRoutes, webAppRoutes];

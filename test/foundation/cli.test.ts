@@ -1,5 +1,3 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,8 +5,8 @@ import { sql } from 'kysely';
 import { enqueueWebhook } from '../../src/modules/webhooks/outbox.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, startTestGateway, type TestGateway } from '../helpers.js';
+import { runCli } from '../cli-run.js';
 
-const exec = promisify(execFile);
 let databaseUrl: string;
 let gw: TestGateway;
 
@@ -18,16 +16,7 @@ beforeAll(async () => {
 });
 afterAll(async () => gw?.stop());
 
-async function cli(...args: string[]) {
-  try {
-    const r = await exec(process.execPath, ['bin/gateway.mjs', '--json', ...args], {
-      env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', SANDBOX_CATALOGUE_SIZE: '0' },
-    });
-    return { code: 0, out: r.stdout, err: r.stderr };
-  } catch (e: any) {
-    return { code: e.code as number, out: e.stdout as string, err: e.stderr as string };
-  }
-}
+const cli = (...args: string[]) => runCli(databaseUrl, args);
 
 describe('gateway CLI', () => {
   it('creates a merchant whose key works against the API, tops up, withdraws and verifies', async () => {

@@ -1,0 +1,163 @@
+// Sign-in, invitation (set password), sign-out, and the account page (authenticator, sessions):
+// the same pages for merchant users and operators.
+import type { FastifyInstance } from 'fastify';
+import { validationError } from '../../http/errors.js';
+import { html, page, csrfField, table, when, actionButton, type Html } from '../dashboard/html.js';
+import { PASSWORD_MIN } from './passwords.js';
+import { SESSION_TTL_SECONDS, SignInError, type AccountsService, type SessionUser } from './accounts-service.js';
+import {
+  actorOf, checkCsrf, checkPreCsrf, clientIp, preToken, requireRole, setCookie, SESSION_COOKIE,
+} from './web-session.js';
+import type { WebDeps } from '../dashboard/deps.js';
+
+export const homeOf = (u: { role: string }) => (u.role === 'operator' ? '/console' : '/dashboard');
+
+/** A local path to go back to after sign-in (never another site). */
+function safeNext(next: unknown): string | undefined {
+  return typeof next === 'string' && /^\/(dashboard|console)(\/[\w\-/.?=&%]*)?$/.test(next) ? next : undefined;
+}
+
+export function signInForm(csrf: string, next?: string, email = ''): Html {
+  return html`<form method="post" action="/dashboard/sign-in" class="card narrow">
+${csrfField(csrf)}${next ? html`<input type="hidden" name="next" value="${next}">` : ''}
+<label for="email">E-mail</label>
+<input id="email" name="email" type="email" autocomplete="username" required value="${email}">
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required>
+<label for="code">Authentication code <span class="hint">(if you set up an authenticator)</span></label>
+<input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6">
+<button type="submit" id="sign-in">Sign in</button>
+</form>`;
+}
+
+export function accountPages(app: FastifyInstance, ctx: WebDeps, accounts: AccountsService, shell: (u: SessionUser) => Promise<{ nav: { href: string; label: string }[]; merchantName?: string }>): void {
+  const publicUrl = ctx.config.publicUrl;
+
+  app.get('/dashboard/sign-in', async (req, reply) => {
+    if (req.user) return reply.redirect(homeOf(req.user), 303);
+    const csrf = preToken(req, reply, publicUrl);
+    const next = safeNext((req.query as { next?: string }).next);
+    return reply.type('text/html').send(page({ title: 'Sign in' }, signInForm(csrf, next)));
+  });
+
+  app.post('/dashboard/sign-in', async (req, reply) => {
+    checkPreCsrf(req);
+    const f = req.form;
+    try {
+      const r = await accounts.signIn({ email: f.email ?? '', password: f.password ?? '', code: f.code, ip: clientIp(req), userAgent: req.headers['user-agent'] ?? null });
+      // A new session id on every sign-in: a cookie planted before sign-in never becomes a session.
+      setCookie(reply, req, publicUrl, SESSION_COOKIE, r.cookie, SESSION_TTL_SECONDS);
+      return reply.redirect(safeNext(f.next) ?? homeOf(r.user), 303);
+    } catch (err) {
+      if (!(err instanceof SignInError)) throw err;
+      reply.headers(err.headers);
+      const csrf = preToken(req, reply, publicUrl);
+      return reply
+        .code(err.status)
+        .type('text/html')
+        .send(page({ title: 'Sign in', flash: { kind: 'error', text: err.message } }, signInForm(csrf, safeNext(f.next), f.email ?? '')));
+    }
+  });
+
+  app.get('/dashboard/invite/:token', async (req, reply) => {
+    const { token } = req.params as { token: string };
+    const inv = await accounts.invitation(token);
+    const csrf = preToken(req, reply, publicUrl);
+    return reply.type('text/html').send(
+      page(
+        { title: 'Set your password' },
+        html`<p>You were invited as <strong>${inv.role}</strong> with the address <strong>${inv.email}</strong>. Choose a password to activate the account.</p>
+<form method="post" action="/dashboard/invite/${token}" class="card narrow">${csrfField(csrf)}
+<input type="hidden" name="username" autocomplete="username" value="${inv.email}">
+<label for="password">New password <span class="hint">(at least ${PASSWORD_MIN} characters)</span></label>
+<input id="password" name="password" type="password" autocomplete="new-password" minlength="${PASSWORD_MIN}" required>
+<label for="password2">Repeat the password</label>
+<input id="password2" name="password2" type="password" autocomplete="new-password" minlength="${PASSWORD_MIN}" required>
+<button type="submit" id="set-password">Set password</button>
+</form>`,
+      ),
+    );
+  });
+
+  app.post('/dashboard/invite/:token', async (req, reply) => {
+    checkPreCsrf(req);
+    const { token } = req.params as { token: string };
+    if ((req.form.password ?? '') !== (req.form.password2 ?? '')) {
+      throw validationError([{ field: 'password2', code: 'same', message: 'the two passwords differ' }]);
+    }
+    const r = await accounts.acceptInvitation(token, req.form.password ?? '', clientIp(req));
+    const csrf = preToken(req, reply, publicUrl);
+    return reply.type('text/html').send(page({ title: 'Sign in', flash: { kind: 'ok', text: 'Your password is set. Sign in to continue.' } }, signInForm(csrf, undefined, r.email)));
+  });
+
+  app.post('/dashboard/sign-out', async (req, reply) => {
+    if (req.user) {
+      checkCsrf(req);
+      await accounts.signOut(req.user, actorOf(req));
+    }
+    setCookie(reply, req, publicUrl, SESSION_COOKIE, '', 0);
+    return reply.redirect('/dashboard/sign-in', 303);
+  });
+
+  app.post('/dashboard/account/sign-out-everywhere', async (req, reply) => {
+    requireRole(req, ['owner', 'developer', 'viewer', 'operator']);
+    checkCsrf(req);
+    await accounts.signOutEverywhere(req.user!, actorOf(req));
+    setCookie(reply, req, publicUrl, SESSION_COOKIE, '', 0);
+    return reply.redirect('/dashboard/sign-in', 303);
+  });
+
+  async function accountPage(u: SessionUser, extra?: Html, flash?: { kind: 'ok' | 'error'; text: string }) {
+    const sessions = await accounts.listSessions(u.id);
+    const s = await shell(u);
+    return page(
+      { title: 'Your account', nav: s.nav, current: '/dashboard/account', user: { ...u, merchantName: s.merchantName }, flash, home: homeOf(u) },
+      html`${extra ?? ''}
+<section><h2>Two-step sign-in</h2>
+${u.totp_enabled
+  ? html`<p>An authenticator app is required at sign-in.</p>
+<form method="post" action="/dashboard/account/totp/disable" class="card narrow">${csrfField(u.csrf)}
+<label for="tp">Your password</label><input id="tp" name="password" type="password" autocomplete="current-password" required>
+<button type="submit" class="danger">Turn off the authenticator</button></form>`
+  : html`<p>Protect the account with a code from an authenticator app (TOTP, RFC 6238).</p>${actionButton('/dashboard/account/totp/start', 'Set up an authenticator', u.csrf)}`}
+</section>
+<section><h2>Signed-in sessions</h2>
+${table('Active sessions', ['Started', 'Last seen', 'Address', 'Browser'], sessions.map((x) => [when(x.created_at), when(x.last_seen_at), x.ip, (x.user_agent ?? '').slice(0, 60)]))}
+${actionButton('/dashboard/account/sign-out-everywhere', 'Sign out everywhere', u.csrf, { danger: true })}
+</section>`,
+    );
+  }
+
+  app.get('/dashboard/account', async (req, reply) => {
+    const u = requireRole(req, ['owner', 'developer', 'viewer', 'operator']);
+    return reply.type('text/html').send(await accountPage(u));
+  });
+
+  app.post('/dashboard/account/totp/start', async (req, reply) => {
+    const u = requireRole(req, ['owner', 'developer', 'viewer', 'operator']);
+    checkCsrf(req);
+    const t = await accounts.startTotp(u);
+    const form = html`<section class="card"><h2>Set up an authenticator</h2>
+<p>Add this key to your authenticator app (or open the otpauth link on the phone), then enter the 6-digit code it shows.</p>
+<p>Key: <code id="totp-secret">${t.secret}</code></p>
+<p class="break"><a href="${t.uri}">${t.uri}</a></p>
+<form method="post" action="/dashboard/account/totp/confirm">${csrfField(u.csrf)}
+<label for="totp-code">Code from the app</label><input id="totp-code" name="code" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" autocomplete="one-time-code" required>
+<button type="submit" id="totp-confirm">Turn on</button></form></section>`;
+    return reply.type('text/html').send(await accountPage(u, form));
+  });
+
+  app.post('/dashboard/account/totp/confirm', async (req, reply) => {
+    const u = requireRole(req, ['owner', 'developer', 'viewer', 'operator']);
+    checkCsrf(req);
+    await accounts.confirmTotp(u, req.form.code ?? '', actorOf(req));
+    return reply.type('text/html').send(await accountPage({ ...u, totp_enabled: true }, undefined, { kind: 'ok', text: 'The authenticator is on: sign-in now asks for its code.' }));
+  });
+
+  app.post('/dashboard/account/totp/disable', async (req, reply) => {
+    const u = requireRole(req, ['owner', 'developer', 'viewer', 'operator']);
+    checkCsrf(req);
+    await accounts.disableTotp(u, req.form.password ?? '', actorOf(req));
+    return reply.type('text/html').send(await accountPage({ ...u, totp_enabled: false }, undefined, { kind: 'ok', text: 'The authenticator is off.' }));
+  });
+}

@@ -1,0 +1,232 @@
+// Accounts: invitations (one-time links), passwords, TOTP, sign-in with throttling and lock-out,
+// database sessions, and the audit log every change writes to.
+import crypto from 'node:crypto';
+import type { AccountDeps } from '../dashboard/deps.js';
+import { randomSecret, sha256Hex } from '../../domain/secrets.js';
+import { AppError, notFound, validationError } from '../../http/errors.js';
+import { findById as findMerchant } from '../merchants/merchant-repo.js';
+import * as repo from './accounts-repo.js';
+import { hashPassword, passwordProblem, verifyPassword } from './passwords.js';
+import { matchTotp, newTotpSecret, otpauthUri } from './totp.js';
+import { MERCHANT_ROLES, tables, type Role, type UserRow } from './accounts-types.js';
+
+export const INVITATION_TTL_SECONDS = 7 * 24 * 3600;
+export const SESSION_TTL_SECONDS = 12 * 3600;
+export const SESSION_IDLE_SECONDS = 2 * 3600;
+/** Consecutive failures that lock an account, and for how long. */
+export const LOCK_AFTER_FAILURES = 5;
+export const LOCK_SECONDS = 15 * 60;
+/** Failures from one address within the window after which sign-in answers 429. */
+export const IP_FAILURE_LIMIT = 20;
+export const IP_FAILURE_WINDOW_SECONDS = 15 * 60;
+
+export const SIGN_IN_FAILED = 'invalid e-mail, password or authentication code';
+
+/** A refused sign-in (401) or a throttled address (429): the sign-in page shows it with its form. */
+export class SignInError extends Error {
+  constructor(
+    readonly status: 401 | 429,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+/** Who did something, for the audit log. */
+export interface Actor {
+  userId: number | null;
+  actor: string;
+  ip: string | null;
+}
+
+export interface SessionUser {
+  id: number;
+  merchant_id: number | null;
+  email: string;
+  role: Role;
+  totp_enabled: boolean;
+  csrf: string;
+  sessionHash: string;
+}
+
+const EMAIL_RE = /^[^\s@]{1,64}@[^\s@]{1,189}\.[^\s@]{1,60}$/;
+
+export function createAccountsService(base: AccountDeps) {
+  const { db, config, clock } = base;
+
+  const audit = (a: Actor, action: string, merchantId: number | null, detail?: Record<string, unknown>) =>
+    repo.insertAudit(db, { merchantId, userId: a.userId, actor: a.actor, action, detail, ip: a.ip });
+
+  /** Invites an e-mail address (merchant user, or operator when merchantId is null); answers the one-time link. */
+  async function invite(input: { merchantId: number | null; email: string; role: Role }, by: Actor) {
+    const email = input.email.trim();
+    if (!EMAIL_RE.test(email)) throw validationError([{ field: 'email', code: 'email', message: 'email must be an e-mail address' }]);
+    const operator = input.merchantId === null;
+    if (operator ? input.role !== 'operator' : !(MERCHANT_ROLES as readonly string[]).includes(input.role)) {
+      throw validationError([{ field: 'role', code: 'oneof', message: operator ? 'role must be operator' : 'role must be one of: owner, developer, viewer' }]);
+    }
+    if (!operator && !(await findMerchant(db, input.merchantId!))) throw notFound();
+    const token = randomSecret('inv_');
+    const result = await tables(db).transaction().execute(async (trx) => {
+      const user = await repo.upsertInvitedUser(trx, { merchantId: input.merchantId, email, role: input.role });
+      // An address that already has an account (here or at another merchant) is not invited again.
+      if (user.password_hash !== null || user.merchant_id !== input.merchantId) {
+        throw validationError([{ field: 'email', code: 'exist', message: 'this e-mail address already has an account' }]);
+      }
+      if (user.role !== input.role) await repo.setRole(trx, user.id, input.role);
+      const inv = await repo.insertInvitation(trx, { userId: user.id, tokenHash: sha256Hex(token), invitedBy: by.actor, ttlSeconds: INVITATION_TTL_SECONDS });
+      await repo.insertAudit(trx, { merchantId: input.merchantId, userId: by.userId, actor: by.actor, action: 'user_invited', detail: { email, role: input.role }, ip: by.ip });
+      return { user, inv };
+    });
+    return {
+      user_id: result.user.id,
+      merchant_id: input.merchantId,
+      email,
+      role: input.role,
+      url: `${config.publicUrl}/dashboard/invite/${token}`,
+      expires_at: new Date(result.inv.expires_at).toISOString(),
+    };
+  }
+
+  async function invitation(token: string) {
+    const inv = await repo.findValidInvitation(db, sha256Hex(token));
+    if (!inv) throw new AppError('not_found', 'this invitation link is not valid (used, expired or mistyped)');
+    return inv;
+  }
+
+  /** Sets the password of an invited user; the link works once. */
+  async function acceptInvitation(token: string, password: string, ip: string | null) {
+    const inv = await invitation(token);
+    const problem = passwordProblem(password, inv.email);
+    if (problem) throw validationError([{ field: 'password', code: 'len', message: problem }]);
+    const hash = await hashPassword(password);
+    return tables(db).transaction().execute(async (trx) => {
+      const used = await repo.consumeInvitation(trx, sha256Hex(token));
+      if (!used) throw new AppError('not_found', 'this invitation link is not valid (used, expired or mistyped)');
+      await repo.setPassword(trx, used.user_id, hash);
+      await repo.revokeUserSessions(trx, used.user_id);
+      await repo.insertAudit(trx, { merchantId: inv.merchant_id, userId: used.user_id, actor: inv.email, action: 'invitation_accepted', ip });
+      return { user_id: used.user_id, email: inv.email };
+    });
+  }
+
+  async function newSession(userId: number, ip: string | null, userAgent: string | null) {
+    const cookie = crypto.randomBytes(32).toString('base64url');
+    const csrf = crypto.randomBytes(32).toString('base64url');
+    await repo.insertSession(db, { idHash: sha256Hex(cookie), userId, csrf, ip, userAgent: userAgent?.slice(0, 300) ?? null, ttlSeconds: SESSION_TTL_SECONDS });
+    return { cookie, csrf };
+  }
+
+  /**
+   * Checks e-mail, password and (when enabled) the TOTP code; answers a brand-new session. Every
+   * failure reads the same, is audited, counts towards the account's lock-out and the address's limit.
+   */
+  async function signIn(input: { email: string; password: string; code?: string; ip: string | null; userAgent: string | null }) {
+    const ip = input.ip ?? 'unknown';
+    if ((await repo.recentSignInFailuresFrom(db, ip, IP_FAILURE_WINDOW_SECONDS)) >= IP_FAILURE_LIMIT) {
+      throw new SignInError(429, 'too many failed sign-ins from this address: try again later', { 'retry-after': String(IP_FAILURE_WINDOW_SECONDS) });
+    }
+    const email = input.email.trim().slice(0, 254);
+    const user = email ? await repo.findUserByEmail(db, email) : undefined;
+    const passwordOk = await verifyPassword(input.password.slice(0, 1000), user?.password_hash ?? null);
+    const fail = async (reason: string, u?: UserRow) => {
+      const merchantId = u?.merchant_id ?? null;
+      await repo.insertAudit(db, { merchantId, userId: u?.id ?? null, actor: email || '(empty)', action: 'sign_in_failed', detail: { reason }, ip });
+      if (u && reason !== 'locked') {
+        const r = await repo.recordFailure(db, u.id, LOCK_AFTER_FAILURES, LOCK_SECONDS);
+        if (r.locked && r.failed_sign_ins === LOCK_AFTER_FAILURES) {
+          await repo.insertAudit(db, { merchantId, userId: u.id, actor: u.email, action: 'account_locked', detail: { seconds: LOCK_SECONDS }, ip });
+        }
+      }
+      throw new SignInError(401, SIGN_IN_FAILED);
+    };
+    if (!user || user.disabled || user.password_hash === null) return fail('unknown or inactive account', user);
+    if (await repo.isLocked(db, user.id)) {
+      await fail('locked', user);
+    }
+    if (!passwordOk) return fail('wrong password', user);
+    let step: number | undefined;
+    if (user.totp_enabled) {
+      step = matchTotp(user.totp_secret!, (input.code ?? '').trim(), clock.now().getTime(), Number(user.totp_last_step));
+      if (step === undefined) return fail('wrong or reused authentication code', user);
+    }
+    if (!(await repo.recordSuccess(db, user.id, step))) return fail('authentication code already used', user);
+    const session = await newSession(user.id, input.ip, input.userAgent);
+    await repo.insertAudit(db, { merchantId: user.merchant_id, userId: user.id, actor: user.email, action: 'signed_in', ip });
+    return { ...session, user };
+  }
+
+  /** The signed-in user of a session cookie, or undefined. */
+  async function authenticate(cookie: string | undefined): Promise<SessionUser | undefined> {
+    if (!cookie || cookie.length > 100) return undefined;
+    const hash = sha256Hex(cookie);
+    const s = await repo.findLiveSession(db, hash, SESSION_IDLE_SECONDS);
+    if (!s) return undefined;
+    if (s.stale) await repo.touchSession(db, hash); // at most once a minute per session
+    return { id: s.id, merchant_id: s.merchant_id, email: s.email, role: s.role, totp_enabled: s.totp_enabled, csrf: s.csrf_token, sessionHash: hash };
+  }
+
+  return {
+    audit,
+    invite,
+    invitation,
+    acceptInvitation,
+    signIn,
+    authenticate,
+
+    async signOut(user: SessionUser, a: Actor) {
+      await repo.revokeSession(db, user.sessionHash);
+      await audit(a, 'signed_out', user.merchant_id);
+    },
+
+    async signOutEverywhere(user: SessionUser, a: Actor) {
+      const n = await repo.revokeUserSessions(db, user.id);
+      await audit(a, 'signed_out_everywhere', user.merchant_id, { sessions: n });
+    },
+
+    /** TOTP enrolment, step 1: a new secret, stored but not active until confirmed with a code. */
+    async startTotp(user: SessionUser) {
+      const secret = newTotpSecret();
+      await repo.setTotp(db, user.id, { totp_secret: secret, totp_enabled: false, totp_last_step: 0 });
+      return { secret, uri: otpauthUri(secret, user.email) };
+    },
+
+    async confirmTotp(user: SessionUser, code: string, a: Actor) {
+      const row = await repo.findUser(db, user.id);
+      if (!row?.totp_secret || row.totp_enabled) throw validationError([{ field: 'code', code: 'state', message: 'start the set-up of an authenticator first' }]);
+      const step = matchTotp(row.totp_secret, code.trim(), clock.now().getTime(), Number(row.totp_last_step));
+      if (step === undefined) throw validationError([{ field: 'code', code: 'totp', message: 'the code does not match: check the clock of the device' }]);
+      await repo.setTotp(db, user.id, { totp_secret: row.totp_secret, totp_enabled: true, totp_last_step: step });
+      await audit(a, 'totp_enabled', user.merchant_id);
+    },
+
+    async disableTotp(user: SessionUser, password: string, a: Actor) {
+      const row = await repo.findUser(db, user.id);
+      if (!(await verifyPassword(password, row?.password_hash ?? null))) {
+        throw validationError([{ field: 'password', code: 'password', message: 'the password is not correct' }]);
+      }
+      await repo.setTotp(db, user.id, { totp_secret: null, totp_enabled: false });
+      await audit(a, 'totp_disabled', user.merchant_id);
+    },
+
+    listSessions: (userId: number) => repo.listSessions(db, userId),
+    listUsers: (merchantId: number | null) => repo.listUsers(db, merchantId),
+
+    /** Disables a user of the given merchant (null: an operator) and ends their sessions. */
+    async setUserDisabled(merchantId: number | null, userId: number, disabled: boolean, a: Actor) {
+      const u = await repo.findUser(db, userId);
+      if (!u || u.merchant_id !== merchantId) throw notFound();
+      if (u.id === a.userId) throw validationError([{ field: 'user', code: 'self', message: 'you cannot disable your own account' }]);
+      await tables(db).transaction().execute(async (trx) => {
+        await repo.setDisabled(trx, userId, disabled);
+        if (disabled) await repo.revokeUserSessions(trx, userId);
+        await repo.insertAudit(trx, { merchantId, userId: a.userId, actor: a.actor, action: disabled ? 'user_disabled' : 'user_enabled', detail: { email: u.email }, ip: a.ip });
+      });
+    },
+
+    listAudit: (opts: { merchantId?: number; before?: number; limit: number }) => repo.listAudit(db, opts),
+  };
+}
+
+export type AccountsService = ReturnType<typeof createAccountsService>;

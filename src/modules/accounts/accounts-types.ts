@@ -1,0 +1,90 @@
+// Kysely table types of migration 009 (dashboard users, invitations, sessions, audit log, status
+// history). The accounts, dashboard and console repositories reach them through `tables(db)`.
+import type { ColumnType, Generated, Kysely, Selectable } from 'kysely';
+import type { Db, Trx } from '../../db/database.js';
+import type { DB } from '../../db/types.js';
+import type { Timestamp } from '../../db/columns.js';
+
+export type Role = 'owner' | 'developer' | 'viewer' | 'operator';
+export const MERCHANT_ROLES = ['owner', 'developer', 'viewer'] as const;
+
+export interface DashboardUsersTable {
+  id: Generated<number>;
+  merchant_id: number | null;
+  email: string;
+  role: Role;
+  password_hash: string | null;
+  totp_secret: string | null;
+  totp_enabled: Generated<boolean>;
+  totp_last_step: Generated<number>;
+  failed_sign_ins: Generated<number>;
+  locked_until: Date | null;
+  disabled: Generated<boolean>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface DashboardInvitationsTable {
+  id: Generated<number>;
+  user_id: number;
+  token_hash: string;
+  invited_by: string;
+  expires_at: Date;
+  accepted_at: Date | null;
+  created_at: Timestamp;
+}
+
+export interface DashboardSessionsTable {
+  id_hash: string;
+  user_id: number;
+  csrf_token: string;
+  ip: string | null;
+  user_agent: string | null;
+  created_at: Timestamp;
+  last_seen_at: Timestamp;
+  expires_at: Date;
+  revoked_at: Date | null;
+}
+
+export interface AuditLogTable {
+  id: Generated<number>;
+  merchant_id: number | null;
+  user_id: number | null;
+  actor: string;
+  action: string;
+  detail: ColumnType<Record<string, unknown>, string | undefined, never>;
+  ip: string | null;
+  at: Timestamp;
+}
+
+export interface RecordStatusHistoryTable {
+  id: Generated<number>;
+  kind: 'deposit' | 'purchase';
+  record_id: number;
+  merchant_id: number;
+  from_status: string | null;
+  to_status: string;
+  fail_reason: string | null;
+  at: Timestamp;
+}
+
+export type AccountTables = {
+  dashboard_users: DashboardUsersTable;
+  dashboard_invitations: DashboardInvitationsTable;
+  dashboard_sessions: DashboardSessionsTable;
+  audit_log: AuditLogTable;
+  record_status_history: RecordStatusHistoryTable;
+};
+
+export type UserRow = Selectable<DashboardUsersTable>;
+export type AuditRow = Selectable<AuditLogTable>;
+
+export type ADb = Kysely<DB & AccountTables>;
+
+/** The same connection (or transaction), typed with this feature's tables as well. */
+/** Any connection: the pool, a transaction, with or without this feature's table types. */
+export type Conn = Db | Trx | ADb;
+
+export function tables(db: Conn): ADb {
+  return db.withTables<AccountTables>() as ADb;
+}

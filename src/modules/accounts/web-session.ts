@@ -1,0 +1,150 @@
+// The web side of accounts, shared by the merchant dashboard and the operator console: cookies,
+// form bodies, security headers (strict CSP, same origin only), CSRF, and the signed-in user.
+import crypto from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { safeEqual } from '../../domain/secrets.js';
+import { forbidden } from '../../http/errors.js';
+import { normaliseIp } from '../../http/auth.js';
+import type { Actor, SessionUser } from './accounts-service.js';
+import type { Role } from './accounts-types.js';
+
+export const SESSION_COOKIE = 'sgw_session';
+/** Pre-sign-in CSRF token (double submit): the sign-in and invitation forms carry its value. */
+export const PRE_COOKIE = 'sgw_pre';
+
+const CSRF_REFUSED = 'the form has expired or did not come from this site (CSRF token missing or wrong): reload the page and try again';
+
+export const DASHBOARD_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join('; ');
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    user?: SessionUser;
+    form: Record<string, string>;
+  }
+}
+
+export function parseCookies(header: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of (header ?? '').split(';')) {
+    const i = part.indexOf('=');
+    if (i < 0) continue;
+    const k = part.slice(0, i).trim();
+    if (!k || Object.hasOwn(out, k)) continue; // the first (most specific) cookie wins
+    try {
+      out[k] = decodeURIComponent(part.slice(i + 1).trim());
+    } catch {
+      /* a malformed cookie is ignored */
+    }
+  }
+  return out;
+}
+
+export function isSecure(req: FastifyRequest, publicUrl: string): boolean {
+  return req.protocol === 'https' || publicUrl.startsWith('https:');
+}
+
+export function setCookie(reply: FastifyReply, req: FastifyRequest, publicUrl: string, name: string, value: string, maxAgeSeconds?: number): void {
+  const parts = [`${name}=${encodeURIComponent(value)}`, 'Path=/', 'HttpOnly', 'SameSite=Strict'];
+  if (maxAgeSeconds !== undefined) parts.push(`Max-Age=${maxAgeSeconds}`);
+  if (isSecure(req, publicUrl)) parts.push('Secure');
+  const prev = reply.getHeader('set-cookie');
+  const list = prev === undefined ? [] : Array.isArray(prev) ? prev.map(String) : [String(prev)];
+  reply.header('set-cookie', [...list, parts.join('; ')]);
+}
+
+export function clientIp(req: FastifyRequest): string {
+  return normaliseIp(req.ip);
+}
+
+export function actorOf(req: FastifyRequest): Actor {
+  return { userId: req.user?.id ?? null, actor: req.user?.email ?? 'anonymous', ip: clientIp(req) };
+}
+
+/**
+ * Registers, in the calling plugin's scope: urlencoded form bodies, security headers on every
+ * answer, same-origin checks on every POST, and `req.user` from the session cookie.
+ */
+export function installWebBasics(app: FastifyInstance, opts: { publicUrl: string; authenticate: (cookie: string | undefined) => Promise<SessionUser | undefined> }): void {
+  app.decorateRequest('user', undefined);
+  app.decorateRequest('form', null as never);
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_req, body, done) => {
+    const form: Record<string, string> = Object.create(null);
+    for (const [k, v] of new URLSearchParams(String(body))) form[k] = v;
+    done(null, form);
+  });
+  app.addHook('onRequest', async (req, reply) => {
+    reply
+      .header('content-security-policy', DASHBOARD_CSP)
+      .header('x-content-type-options', 'nosniff')
+      .header('x-frame-options', 'DENY')
+      .header('referrer-policy', 'same-origin')
+      .header('cross-origin-opener-policy', 'same-origin')
+      .header('cross-origin-resource-policy', 'same-origin')
+      .header('cache-control', 'no-store');
+    req.user = await opts.authenticate(parseCookies(req.headers.cookie)[SESSION_COOKIE]);
+  });
+  app.addHook('preHandler', async (req) => {
+    // Only string fields count (a JSON body's numbers or objects never reach a form handler).
+    const body = req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {};
+    req.form = Object.fromEntries(Object.entries(body).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
+    if (req.method !== 'GET' && req.method !== 'HEAD') checkOrigin(req, opts.publicUrl);
+  });
+}
+
+/** A POST must come from our own pages: Origin (or Referer) is this host or PUBLIC_URL. */
+function checkOrigin(req: FastifyRequest, publicUrl: string): void {
+  const origin = req.headers.origin ?? (req.headers.referer ? safeOrigin(req.headers.referer) : undefined);
+  if (origin === undefined) return; // non-browser clients; the CSRF token still applies
+  const own = [new URL(publicUrl).origin, `${req.protocol}://${req.host}`];
+  if (!own.includes(origin)) throw forbidden('cross-origin request refused');
+}
+
+function safeOrigin(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'null';
+  }
+}
+
+/** The CSRF token of a signed-in form post (field _csrf or header x-csrf-token). */
+export function checkCsrf(req: FastifyRequest): void {
+  const given = req.form?._csrf ?? (req.headers['x-csrf-token'] as string | undefined) ?? '';
+  const expected = req.user?.csrf;
+  if (!expected || !given || !safeEqual(given, expected)) throw forbidden(CSRF_REFUSED);
+}
+
+/** The pre-sign-in double-submit token: cookie and form field must match. */
+export function checkPreCsrf(req: FastifyRequest): void {
+  const cookie = parseCookies(req.headers.cookie)[PRE_COOKIE];
+  const given = req.form?._csrf ?? '';
+  if (!cookie || !given || !safeEqual(cookie, given)) throw forbidden(CSRF_REFUSED);
+}
+
+/** The pre-sign-in token of this browser, set when missing. */
+export function preToken(req: FastifyRequest, reply: FastifyReply, publicUrl: string): string {
+  const existing = parseCookies(req.headers.cookie)[PRE_COOKIE];
+  if (existing && /^[\w-]{43}$/.test(existing)) return existing;
+  const token = crypto.randomBytes(32).toString('base64url');
+  setCookie(reply, req, publicUrl, PRE_COOKIE, token);
+  return token;
+}
+
+export class SignInRequired extends Error {}
+
+/** The signed-in user with one of the roles, else a redirect to sign-in (or 403 for a wrong role). */
+export function requireRole(req: FastifyRequest, roles: readonly Role[]): SessionUser {
+  const u = req.user;
+  if (!u) throw new SignInRequired();
+  if (!roles.includes(u.role)) throw forbidden(`your role (${u.role}) cannot do this`);
+  return u;
+}

@@ -1,0 +1,126 @@
+// The dashboard's reads: filtered keyset lists (newest first, `before` = the last id seen), record
+// details with their status history and webhook events, the overview's volume. Every query is
+// scoped by merchant_id: another merchant's record is simply not found.
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.js';
+import { attemptsOf } from '../webhooks/webhook-repo.js';
+import { tables } from '../accounts/accounts-types.js';
+
+export type RecordKind = 'deposit' | 'purchase';
+
+export interface RecordFilter {
+  status?: string;
+  game?: string;
+  merchant_tx_id?: string;
+  from?: string; // YYYY-MM-DD, inclusive (UTC)
+  to?: string; // YYYY-MM-DD, inclusive (UTC)
+  before?: number;
+}
+
+export const PAGE_SIZE = 50;
+
+/**
+ * `merchant_id BETWEEN x AND x` ordered by (merchant_id, id desc): the same rows as `= x` by id,
+ * but an order only the (merchant_id, …, id desc) indexes give. With a plain equality the planner
+ * may walk the primary key backwards past every newer row of other merchants (it assumes a big
+ * merchant's rows are spread evenly): 23 ms instead of 0.04 ms at 100 000 newer rows.
+ */
+function newestOf<Q extends { where: any; orderBy: any }>(q: Q, merchantId: number): Q {
+  return q.where('merchant_id', '>=', merchantId).where('merchant_id', '<=', merchantId).orderBy('merchant_id').orderBy('id', 'desc');
+}
+export const CSV_MAX_ROWS = 100_000;
+
+export async function listRecords(db: Db, kind: RecordKind, merchantId: number, f: RecordFilter, limit = PAGE_SIZE) {
+  const table = kind === 'deposit' ? 'deposits' : 'purchases';
+  let q = db.selectFrom(table).select(['id', 'merchant_tx_id', 'status', 'game', 'amount', 'partner', 'fail_reason', 'created_at', 'updated_at']);
+  if (f.status) q = q.where('status', '=', f.status as never);
+  if (f.game) q = q.where('game', '=', f.game as never);
+  if (f.merchant_tx_id) q = q.where('merchant_tx_id', '=', f.merchant_tx_id);
+  if (f.from) q = q.where('created_at', '>=', sql<Date>`${f.from}::date::timestamp at time zone 'UTC'`);
+  if (f.to) q = q.where('created_at', '<', sql<Date>`(${f.to}::date + 1)::timestamp at time zone 'UTC'`);
+  if (!f.from && !f.to) {
+    if (f.before) q = q.where('id', '<', f.before);
+    return newestOf(q, merchantId).limit(limit).execute();
+  }
+  q = q.where('merchant_id', '=', merchantId);
+  // A date range reads the (merchant, created_at, id) index backwards: the id order would scan
+  // every newer row first. The cursor is the (created_at, id) of the last row shown.
+  if (f.before) {
+    const cursor = db.selectFrom(table).select('created_at').where('id', '=', f.before).where('merchant_id', '=', merchantId);
+    q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(cursor as never, f.before!)));
+  }
+  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}
+
+export function findDeposit(db: Db, merchantId: number, id: number) {
+  return db.selectFrom('deposits').selectAll().where('id', '=', id).where('merchant_id', '=', merchantId).executeTakeFirst();
+}
+
+export function depositItems(db: Db, depositId: number) {
+  return db.selectFrom('deposit_items').select(['asset_id', 'market_hash_name', 'price', 'game']).where('deposit_id', '=', depositId).orderBy('id').execute();
+}
+
+export function findPurchase(db: Db, merchantId: number, id: number) {
+  return db.selectFrom('purchases').selectAll().where('id', '=', id).where('merchant_id', '=', merchantId).executeTakeFirst();
+}
+
+export function statusHistory(db: Db, kind: RecordKind, recordId: number) {
+  return tables(db)
+    .selectFrom('record_status_history')
+    .select(['from_status', 'to_status', 'fail_reason', 'at'])
+    .where('kind', '=', kind)
+    .where('record_id', '=', recordId)
+    .orderBy('id')
+    .execute();
+}
+
+/** Webhook events of one record (or of the merchant), with their attempts. */
+export async function webhookEvents(db: Db, merchantId: number, opts: { kind?: RecordKind; recordId?: number; state?: string; before?: number; limit: number }) {
+  let q = db.selectFrom('webhook_events').selectAll();
+  if (opts.kind && opts.recordId) q = q.where('kind', '=', opts.kind).where('record_id', '=', opts.recordId);
+  if (opts.state) q = q.where('state', '=', opts.state as never);
+  if (opts.before) q = q.where('id', '<', opts.before);
+  const events = await newestOf(q, merchantId).limit(opts.limit).execute();
+  const attempts = await attemptsOf(db, events.map((e) => e.id));
+  return events.map((e) => ({ ...e, attempt_rows: attempts.filter((a) => a.event_id === e.id) }));
+}
+
+export function findWebhookEvent(db: Db, merchantId: number, id: number) {
+  return db.selectFrom('webhook_events').select(['id']).where('id', '=', id).where('merchant_id', '=', merchantId).executeTakeFirst();
+}
+
+export function ledgerEntries(db: Db, merchantId: number, before: number | undefined, limit = PAGE_SIZE) {
+  let q = db.selectFrom('ledger_entries').selectAll();
+  if (before) q = q.where('id', '<', before);
+  return newestOf(q, merchantId).limit(limit).execute();
+}
+
+export function withdrawals(db: Db, merchantId: number, before: number | undefined, limit = PAGE_SIZE) {
+  let q = db.selectFrom('withdrawals').selectAll();
+  if (before) q = q.where('id', '<', before);
+  return newestOf(q, merchantId).limit(limit).execute();
+}
+
+export function balance(db: Db, merchantId: number) {
+  return db.selectFrom('balances').select(['available', 'hold']).where('merchant_id', '=', merchantId).executeTakeFirst();
+}
+
+/**
+ * Volume per UTC day (count and amount) of deposits and purchases created in [from, to) that
+ * reached hold or completed; read index-only from (merchant_id, created_at, id) include (amount, status).
+ */
+export async function dailyVolume(db: Db, merchantId: number, from: Date, to: Date) {
+  // to_char on the ≤ 60 grouped rows only, not on every row read
+  const rows = await sql<{ kind: RecordKind; day: string; n: number; amount: string }>`
+    select kind, to_char(day, 'YYYY-MM-DD') as day, n, amount from (
+    select 'deposit' as kind, date_trunc('day', created_at at time zone 'UTC') as day, count(*)::int as n, coalesce(sum(amount), 0) as amount
+      from deposits
+     where merchant_id = ${merchantId} and created_at >= ${from} and created_at < ${to} and status in ('hold', 'completed')
+     group by 2
+    union all
+    select 'purchase', date_trunc('day', created_at at time zone 'UTC'), count(*)::int, coalesce(sum(amount), 0)
+      from purchases
+     where merchant_id = ${merchantId} and created_at >= ${from} and created_at < ${to} and status in ('hold', 'completed')
+     group by 2) v`.execute(db);
+  return rows.rows.map((r) => ({ kind: r.kind, day: r.day, n: r.n, amount: Number(r.amount) }));
+}

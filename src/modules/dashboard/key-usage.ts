@@ -1,0 +1,37 @@
+// "Last used" of an API key for the dashboard: an onResponse hook of the merchant API records it
+// at most once a minute per key and instance (an upsert whose WHERE skips fresher rows), so the
+// API's hot path pays nothing and a busy key costs one write a minute.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.js';
+import { normaliseIp } from '../../http/auth.js';
+
+const EVERY_MS = 60_000;
+const MAX_TRACKED = 50_000;
+
+export function recordKeyUsage(db: Db) {
+  const written = new Map<string, number>();
+  return async function onResponse(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const m = (request as { merchant?: { id: number; api_key_prefix: string } }).merchant;
+    if (!m || reply.statusCode >= 500) return;
+    const key = `${m.id}:${m.api_key_prefix}`;
+    const now = Date.now();
+    if ((written.get(key) ?? 0) > now - EVERY_MS) return;
+    if (written.size >= MAX_TRACKED) written.clear();
+    written.set(key, now);
+    try {
+      await sql`insert into api_key_usage (merchant_id, key_prefix, last_used_at, last_ip)
+                values (${m.id}, ${m.api_key_prefix}, now(), ${normaliseIp(request.ip)})
+                on conflict (merchant_id, key_prefix) do update set last_used_at = excluded.last_used_at, last_ip = excluded.last_ip
+                where api_key_usage.last_used_at < now() - interval '1 minute'`.execute(db);
+    } catch (err) {
+      request.log.warn({ err }, 'API key usage not recorded');
+    }
+  };
+}
+
+export async function keyLastUsed(db: Db, merchantId: number, prefix: string): Promise<{ last_used_at: Date; last_ip: string | null } | undefined> {
+  const r = await sql<{ last_used_at: Date; last_ip: string | null }>`
+    select last_used_at, last_ip from api_key_usage where merchant_id = ${merchantId} and key_prefix = ${prefix}`.execute(db);
+  return r.rows[0];
+}

@@ -1,0 +1,145 @@
+// Deposits and purchases: filtered lists (status, game, dates, merchant_tx_id) with keyset
+// pagination, CSV export of the filtered list, and the detail page with its status timeline,
+// webhook attempts and, in the sandbox, the test helpers as buttons.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { WebDeps } from './deps.js';
+import { GAMES } from '../../domain/games.js';
+import { millsToUsd } from '../../domain/money.js';
+import { notFound } from '../../http/errors.js';
+import type { AccountsService } from '../accounts/accounts-service.js';
+import { actorOf, checkCsrf } from '../accounts/web-session.js';
+import { SANDBOX_ACTIONS, helperChange, simulatorOf, type SandboxAction } from '../sandbox/sandbox-offer-change.js';
+import { actionButton, facts, html, pager, statusBadge, table, usd, when, type Html } from './html.js';
+import * as repo from './dashboard-repo.js';
+import { DEVELOP, intParam, merchantUser, respond, type ShellOf } from './view.js';
+import { webhookEventsTable } from './settings-pages.js';
+
+const STATUSES = ['new', 'pending', 'active', 'hold', 'completed', 'failed', 'canceled', 'reverted'];
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+export function parseFilter(q: Record<string, string | undefined>): repo.RecordFilter {
+  return {
+    status: STATUSES.includes(q.status ?? '') ? q.status : undefined,
+    game: (GAMES as readonly string[]).includes(q.game ?? '') ? q.game : undefined,
+    merchant_tx_id: q.merchant_tx_id?.trim().slice(0, 200) || undefined,
+    from: DATE.test(q.from ?? '') && !Number.isNaN(Date.parse(q.from!)) ? q.from : undefined,
+    to: DATE.test(q.to ?? '') && !Number.isNaN(Date.parse(q.to!)) ? q.to : undefined,
+    before: intParam(q.before),
+  };
+}
+
+function filterForm(path: string, f: repo.RecordFilter): Html {
+  const opt = (v: string, cur?: string) => html`<option value="${v}"${v === (cur ?? '') ? html` selected` : ''}>${v || 'any'}</option>`;
+  return html`<form method="get" action="${path}" class="filters" role="search">
+<div><label for="f-status">Status</label><select id="f-status" name="status">${['', ...STATUSES].map((s) => opt(s, f.status))}</select></div>
+<div><label for="f-game">Game</label><select id="f-game" name="game">${['', ...GAMES].map((g) => opt(g, f.game))}</select></div>
+<div><label for="f-from">From</label><input id="f-from" name="from" type="date" value="${f.from ?? ''}"></div>
+<div><label for="f-to">To</label><input id="f-to" name="to" type="date" value="${f.to ?? ''}"></div>
+<div><label for="f-tx">merchant_tx_id</label><input id="f-tx" name="merchant_tx_id" value="${f.merchant_tx_id ?? ''}"></div>
+<div class="buttons"><button type="submit">Filter</button> <a href="${path}">Reset</a></div>
+</form>`;
+}
+
+const filterQuery = (f: repo.RecordFilter) => ({ status: f.status, game: f.game, from: f.from, to: f.to, merchant_tx_id: f.merchant_tx_id });
+
+/** A CSV cell: quoted, and a leading = + - @ neutralised so spreadsheets do not run it as a formula. */
+export function csvCell(v: unknown): string {
+  let s = v === null || v === undefined ? '' : v instanceof Date ? v.toISOString() : String(v);
+  if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+  return `"${s.replace(/"/g, '""')}"`;
+}
+
+export function csv(headers: string[], rows: unknown[][]): string {
+  return [headers, ...rows].map((r) => r.map(csvCell).join(',')).join('\r\n') + '\r\n';
+}
+
+export function recordPages(app: FastifyInstance, ctx: WebDeps, shell: ShellOf, accounts: AccountsService): void {
+  const simulate = simulatorOf(ctx);
+
+  for (const kind of ['deposit', 'purchase'] as const) {
+    const path = `/dashboard/${kind}s`;
+    const title = kind === 'deposit' ? 'Deposits' : 'Purchases';
+
+    app.get(path, async (req, reply) => {
+      const u = merchantUser(req);
+      const f = parseFilter(req.query as Record<string, string>);
+      const rows = await repo.listRecords(ctx.db, kind, u.merchant_id, f, repo.PAGE_SIZE + 1);
+      const more = rows.length > repo.PAGE_SIZE;
+      const shown = rows.slice(0, repo.PAGE_SIZE);
+      const q = new URLSearchParams(Object.entries(filterQuery(f)).filter(([, v]) => v) as [string, string][]);
+      return respond(reply, shell, u, { title, current: path }, html`${filterForm(path, f)}
+<p><a href="${path}.csv?${q.toString()}" download>Export CSV</a> <span class="hint">(the filtered list, up to ${repo.CSV_MAX_ROWS.toLocaleString('en')} rows)</span></p>
+${table(title, ['ID', 'Status', 'Game', 'Amount', 'merchant_tx_id', 'Partner', 'Created'], shown.map((r) => [
+  html`<a href="${path}/${r.id}">#${r.id}</a>`, statusBadge(r.status), r.game, usd(r.amount), r.merchant_tx_id, r.partner, when(r.created_at),
+]), f.status || f.game || f.from || f.to || f.merchant_tx_id ? 'Nothing matches the filter.' : `No ${kind}s yet.`)}
+${pager(path, filterQuery(f), more ? shown[shown.length - 1].id : undefined)}`);
+    });
+
+    app.get(`${path}.csv`, async (req, reply) => {
+      const u = merchantUser(req);
+      const f = { ...parseFilter(req.query as Record<string, string>), before: undefined };
+      const rows = await repo.listRecords(ctx.db, kind, u.merchant_id, f, repo.CSV_MAX_ROWS);
+      const body = csv(
+        ['id', 'merchant_tx_id', 'status', 'fail_reason', 'game', 'amount_usd', 'partner', 'created_at', 'updated_at'],
+        rows.map((r) => [r.id, r.merchant_tx_id, r.status, r.fail_reason, r.game, millsToUsd(r.amount), r.partner, new Date(r.created_at), new Date(r.updated_at)]),
+      );
+      return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${kind}s.csv"`).send(body);
+    });
+
+    app.get(`${path}/:id`, async (req, reply) => {
+      const u = merchantUser(req);
+      return respond(reply, shell, u, { title: `${kind === 'deposit' ? 'Deposit' : 'Purchase'} #${(req.params as { id: string }).id}`, current: path }, await detail(req, u.merchant_id, u.csrf, u.role !== 'viewer'));
+    });
+
+    app.post(`${path}/:id/sandbox/:action`, async (req, reply) => {
+      const u = merchantUser(req, DEVELOP);
+      checkCsrf(req);
+      const { id, action } = req.params as { id: string; action: string };
+      const recordId = intParam(id);
+      if (!simulate || !recordId || !(SANDBOX_ACTIONS as readonly string[]).includes(action)) throw notFound();
+      const body = action === 'accept' ? { hold: req.form.hold === 'true' } : action === 'revert' ? { by: req.form.by === 'gateway' ? ('gateway' as const) : ('user' as const) } : {};
+      await simulate(helperChange(kind, u.merchant_id, recordId, action as SandboxAction, body));
+      await accounts.audit(actorOf(req), 'sandbox_helper', u.merchant_id, { kind, id: recordId, action, ...body });
+      return reply.redirect(`${path}/${recordId}`, 303);
+    });
+
+    async function detail(req: FastifyRequest, merchantId: number, csrf: string, canAct: boolean): Promise<Html> {
+      const id = intParam((req.params as { id: string }).id);
+      const rec = id ? (kind === 'deposit' ? await repo.findDeposit(ctx.db, merchantId, id) : await repo.findPurchase(ctx.db, merchantId, id)) : undefined;
+      if (!rec || !id) throw notFound();
+      const [history, events] = await Promise.all([
+        repo.statusHistory(ctx.db, kind, id),
+        repo.webhookEvents(ctx.db, merchantId, { kind, recordId: id, limit: 100 }),
+      ]);
+      const r = rec as Record<string, unknown> & { status: string; amount: number };
+      const items = kind === 'deposit' ? await repo.depositItems(ctx.db, id) : [];
+      const sandbox = simulate && canAct
+        ? html`<section><h2>Sandbox test helpers</h2><p class="hint">Drive the user's side of the trade offer, as the platform would.</p><div class="buttons">
+${actionButton(`/dashboard/${kind}s/${id}/sandbox/accept`, 'Accept (no hold)', csrf, { fields: { hold: 'false' } })}
+${actionButton(`/dashboard/${kind}s/${id}/sandbox/accept`, 'Accept with hold', csrf, { fields: { hold: 'true' } })}
+${['decline', 'expire', 'release', 'cancel'].map((a) => actionButton(`/dashboard/${kind}s/${id}/sandbox/${a}`, a[0].toUpperCase() + a.slice(1), csrf))}
+${actionButton(`/dashboard/${kind}s/${id}/sandbox/revert`, 'Revert (by user)', csrf, { fields: { by: 'user' }, danger: true })}
+</div></section>`
+        : '';
+      return html`${facts([
+  ['Status', statusBadge(r.status)],
+  ['Fail reason', (r.fail_reason as string) ?? '—'],
+  ['Amount', usd(r.amount)],
+  ['merchant_tx_id', (r.merchant_tx_id as string) ?? '—'],
+  ['Game', r.game as string],
+  ['Partner', String(r.partner ?? '—')],
+  [kind === 'deposit' ? 'Trade offer' : 'Item', kind === 'deposit' ? ((r.trade_offer_id as string) ?? '—') : `${(r.item_name as string) ?? '—'}`],
+  ['Bot', (r.bot_name as string) ?? '—'],
+  ['Hold ends', when(r.hold_end_date as Date | null) || '—'],
+  ['Created', when(r.created_at as Date)],
+  ['Updated', when(r.updated_at as Date)],
+])}
+${kind === 'deposit' ? html`<section><h2>Items</h2>${table('Items of the deposit', ['Item', 'Asset', 'Price'], items.map((i) => [i.market_hash_name, i.asset_id, usd(i.price)]), 'No items.')}</section>` : ''}
+<section><h2>Timeline</h2>
+<ol class="timeline" id="timeline">${history.map((h) => html`<li><time datetime="${new Date(h.at).toISOString()}">${when(h.at)}</time> ${h.from_status ? html`${h.from_status} → ` : 'created as '}${statusBadge(h.to_status)}${h.fail_reason && ['failed', 'canceled', 'reverted'].includes(h.to_status) ? ` (${h.fail_reason})` : ''}</li>`)}</ol>
+</section>
+<section><h2>Webhooks</h2>${webhookEventsTable(events, csrf, canAct)}</section>
+${sandbox}`;
+    }
+  }
+}

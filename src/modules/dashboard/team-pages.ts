@@ -1,0 +1,66 @@
+// Team (users of the merchant; owners invite and disable) and the audit log (owners).
+import type { FastifyInstance } from 'fastify';
+import type { WebDeps } from './deps.js';
+import type { AccountsService } from '../accounts/accounts-service.js';
+import { actorOf, checkCsrf } from '../accounts/web-session.js';
+import type { Role } from '../accounts/accounts-types.js';
+import type { AuditRow } from '../accounts/accounts-types.js';
+import { actionButton, csrfField, html, pager, table, when, shownOnce, type Html } from './html.js';
+import { intParam, merchantUser, OWNER, respond, type MerchantUser, type ShellOf } from './view.js';
+import * as repo from './dashboard-repo.js';
+
+export function auditTable(rows: AuditRow[], withMerchant = false): Html {
+  return table('Audit log', ['When', ...(withMerchant ? ['Merchant'] : []), 'Who', 'Action', 'Details', 'Address'], rows.map((a) => [
+    when(a.at), ...(withMerchant ? [a.merchant_id ? html`<a href="/console/merchants/${a.merchant_id}">#${a.merchant_id}</a>` : '—'] : []), a.actor, a.action,
+    html`<code class="excerpt">${JSON.stringify(a.detail)}</code>`, a.ip,
+  ]), 'Nothing recorded yet.');
+}
+
+export function inviteForm(action: string, csrf: string, roles: readonly Role[]): Html {
+  return html`<form method="post" action="${action}" class="card narrow">${csrfField(csrf)}
+<label for="invite-email">E-mail address</label><input id="invite-email" name="email" type="email" required>
+${roles.length > 1 ? html`<label for="invite-role">Role</label><select id="invite-role" name="role">${roles.map((r) => html`<option value="${r}">${r}</option>`)}</select>` : html`<input type="hidden" name="role" value="${roles[0]}">`}
+<button type="submit" id="invite">Create invitation link</button></form>`;
+}
+
+export function teamPages(app: FastifyInstance, ctx: WebDeps, shell: ShellOf, accounts: AccountsService): void {
+  async function teamPage(u: MerchantUser, extra?: Html) {
+    const users = await accounts.listUsers(u.merchant_id);
+    const owner = u.role === 'owner';
+    return html`${extra ?? ''}<p>Owners manage the team, withdrawals and see the audit log; developers manage keys, webhooks and access; viewers read.</p>
+${table('Users', ['E-mail', 'Role', 'State', 'Authenticator', ...(owner ? [''] : [])], users.map((x) => [
+  x.email, x.role, x.disabled ? 'disabled' : x.password_hash ? 'active' : 'invited', x.totp_enabled ? 'on' : 'off',
+  ...(owner && x.id !== u.id ? [actionButton(`/dashboard/team/${x.id}/${x.disabled ? 'enable' : 'disable'}`, x.disabled ? 'Enable' : 'Disable', u.csrf, { danger: !x.disabled })] : owner ? [''] : []),
+]))}
+${owner ? html`<h2>Invite someone</h2>${inviteForm('/dashboard/team/invite', u.csrf, ['viewer', 'developer', 'owner'])}` : ''}`;
+  }
+
+  app.get('/dashboard/team', async (req, reply) => {
+    const u = merchantUser(req);
+    return respond(reply, shell, u, { title: 'Team', current: '/dashboard/team' }, await teamPage(u));
+  });
+
+  app.post('/dashboard/team/invite', async (req, reply) => {
+    const u = merchantUser(req, OWNER);
+    checkCsrf(req);
+    const inv = await accounts.invite({ merchantId: u.merchant_id, email: req.form.email ?? '', role: (req.form.role ?? '') as Role }, actorOf(req));
+    return respond(reply, shell, u, { title: 'Team', current: '/dashboard/team' }, await teamPage(u, html`${shownOnce(`Invitation link for ${inv.email} (${inv.role}), valid until ${when(inv.expires_at)}`, inv.url)}`));
+  });
+
+  for (const action of ['disable', 'enable'] as const) {
+    app.post(`/dashboard/team/:id/${action}`, async (req, reply) => {
+      const u = merchantUser(req, OWNER);
+      checkCsrf(req);
+      await accounts.setUserDisabled(u.merchant_id, intParam((req.params as { id: string }).id) ?? 0, action === 'disable', actorOf(req));
+      return reply.redirect('/dashboard/team', 303);
+    });
+  }
+
+  app.get('/dashboard/audit', async (req, reply) => {
+    const u = merchantUser(req, OWNER);
+    const rows = await accounts.listAudit({ merchantId: u.merchant_id, before: intParam((req.query as { before?: string }).before), limit: repo.PAGE_SIZE + 1 });
+    const more = rows.length > repo.PAGE_SIZE;
+    const shown = rows.slice(0, repo.PAGE_SIZE);
+    return respond(reply, shell, u, { title: 'Audit log', current: '/dashboard/audit' }, html`${auditTable(shown)}${pager('/dashboard/audit', {}, more ? shown[shown.length - 1].id : undefined)}`);
+  });
+}

@@ -1,0 +1,101 @@
+// The merchant dashboard (/dashboard) and the operator console (/console): one plugin mounted at
+// the root, with its own form parsing, security headers, sessions and HTML error pages.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { WebDeps } from './deps.js';
+import { AppError, httpStatusOf, notFound } from '../../http/errors.js';
+import { createAccountsService, type SessionUser } from '../accounts/accounts-service.js';
+import { installWebBasics, SignInRequired } from '../accounts/web-session.js';
+import { accountPages, homeOf } from '../accounts/account-pages.js';
+import { findById as findMerchant } from '../merchants/merchant-repo.js';
+import { html, page } from './html.js';
+import { overviewPage } from './overview-page.js';
+import { recordPages } from './records-pages.js';
+import { moneyPages } from './money-pages.js';
+import { settingsPages } from './settings-pages.js';
+import { teamPages } from './team-pages.js';
+import { consolePages } from '../console/console-pages.js';
+import { CONSOLE_NAV, MERCHANT_NAV, type Shell } from './nav.js';
+
+const WEB_DIR = fileURLToPath(new URL('../../../web/dashboard/', import.meta.url));
+const UPLOT_DIR = path.dirname(createRequire(import.meta.url).resolve('uplot/dist/uPlot.iife.min.js'));
+
+const TYPES: Record<string, string> = { '.css': 'text/css; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.svg': 'image/svg+xml' };
+
+/** Dashboard assets and the charting library (from node_modules, never a CDN), in memory with ETags. */
+function loadAssets() {
+  const files: [string, string][] = fs.readdirSync(WEB_DIR).map((n) => [n, path.join(WEB_DIR, n)]);
+  files.push(['uPlot.iife.min.js', path.join(UPLOT_DIR, 'uPlot.iife.min.js')], ['uPlot.min.css', path.join(UPLOT_DIR, 'uPlot.min.css')]);
+  const assets = new Map<string, { body: Buffer; type: string; etag: string }>();
+  for (const [name, file] of files) {
+    const type = TYPES[path.extname(name)];
+    if (!type) continue;
+    const body = fs.readFileSync(file);
+    assets.set(name, { body, type, etag: `"${crypto.createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` });
+  }
+  return assets;
+}
+
+export const webAppRoutes = (ctx: WebDeps): FastifyPluginAsync => async (app) => {
+  const accounts = createAccountsService(ctx);
+  const assets = loadAssets();
+  // HTML pages are not part of the JSON API's OpenAPI document.
+  app.addHook('onRoute', (r) => {
+    r.schema = { ...(r.schema ?? {}), hide: true } as typeof r.schema;
+  });
+  installWebBasics(app, { publicUrl: ctx.config.publicUrl, authenticate: accounts.authenticate });
+
+  async function shell(u: SessionUser): Promise<Shell> {
+    if (u.role === 'operator') return { nav: CONSOLE_NAV };
+    const m = await findMerchant(ctx.db, u.merchant_id!);
+    const nav = MERCHANT_NAV.filter((n) => u.role === 'owner' || n.href !== '/dashboard/audit');
+    return { nav, merchantName: m?.name };
+  }
+
+  app.setErrorHandler((err: Error, req: FastifyRequest, reply: FastifyReply) => {
+    if (err instanceof SignInRequired) {
+      const next = req.method === 'GET' ? `?next=${encodeURIComponent(req.url)}` : '';
+      return reply.redirect(`/dashboard/sign-in${next}`, 303);
+    }
+    let status = 500;
+    let message = 'Something went wrong on our side. The error is logged; try again.';
+    let details: string[] = [];
+    if (err instanceof AppError) {
+      status = httpStatusOf(err);
+      message = err.message;
+      if (Array.isArray(err.data)) details = err.data.map((d: { message?: string }) => String(d?.message ?? ''));
+    } else if ((err as unknown as { statusCode?: number }).statusCode! < 500) {
+      status = (err as unknown as { statusCode: number }).statusCode;
+      message = status === 413 ? 'the form is too large' : 'the request could not be read';
+    } else {
+      req.log.error({ err }, 'dashboard error');
+    }
+    const back = req.user ? homeOf(req.user) : '/dashboard/sign-in';
+    return reply
+      .code(status)
+      .type('text/html')
+      .send(page({ title: status === 404 ? 'Not found' : 'That did not work', home: back }, html`<p class="flash flash-error" role="alert">${message}</p>
+${details.length ? html`<ul>${details.map((d) => html`<li>${d}</li>`)}</ul>` : ''}
+<p><a href="${back}">Back</a></p>`));
+  });
+
+  app.get('/dashboard/assets/:file', async (req, reply) => {
+    const asset = assets.get((req.params as { file: string }).file);
+    if (!asset) throw notFound();
+    reply.header('etag', asset.etag).header('cache-control', 'no-cache');
+    if (req.headers['if-none-match'] === asset.etag) return reply.code(304).send();
+    return reply.type(asset.type).send(asset.body);
+  });
+
+  accountPages(app, ctx, accounts, shell);
+  overviewPage(app, ctx, shell);
+  recordPages(app, ctx, shell, accounts);
+  moneyPages(app, ctx, shell, accounts);
+  settingsPages(app, ctx, shell, accounts);
+  teamPages(app, ctx, shell, accounts);
+  consolePages(app, ctx, accounts);
+};
