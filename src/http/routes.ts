@@ -18,6 +18,13 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
   const keys = createKeyCache(ctx.db, ctx.pool.options, ctx.log);
   app.decorate('merchantKeys', keys);
   app.addHook('onClose', () => keys.stop());
+  // Operator, console and dashboard writes may change a merchant (key, enabled, whitelist): the
+  // NOTIFY reaches this instance's listener only after the answer, so a caller acting on that answer
+  // at once (rotate, then use the old key) would still be served from memory. Forget before answering.
+  app.addHook('onSend', async (request, _reply, payload) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD' && !request.url.startsWith('/api/v1/merchant/')) keys.flush();
+    return payload;
+  });
   await app.register(
     async (merchantApi) => {
       merchantApi.addHook('onRequest', merchantAuth(keys));

@@ -17,6 +17,8 @@ export interface KeyCache {
   lookup(hash: string): Promise<MerchantRow | undefined>;
   /** Whether entries are being served (the listener is connected). */
   readonly listening: boolean;
+  /** Forgets every entry now (this instance changed merchants: its own NOTIFY is still on the way). */
+  flush(): void;
   stop(): Promise<void>;
 }
 
@@ -90,6 +92,7 @@ export function createKeyCache(db: Db, connection: pg.ClientConfig, log: Logger)
     get listening() {
       return listening;
     },
+    flush,
     async lookup(hash) {
       if (!listening) return findByKeyHash(db, hash);
       const hit = byHash.get(hash);
