@@ -17,7 +17,6 @@ import { startWorker } from './jobs/index.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { randomSecret } from './domain/secrets.js';
 import { featureStartups } from './modules/startup.js';
-import { startFeedStamper } from './modules/catalogue/feed-stamper.js';
 
 export interface Gateway {
   app: FastifyInstance;
@@ -99,7 +98,7 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
       await app.ready();
     }
 
-    const stamper = startFeedStamper(db, log);
+    ctx.catalogue.pageState.start(pool.options);
     let stopped = false;
     return {
       app,
@@ -112,7 +111,7 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
         await app.close();
         await reaper?.stop();
         await worker?.stop();
-        await stamper.stop();
+        await ctx.catalogue.pageState.stop();
         await db.destroy(); // ends the pool
         await embedded?.stop();
       },

@@ -34,7 +34,7 @@ export function createContext(base: BaseContext) {
   const platform: TradingPlatform = createPlatform({ config, db, clock, itemsFor: pricing.sandboxItems });
   const deposits = createDepositService({ db, config, clock, log, platform, pricing });
   const catalogue = createCatalogueService(base);
-  const purchases = createPurchaseService({ db, config, clock, log, platform });
+  const purchases = createPurchaseService({ db, config, clock, log, platform, onListingsChanged: catalogue.noteLocalWrite });
   const intents = createIntentService({ db, config, platform });
   const hosted = createHostedService({ db, config, clock, deposits });
   // Offer changes the platform reports (accepted, declined, expired, canceled, hold ended,
