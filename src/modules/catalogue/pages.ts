@@ -80,8 +80,18 @@ export function createCataloguePages(deps: {
     return `${config.publicUrl}/api/v1/merchant/purchase/available?${params.toString()}`;
   }
 
+  // ETags are hashed once per (representation, version): the 304 path does no hashing. Bounded
+  // like the key space of the page cache (a version change makes a new entry; cleared when full).
+  const etags = new Map<string, string>();
   function etagOf(parts: (string | number | boolean)[]): string {
-    return `"${crypto.createHash('sha1').update(parts.join('|')).digest('base64url')}"`;
+    const id = parts.join('|');
+    let tag = etags.get(id);
+    if (tag === undefined) {
+      tag = `"${crypto.createHash('sha1').update(id).digest('base64url')}"`;
+      if (etags.size >= 10_000) etags.clear();
+      etags.set(id, tag);
+    }
+    return tag;
   }
 
   /**
