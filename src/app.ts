@@ -17,6 +17,7 @@ import { startWorker } from './jobs/index.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { randomSecret } from './domain/secrets.js';
 import { featureStartups } from './modules/startup.js';
+import type { SessionProvider } from './platform/steam/session.js';
 
 export interface Gateway {
   app: FastifyInstance;
@@ -34,6 +35,8 @@ export interface StartOptions {
   /** Seed a demo merchant in sandbox mode when the database has none (npm start). */
   seedDemo?: boolean;
   onDemoMerchant?: (m: { id: number; api_key: string; webhook_secret: string }) => void;
+  /** PLATFORM=steam: how bots sign in (default steam-session over HTTP). */
+  steamSessions?: SessionProvider;
   /** Called on the HTTP server before its routes are registered (tests add hooks here). */
   configureServer?: BuildOptions['configure'];
 }
@@ -71,7 +74,7 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
     const weak = await nonDurableSettings(db);
     if (weak.length) log.warn(`the database runs with ${weak.join(', ')}: acknowledged writes can be lost in a crash`);
     const adminToken = await resolveAdminToken(config, log);
-    const ctx = createContext({ config: { ...config, adminToken }, db, pool, clock: opts.clock ?? systemClock, log });
+    const ctx = createContext({ config: { ...config, adminToken }, db, pool, clock: opts.clock ?? systemClock, log, steamSessions: opts.steamSessions });
     for (const startup of featureStartups) await startup(ctx);
 
     if (opts.seedDemo && config.platform === 'sandbox') {
@@ -89,6 +92,8 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
       ? undefined
       : startJobLockReaper({ pool, events, timeoutMs: config.jobLockTimeoutMs, log: (msg, workers) => log.warn({ workers }, msg) });
     const worker = opts.worker === false ? undefined : await startWorker(ctx, events);
+    // A real platform starts driving its bots (leases, polls) with the worker.
+    if (worker) await ctx.platform.start?.();
     const app = await buildServer(ctx, { configure: opts.configureServer });
     let url = config.publicUrl;
     if (opts.listen !== false) {
@@ -109,6 +114,7 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
         if (stopped) return;
         stopped = true;
         await app.close();
+        await ctx.platform.stop?.();
         await reaper?.stop();
         await worker?.stop();
         await ctx.catalogue.pageState.stop();

@@ -2,6 +2,7 @@
 // as a typed object. Nothing else in the code reads process.env.
 import path from 'node:path';
 import type { Game } from './domain/games.js';
+import { parseSecretsKey } from './platform/steam/secret-box.js';
 
 export type PlatformKind = 'sandbox' | 'steam';
 
@@ -16,6 +17,8 @@ export interface Config {
   platform: PlatformKind;
   trustProxy: boolean | string;
   quoteTtlSeconds: number;
+  /** Lifetime of an intent's hosted page (redirect flow); fixed when the intent is created. */
+  intentTtlSeconds: number;
   offerTtlSeconds: number;
   holdSeconds: Record<Game, number>;
   depositTimeoutMs: number;
@@ -49,6 +52,21 @@ export interface Config {
   logLevel: string;
   workerConcurrency: number;
   jobLockTimeoutMs: number;
+  /** PLATFORM=steam: bot secrets' AES-256-GCM key (BOT_SECRETS_KEY), raw text; parsed by the bot module. */
+  botSecretsKey: string | undefined;
+  steam: SteamSettings;
+}
+
+/** The platform's hosts (a stand-in platform for staging / black-box tests) and the bot drivers' timings. */
+export interface SteamSettings {
+  communityUrl: string;
+  apiUrl: string;
+  pollIntervalMs: number;
+  historyPollMs: number;
+  leaseSeconds: number;
+  callTimeoutMs: number;
+  /** First backoff window after a 429 (doubling, full jitter, capped at 60 s; 4 attempts per call). */
+  backoffBaseMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -78,6 +96,33 @@ export function parseRetrySchedule(raw: string): number[] {
     throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE must be comma-separated whole seconds, got "${raw}"`);
   }
   return parts.map(Number);
+}
+
+function baseUrl(env: Env, name: string, def: string): string {
+  const raw = (env[name] || def).replace(/\/+$/, '');
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an absolute http(s) URL, got "${raw}"`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(`${name} must be an absolute http(s) URL, got "${raw}"`);
+  return raw;
+}
+
+/** Steam mode refuses to start without a well-formed key for the bots' secrets. */
+function botSecretsKey(env: Env, platform: PlatformKind): string | undefined {
+  const raw = env.BOT_SECRETS_KEY || undefined;
+  if (raw !== undefined) {
+    try {
+      parseSecretsKey(raw);
+    } catch (err) {
+      throw new ConfigError((err as Error).message);
+    }
+  } else if (platform === 'steam') {
+    throw new ConfigError('BOT_SECRETS_KEY is required with PLATFORM=steam (32 bytes, e.g. `openssl rand -base64 32`)');
+  }
+  return raw;
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -110,6 +155,7 @@ export function loadConfig(env: Env = process.env): Config {
     platform,
     trustProxy,
     quoteTtlSeconds: int(env, 'QUOTE_TTL_SECONDS', 300, 1),
+    intentTtlSeconds: int(env, 'INTENT_TTL_SECONDS', 86400, 1),
     offerTtlSeconds: int(env, 'OFFER_TTL_SECONDS', 600, 1),
     holdSeconds: {
       csgo: int(env, 'HOLD_SECONDS_CSGO', 604800),
@@ -138,5 +184,15 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 4, 1, 100),
     jobLockTimeoutMs: int(env, 'JOB_LOCK_TIMEOUT_MS', 60_000, 1000),
+    botSecretsKey: botSecretsKey(env, platform),
+    steam: {
+      communityUrl: baseUrl(env, 'STEAM_COMMUNITY_URL', 'https://steamcommunity.com'),
+      apiUrl: baseUrl(env, 'STEAM_API_URL', 'https://api.steampowered.com'),
+      pollIntervalMs: int(env, 'STEAM_POLL_INTERVAL_MS', 30000, 1000),
+      historyPollMs: int(env, 'STEAM_HISTORY_POLL_MS', 300000, 1000),
+      leaseSeconds: int(env, 'BOT_LEASE_SECONDS', 30, 3, 3600),
+      callTimeoutMs: int(env, 'STEAM_CALL_TIMEOUT_MS', 20000, 100),
+      backoffBaseMs: int(env, 'STEAM_BACKOFF_BASE_MS', 1000, 1, 60000),
+    },
   };
 }

@@ -12,10 +12,12 @@ import { createPricingService } from './modules/pricing/pricing-service.js';
 import { createDepositService } from './modules/deposits/deposit-service.js';
 import { createPlatform } from './platform/index.js';
 import type { TradingPlatform } from './platform/port.js';
+import type { SessionProvider } from './platform/steam/session.js';
 import { createCatalogueService } from './modules/catalogue/catalogue-service.js';
 import { createPurchaseService } from './modules/purchases/purchase-service.js';
 import { createIntentService } from './modules/intents/intent-service.js';
 import { createHostedService } from './modules/hosted/hosted-service.js';
+import { createBotService } from './modules/bots/bot-service.js';
 
 export interface BaseContext {
   config: Config;
@@ -23,6 +25,8 @@ export interface BaseContext {
   pool: pg.Pool;
   clock: Clock;
   log: Logger;
+  /** PLATFORM=steam: the bots' sign-in (default steam-session); a stand-in platform's tests pass their own. */
+  steamSessions?: SessionProvider;
 }
 
 export function createContext(base: BaseContext) {
@@ -31,16 +35,17 @@ export function createContext(base: BaseContext) {
   const ledger = createLedgerService(db);
   const webhooks = createWebhookService({ db, log, config });
   const pricing = createPricingService({ config, log });
-  const platform: TradingPlatform = createPlatform({ config, db, clock, itemsFor: pricing.sandboxItems });
+  const platform: TradingPlatform = createPlatform({ config, db, clock, log, itemsFor: pricing.sandboxItems, steamSessions: base.steamSessions });
   const deposits = createDepositService({ db, config, clock, log, platform, pricing });
   const catalogue = createCatalogueService(base);
   const purchases = createPurchaseService({ db, config, clock, log, platform, onListingsChanged: catalogue.noteLocalWrite });
-  const intents = createIntentService({ db, config, platform });
+  const intents = createIntentService({ db, config, platform, clock });
   const hosted = createHostedService({ db, config, clock, deposits });
+  const bots = createBotService({ db, config, platform });
   // Offer changes the platform reports (accepted, declined, expired, canceled, hold ended,
   // reverted) become deposit / purchase transitions (through the offer layer, src/platform/offers.ts).
   platform.onOfferChange((change) => (change.offer === 'deposit' ? deposits.applyOfferChange(change) : purchases.applyOfferChange(change)));
-  return { ...base, merchants, ledger, webhooks, pricing, platform, deposits, catalogue, purchases, intents, hosted };
+  return { ...base, merchants, ledger, webhooks, pricing, platform, deposits, catalogue, purchases, intents, hosted, bots };
 }
 
 export type AppContext = ReturnType<typeof createContext>;

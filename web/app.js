@@ -56,7 +56,7 @@ const toMills = (n) => Math.round(Number(n) * 1000);
 const money = (mills) => usd.format(mills / 1000);
 
 function show(view) {
-  for (const v of ['loading', 'link', 'items', 'offer', 'gone']) $(`view-${v}`).hidden = v !== view;
+  for (const v of ['loading', 'link', 'items', 'offer', 'gone', 'expired']) $(`view-${v}`).hidden = v !== view;
   $('app').dataset.view = view;
 }
 
@@ -149,12 +149,20 @@ async function start() {
     schedulePoll();
     return;
   }
+  if (intent.expired) return showExpired();
   if (!intent.needs_trade_link && intent.game) {
     state.game = intent.game;
     await loadInventory();
   } else {
     showLinkForm();
   }
+}
+
+/** The link outlived INTENT_TTL_SECONDS before a deposit was made: nothing can be deposited through it. */
+function showExpired() {
+  document.title = 'Deposit link expired';
+  alertBox('');
+  show('expired');
 }
 
 function setupGameSelect(intent) {
@@ -214,6 +222,7 @@ async function loadInventory(note) {
   state.busy = false;
   $('link-submit').disabled = false;
   if (!res.ok) {
+    if (res.body?.data?.[0]?.code === 'link_expired') return showExpired();
     alertBox(describeError(res.body, res.status));
     if (res.body?.data?.[0]?.code === 'denied') return refreshAfterSubmit();
     if (state.intent.needs_trade_link || !state.intent.game) showLinkForm();
@@ -354,11 +363,13 @@ $('deposit').addEventListener('click', async () => {
   if (!res.ok) {
     const code = res.body?.data?.[0]?.code;
     renderBar();
+    if (code === 'link_expired') return showExpired();
     if (code === 'inventory_reload' || code === 'item_specified_price_not_found') {
       return loadInventory(describeError(res.body, res.status));
     }
     alertBox(describeError(res.body, res.status));
-    if (code === 'denied' || res.status === 409) return refreshAfterSubmit();
+    // item_not_available / price_changed: the deposit is stored failed; the page follows it.
+    if (code === 'denied' || code === 'item_not_available' || code === 'price_changed' || res.status === 409) return refreshAfterSubmit();
     return;
   }
   // The deposit answer (4.3): active with the offer, or an in-band failure (HTTP 200, failed).

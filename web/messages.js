@@ -15,6 +15,9 @@ export const CODE_SENTENCES = {
   denied: 'This deposit was already submitted.',
   exist: 'This deposit was already submitted.',
   item_specified_price_not_found: 'The price of an item dropped. Please choose your items again.',
+  item_not_available: 'One of the items is no longer in your inventory. Please choose your items again.',
+  price_changed: 'The price of an item changed. Please choose your items again.',
+  link_expired: 'This deposit link has expired. Go back to the site you came from and start the deposit again.',
 };
 
 export const FAIL_SENTENCES = {

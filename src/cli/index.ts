@@ -7,6 +7,7 @@ import { openCliContext, type CliContext } from './context.js';
 import { amountToMills } from '../modules/admin/admin-routes.js';
 import { progressBar } from './progress.js';
 import { importListings } from '../modules/catalogue/catalogue-import.js';
+import { registerBotCommands } from './bot-commands.js';
 
 const program = new Command();
 program
@@ -190,6 +191,8 @@ catalogue
       }
     }),
   );
+
+registerBotCommands(program, run, int, onOff);
 
 function requireFeature<K extends string>(ctx: CliContext, key: K): any {
   const svc = (ctx as unknown as Record<string, unknown>)[key];

@@ -71,5 +71,9 @@ export interface FoundationTables {
 import type { DepositTables } from './tables/deposits.js';
 import type { PurchaseTables } from './tables/purchases.js';
 import type { WebhookTables } from './tables/webhooks.js';
+import type { BotTables, SteamBotColumns } from './tables/bots.js';
 
-export interface DB extends FoundationTables, DepositTables, PurchaseTables, WebhookTables {}
+export interface DB extends FoundationTables, DepositTables, PurchaseTables, WebhookTables, BotTables {
+  /** The deposits feature's bots plus the operator-managed columns of migration 010. */
+  bots: DepositTables['bots'] & SteamBotColumns;
+}

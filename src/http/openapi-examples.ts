@@ -140,6 +140,8 @@ export const hostedStateResponse = env('intent found', {
   success_url: 'https://shop.example/deposit/done',
   fail_url: 'https://shop.example/deposit/failed',
   server_time: AT,
+  expires_at: '2026-11-24T10:15:02.417Z',
+  expired: false,
   parent_origins: ['https://shop.example'],
 });
 
@@ -205,6 +207,54 @@ const delivery = {
 };
 export const deliveriesResponse = env('webhook deliveries listed', [delivery]);
 export const redeliverResponse = env('redelivery queued', { ...delivery, state: 'pending', next_attempt_at: AT });
+export const createBotRequest = {
+  account_name: 'tradebot_01',
+  password: 'correct horse battery staple',
+  shared_secret: 'c2hhcmVkLXNlY3JldC0yMGJ5dGU=',
+  identity_secret: 'aWRlbnRpdHktc2VjcmV0LTIwYnk=',
+  platform_id: '76561198000000101',
+  games: ['csgo', 'rust'],
+  inventory_capacity: 1000,
+};
+export const updateBotRequest = { enabled: true, inventory_capacity: 900 };
+const bot = {
+  id: 4,
+  name: 'tradebot_01',
+  account_name: 'tradebot_01',
+  platform_id: '76561198000000101',
+  status: 'active',
+  enabled: true,
+  trade_state: 'ok',
+  trade_state_reason: null,
+  games: ['csgo', 'rust'],
+  inventory_capacity: 1000,
+  signed_in: false,
+  lease_owner: null,
+  lease_expires_at: null,
+  trade_protection_acknowledged_at: null,
+  last_checked_at: null,
+  created_at: AT,
+  removed_at: null,
+};
+export const botAddedResponse = env('bot added', bot);
+export const botListResponse = env('bots listed', [bot]);
+export const botResponse = env('bot found', bot);
+export const botUpdatedResponse = env('bot updated', { ...bot, inventory_capacity: 900 });
+export const botDisabledResponse = env('bot disabled', { ...bot, status: 'disabled', enabled: false });
+export const botRemovedResponse = env('bot removed', { ...bot, status: 'removed', enabled: false, removed_at: AT });
+export const botCheckResponse = env('bot checked', {
+  bot: { ...bot, last_checked_at: AT, trade_protection_acknowledged_at: AT },
+  check: {
+    signed_in: true,
+    platform_id: '76561198000000101',
+    can_trade: true,
+    trade_protection_acknowledged: true,
+    confirmations_reachable: true,
+    inventory: { csgo: 214, rust: 37 },
+    listed_but_missing: [],
+    problems: [],
+  },
+});
 
 // ---- webhooks ----
 export const depositWebhook = {

@@ -141,19 +141,21 @@ export const TAGS: { name: string; description: string }[] = [
   { name: 'Operator: merchants', description: 'Operator API (Bearer ADMIN_TOKEN): merchant accounts, keys and secrets.' },
   { name: 'Operator: balance and ledger', description: 'Operator API: top-ups, withdrawals, the immutable ledger and its reconciliation.' },
   { name: 'Operator: webhooks', description: 'Operator API: the delivery log of every webhook attempt, and redelivery.' },
+  { name: 'Operator: bots', description: 'Operator API: the trading bots of PLATFORM=steam (secrets stored encrypted, never shown), their state and lease, and a sign-in check.' },
 ];
 
 /** Redoc-style groups (x-tagGroups); Swagger UI shows the tags in this order. */
 export const TAG_GROUPS = [
   { name: 'Merchant API', tags: ['Redirect flow', 'Deposits', 'Deposits by hash name', 'Purchases', 'Catalogue', 'Balance', 'Sandbox'] },
   { name: 'Hosted page', tags: ['Hosted page'] },
-  { name: 'Operator API', tags: ['Operator: merchants', 'Operator: balance and ledger', 'Operator: webhooks'] },
+  { name: 'Operator API', tags: ['Operator: merchants', 'Operator: balance and ledger', 'Operator: webhooks', 'Operator: bots'] },
 ];
 
 /** What the specification says of each merchant operation (shown above the route's own notes). */
 export const DESCRIPTIONS: Record<string, string> = {
   createIntent:
     'Creates a deposit intent for the redirect flow and answers the hosted page `url`. If game, partner and token are omitted, the user supplies them on the hosted page. ' +
+    'The page takes a deposit for `INTENT_TTL_SECONDS` (default one day); after that it says the link has expired (an intent already in a deposit follows that deposit). ' +
     '`result_url` overrides the merchant webhook URL for this deposit; `success_url` / `fail_url` are where the page sends the user. ' +
     'The three custom currency fields go together (`custom_currency` 1–4 characters, multiplier 0.5–2.0, rate at least 0.1). ' +
     'A duplicate `merchant_tx_id` is 409 `already exist error`; the trade link codes of the Errors section apply.',
@@ -162,6 +164,7 @@ export const DESCRIPTIONS: Record<string, string> = {
     '(after 5 minutes: 400 with code `inventory_reload`). Recommended: at most one call per user per 5 seconds. The trade link codes of the Errors section apply.',
   createDeposit:
     'Creates a deposit of `asset_ids` from the inventory snapshot and sends the trade offer. Answers `status` `active` (offer sent) or `failed` (with `fail_reason`), both HTTP 200. ' +
+    'The user\'s inventory is read again first: an asset no longer held or not tradable is 400 `item_not_available`, one priced for another phase 400 `price_changed`; the deposit is stored failed with that reason. ' +
     '`min_prices` (asset ID → minimum USD price) refuses the deposit when a price fell below its floor. `from_preview` credits preview prices (merchants with deposit-preview only). ' +
     'More items than `max_items`: 400 `too_many_items`. Duplicate `merchant_tx_id`: 409. Custom currency data is read later from deposit status (hold or completed).',
   getPrices:
@@ -170,6 +173,7 @@ export const DESCRIPTIONS: Record<string, string> = {
   createDepositByHashName:
     'Commits a get-prices draft, in order: the trade link is checked; the draft must be yours (else 404) and in status new (else 400 code `denied`); `merchant_tx_id` is stored ' +
     '(duplicate: 409); a quote older than 5 minutes is 400 code `inventory_reload`; an item whose current price is below its `min_price` is 400 `item_specified_price_not_found`; ' +
+    'every asset must be in the user\'s inventory now, tradable and the item named (else 400 `item_not_available`; a phased item quoted by its phase, `<name> - <phase>`, else 400 `price_changed`), the trade stored failed; ' +
     'then the offer is sent with a 10-second timeout. Failures after that answer HTTP 200 with status `failed` (`service_unavailable` on a timeout). More items than `max_items`: 400, no trade is created.',
   previewDeposit:
     'Prices currently paid for a list of items (`items`, up to 1000; answered with id, name, price and phase only) or for the user inventory (`partner` + `token`; full item cards). ' +

@@ -66,4 +66,11 @@ export const OPERATIONS: Record<string, OperationInfo> = {
   [`get ${a}/ledger/verify`]: { id: 'verifyLedger', tag: 'Operator: balance and ledger', errors: ADMIN, response: { 200: X.ledgerVerifyResponse } },
   [`get ${a}/merchants/{id}/webhook-deliveries`]: { id: 'listWebhookDeliveries', tag: 'Operator: webhooks', errors: [...ADMIN, 404], response: { 200: X.deliveriesResponse } },
   [`post ${a}/webhook-deliveries/{id}/redeliver`]: { id: 'redeliverWebhook', tag: 'Operator: webhooks', errors: [...ADMIN, 404, ...WITH_BODY], response: { 202: X.redeliverResponse } },
+  [`post ${a}/bots`]: { id: 'createBot', tag: 'Operator: bots', errors: [...ADMIN, ...WITH_BODY], request: X.createBotRequest, response: { 201: X.botAddedResponse } },
+  [`get ${a}/bots`]: { id: 'listBots', tag: 'Operator: bots', errors: ADMIN, response: { 200: X.botListResponse } },
+  [`get ${a}/bots/{id}`]: { id: 'getBot', tag: 'Operator: bots', errors: [...ADMIN, 404], response: { 200: X.botResponse } },
+  [`patch ${a}/bots/{id}`]: { id: 'updateBot', tag: 'Operator: bots', errors: [...ADMIN, 404, ...WITH_BODY], request: X.updateBotRequest, response: { 200: X.botUpdatedResponse } },
+  [`post ${a}/bots/{id}/disable`]: { id: 'disableBot', tag: 'Operator: bots', errors: [...ADMIN, 404, ...WITH_BODY], response: { 200: X.botDisabledResponse } },
+  [`delete ${a}/bots/{id}`]: { id: 'removeBot', tag: 'Operator: bots', errors: [...ADMIN, 404], response: { 200: X.botRemovedResponse } },
+  [`post ${a}/bots/{id}/check`]: { id: 'checkBot', tag: 'Operator: bots', errors: [...ADMIN, 404, ...WITH_BODY], response: { 200: X.botCheckResponse } },
 };

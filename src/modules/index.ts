@@ -10,6 +10,7 @@ import { purchaseRoutes } from './purchases/purchase-routes.js';
 import { sandboxPurchaseRoutes } from './sandbox/sandbox-purchase-routes.js';
 import { intentRoutes } from './intents/intent-routes.js';
 import { hostedRoutes } from './hosted/hosted-routes.js';
+import { botRoutes } from './bots/bot-routes.js';
 
 export type RoutePlugin = (ctx: AppContext) => FastifyPluginAsync;
 
@@ -17,7 +18,7 @@ export type RoutePlugin = (ctx: AppContext) => FastifyPluginAsync;
 export const merchantFeatureRoutes: RoutePlugin[] = [depositRoutes, sandboxDepositRoutes, intentRoutes, catalogueRoutes, purchaseRoutes, sandboxPurchaseRoutes];
 
 /** Mounted under /api/admin, behind the operator bearer token. */
-export const adminFeatureRoutes: RoutePlugin[] = [webhookAdminRoutes];
+export const adminFeatureRoutes: RoutePlugin[] = [webhookAdminRoutes, botRoutes];
 
 /** Mounted at the root, unauthenticated (hosted deposit page, static assets). */
 export const publicFeatureRoutes: RoutePlugin[] = [itemImageRoutes, hostedRoutes];

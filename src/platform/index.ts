@@ -4,11 +4,19 @@ import type { Db } from '../db/database.js';
 import type { Clock } from '../domain/clock.js';
 import type { Game } from '../domain/games.js';
 import type { TradingPlatform } from './port.js';
+import type { Logger } from 'pino';
 import { createSandboxPlatform } from './sandbox/sandbox-platform.js';
+import { createSteamPlatform } from './steam/steam-platform.js';
+import type { SessionProvider } from './steam/session.js';
 
 export class PlatformConfigError extends Error {}
 
-export function createPlatform(deps: { config: Config; db: Db; clock: Clock; itemsFor(game: Game): readonly { name: string; phase?: string }[] }): TradingPlatform {
+export function createPlatform(deps: {
+  config: Config; db: Db; clock: Clock; log: Logger;
+  itemsFor(game: Game): readonly { name: string; phase?: string }[];
+  /** steam: how bots sign in (default: steam-session over HTTP); tests and stand-ins pass their own. */
+  steamSessions?: SessionProvider;
+}): TradingPlatform {
   if (deps.config.platform === 'sandbox') {
     return createSandboxPlatform({ db: deps.db, clock: deps.clock, offerTtlSeconds: deps.config.offerTtlSeconds,
       itemsFor: deps.itemsFor,
@@ -16,6 +24,7 @@ export function createPlatform(deps: { config: Config; db: Db; clock: Clock; ite
       lateAnswerMs: deps.config.depositTimeoutMs + Math.min(500, Math.max(100, Math.round(deps.config.depositTimeoutMs / 2))),
     });
   }
-  // No network here: a steam adapter (steam-user, steam-tradeoffer-manager) is not built yet.
-  throw new PlatformConfigError('PLATFORM=steam is not supported by this build: the steam adapter is not implemented; use PLATFORM=sandbox');
+  if (!deps.config.botSecretsKey) throw new PlatformConfigError('PLATFORM=steam needs BOT_SECRETS_KEY');
+  // Bots are driven only once start() is called (npm start), never by the CLI's context.
+  return createSteamPlatform({ db: deps.db, config: deps.config, clock: deps.clock, log: deps.log, sessions: deps.steamSessions });
 }

@@ -71,6 +71,28 @@ export interface PlatformItem {
   instanceId?: string;
   /** Doppler-type phase of phased items (priced per phase). */
   phase?: string;
+  /** false: in the inventory but not tradable now (a trade cooldown); absent means tradable. */
+  tradable?: boolean;
+  /** CS2 asset properties when the platform gives them (steam: inventory asset_properties). */
+  float?: number;
+  paintSeed?: number;
+}
+
+/** An asset a deposit offer asks for, with the item the gateway takes it to be. */
+export interface OfferedAsset {
+  assetId: string;
+  marketHashName: string;
+  phase?: string;
+}
+
+/**
+ * The platform refused an offer because the user does not hold these assets (gone, not tradable, or
+ * not the item named). Never retryable as is; a deposit ends failed item_not_available.
+ */
+export class PlatformAssetsRefusedError extends Error {
+  constructor(readonly assetIds: readonly string[]) {
+    super(`the user does not hold the assets ${assetIds.join(', ')} as offered`);
+  }
 }
 
 export interface Bot {
@@ -123,10 +145,13 @@ export interface TradingPlatform {
   readonly kind: 'sandbox' | 'steam';
   /** Validates a trade link for a game; throws PlatformUserError or PlatformUnavailableError. */
   checkTradeLink(game: Game, partner: number, token: string): Promise<PlatformUser>;
-  /** The user's tradable items for a game (after checkTradeLink's checks). */
+  /** The user's items for a game (after checkTradeLink's checks); `tradable: false` marks those that cannot move now. */
   loadInventory(game: Game, partner: number, token: string): Promise<PlatformItem[]>;
-  /** Sends an offer asking the user for these assets, from one of our bots. */
-  sendDepositOffer(req: { depositId: number; game: Game; partner: number; token: string; assetIds: string[] }): Promise<SentOffer>;
+  /**
+   * Sends an offer asking the user for these assets, from one of our bots. Throws
+   * PlatformAssetsRefusedError when the user does not hold one of them tradable as the item named.
+   */
+  sendDepositOffer(req: { depositId: number; game: Game; partner: number; token: string; assets: OfferedAsset[] }): Promise<SentOffer>;
   /** Sends an offer giving the user one item (a catalogue listing) from one of our bots. */
   sendPurchaseOffer(req: { purchaseId: number; game: Game; partner: number; token: string; listingId: string; assetId?: string }): Promise<SentOffer>;
   /**
@@ -150,6 +175,28 @@ export interface TradingPlatform {
    * answer the handler's result (the updated record) or its error. Used by the test helpers.
    */
   simulate?(change: OfferChange): Promise<unknown>;
+  /**
+   * Real platforms only (optional): signs an operator-managed bot in and reports what it can do
+   * (`gateway bot check`). A bot that cannot trade is taken out of rotation by the adapter.
+   */
+  checkBot?(botId: number): Promise<BotCheckReport>;
+  /** Real platforms only (optional): starts driving bots (leases, polls); the CLI never calls it. */
+  start?(): Promise<void>;
+  /** Stops every bot driver this instance runs and releases their leases. */
+  stop?(): Promise<void>;
+}
+
+export interface BotCheckReport {
+  signed_in: boolean;
+  platform_id?: string;
+  can_trade: boolean;
+  trade_protection_acknowledged: boolean;
+  confirmations_reachable: boolean;
+  /** Tradable items per game the bot serves. */
+  inventory?: Record<string, number>;
+  /** Drift: asset ids backing listings for sale that the bot's tradable inventory does not show. */
+  listed_but_missing?: string[];
+  problems: string[];
 }
 
 /** 76561197960265728 + partner: the 64-bit ID of a 32-bit account ID. */

@@ -56,3 +56,20 @@ export async function webhookEvents(gw: TestGateway, depositId: number) {
 }
 
 export const payloadOf = (e: { payload: unknown }) => (typeof e.payload === 'string' ? JSON.parse(e.payload) : e.payload) as Record<string, unknown>;
+
+/**
+ * Real assets of a sandbox user (the platform's fresh read): tradable, priced, without a phase,
+ * one per distinct name, at most `n` — what a hash-name commit may honestly name.
+ */
+export async function realAssets(gw: TestGateway, partner: number, n: number, game: 'csgo' | 'rust' | 'dota2' | 'tf2' = 'csgo') {
+  const inv = await gw.ctx.platform.loadInventory(game, partner, TOKEN);
+  const seen = new Set<string>();
+  const out: { asset_id: string; name: string }[] = [];
+  for (const it of inv) {
+    if (out.length >= n) break;
+    if (it.tradable === false || it.phase || seen.has(it.marketHashName) || !gw.ctx.pricing.quote({ deposit_multiplier: 1 }, game, it.marketHashName)) continue;
+    seen.add(it.marketHashName);
+    out.push({ asset_id: it.assetId, name: it.marketHashName });
+  }
+  return out;
+}

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { OffsetClock } from '../../src/domain/clock.js';
 import { startTestGateway, type TestGateway } from '../helpers.js';
-import { TOKEN, nextPartner, nextTx, expectBooksBalance, webhookEvents, payloadOf } from './deposit-helpers.js';
+import { TOKEN, nextPartner, nextTx, expectBooksBalance, webhookEvents, payloadOf, realAssets } from './deposit-helpers.js';
 import { MAGIC_USER_ERRORS } from '../fixtures.js';
 
 let gw: TestGateway;
@@ -20,16 +20,34 @@ afterAll(async () => gw?.stop());
 const quote = (key: string, body: Record<string, unknown>) => gw.merchant(key, 'POST', '/get-prices', body);
 const commit = (key: string, body: Record<string, unknown>) => gw.merchant(key, 'POST', '/create-deposit-by-hash-name', body);
 
-async function draft(key = m.api_key, n = 2) {
-  const res = await quote(key, { game: 'csgo', marketHashNames: names.slice(0, n) });
+type Draft = { id: number; total: number; sum: number; items: { name: string; price: number; originalPrice: number }[]; partner: number; assets: string[] };
+/** A draft quoting n items the user `partner` really holds (issue 9: every credit is backed by a real item). */
+async function draft(key = m.api_key, n = 2, partner = nextPartner(), skip = 0): Promise<Draft> {
+  const held = (await realAssets(gw, partner, n + skip)).slice(skip);
+  expect(held.length).toBe(n);
+  const res = await quote(key, { game: 'csgo', marketHashNames: held.map((h) => h.name) });
   expect(res.status).toBe(200);
-  return res.body.data as { id: number; total: number; sum: number; items: { name: string; price: number; originalPrice: number }[] };
+  return { ...res.body.data, partner, assets: held.map((h) => h.asset_id) };
 }
-const itemsOf = (q: { items: { name: string }[] }, extra: Record<string, unknown> = {}) =>
-  q.items.map((it, i) => ({ asset_id: String(30000000000 + i), name: it.name, ...extra }));
-const commitBody = (q: { id: number; items: { name: string }[] }, extra: Record<string, unknown> = {}) => ({
-  id: q.id, merchant_tx_id: nextTx('h'), game: 'csgo', partner: nextPartner(), token: TOKEN, items: itemsOf(q), ...extra,
+const itemsOf = (q: Draft, extra: Record<string, unknown> = {}) =>
+  q.items.map((it, i) => ({ asset_id: q.assets[i], name: it.name, ...extra }));
+const commitBody = (q: Draft, extra: Record<string, unknown> = {}) => ({
+  id: q.id, merchant_tx_id: nextTx('h'), game: 'csgo', partner: q.partner, token: TOKEN, items: itemsOf(q), ...extra,
 });
+/** A sandbox user holding two tradable assets of one priced, unphased name. */
+async function userWithTwins() {
+  for (let i = 0; i < 500; i++) {
+    const partner = nextPartner();
+    const inv = await gw.ctx.platform.loadInventory('csgo', partner, TOKEN);
+    const byName = new Map<string, string[]>();
+    for (const it of inv) {
+      if (it.tradable === false || it.phase || !gw.ctx.pricing.entry('csgo', it.marketHashName)) continue;
+      byName.set(it.marketHashName, [...(byName.get(it.marketHashName) ?? []), it.assetId]);
+    }
+    for (const [name, ids] of byName) if (ids.length >= 2) return { partner, twins: ids.slice(0, 2).map((asset_id) => ({ asset_id, name })) };
+  }
+  throw new Error('no sandbox user with two assets of one name');
+}
 const row = (id: number) => gw.ctx.db.selectFrom('deposits').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
 describe('POST /get-prices', () => {
@@ -119,8 +137,11 @@ describe('POST /create-deposit-by-hash-name', () => {
       expect(res.body.data[0]).toMatchObject({ field, code });
     }
     expect((await row(q.id)).status).toBe('new');
-    // 90000009 (empty inventory) is a valid user: the commit goes through
-    expect((await commit(m.api_key, commitBody(q, { partner: 90000009 }))).status).toBe(200);
+    // 90000009 (empty inventory) is a valid user, but holds none of the assets: stored failed item_not_available
+    const empty = await commit(m.api_key, commitBody(q, { partner: 90000009 }));
+    expect(empty.status).toBe(400);
+    expect(empty.body.data.map((e: any) => e.code)).toEqual(['item_not_available', 'item_not_available']);
+    expect(await row(q.id)).toMatchObject({ status: 'failed', fail_reason: 'item_not_available', partner: 90000009 });
     // rule 1 comes before rule 2: a bad key on a missing trade is still the key error
     const missing = await commit(m.api_key, { ...commitBody(q, { partner: 90000003 }), id: 999999999 });
     expect(missing.body.data[0]).toMatchObject({ code: 'trade_banned' });
@@ -190,9 +211,9 @@ describe('POST /create-deposit-by-hash-name', () => {
   });
 
   it('rule 8: the platform does not answer (90000010) → HTTP 200 failed/service_unavailable after DEPOSIT_TIMEOUT_MS', async () => {
-    const q = await draft();
+    const q = await draft(m.api_key, 2, 90000010);
     const t0 = Date.now();
-    const res = await commit(m.api_key, commitBody(q, { partner: 90000010 }));
+    const res = await commit(m.api_key, commitBody(q));
     const took = Date.now() - t0;
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ id: q.id, status: 'failed', fail_reason: 'service_unavailable', bot_name: null, bot_platform_id: null, trade_offer_id: null });
@@ -258,11 +279,12 @@ describe('POST /create-deposit-by-hash-name', () => {
     expect(res.body.data).toEqual([{ field: 'items[2].asset_id', code: 'duplicate', message: `asset ${items[0].asset_id} is listed twice` }]);
     expect(await row(q.id)).toMatchObject({ status: 'new', amount: 0 });
     expect(await gw.ctx.db.selectFrom('deposit_items').select('id').where('deposit_id', '=', q.id).execute()).toEqual([]);
-    // the same name twice with different assets is two items
-    const twice = [{ asset_id: '31000000001', name: q.items[0].name }, { asset_id: '31000000002', name: q.items[0].name }];
-    const ok = await commit(m.api_key, { ...commitBody(q), items: twice });
-    expect(ok.status).toBe(200);
-    expect(ok.body.data.amount).toBe((2 * Math.round(q.items[0].price * 1000)) / 1000);
+    // the same name twice with different assets (a user holding two of it) is two items
+    const { partner, twins } = await userWithTwins();
+    const qt = (await quote(m.api_key, { game: 'csgo', marketHashNames: [twins[0].name] })).body.data;
+    const ok = await commit(m.api_key, { ...commitBody({ ...qt, partner, assets: [] }), items: twins });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    expect(ok.body.data.amount).toBe((2 * Math.round(qt.items[0].price * 1000)) / 1000);
   });
 
   it('1001 items at max_items 1000 → the spec message and too_many_items, not a schema error', async () => {
@@ -274,9 +296,11 @@ describe('POST /create-deposit-by-hash-name', () => {
     expect(over.body.message).toBe('deposit exceeds the maximum of 1000 items per deposit');
     expect(over.body.data[0]).toMatchObject({ field: 'items', code: 'too_many_items' });
     expect((await row(q.id)).status).toBe('new');
+    // the edge passes the limit and reaches the inventory check (nobody holds these assets)
     const edge = await commit(big.api_key, { ...commitBody(q), items: items.slice(0, 1000) });
-    expect(edge.status, JSON.stringify(edge.body).slice(0, 300)).toBe(200);
-    expect(edge.body.data.status).toBe('active');
+    expect(edge.status).toBe(400);
+    expect(edge.body.data).toHaveLength(1000);
+    expect(edge.body.data[0]).toMatchObject({ field: 'items[0].asset_id', code: 'item_not_available' });
   });
 
   it('custom_currency_rate: 1 000 000 passes, one past → 400 max', async () => {
@@ -340,29 +364,27 @@ describe('POST /create-deposit-by-hash-name', () => {
   describe('assets already in a live deposit of the user', () => {
     it('→ 400 item_not_available naming the item; the draft stays new; free again once that deposit ends', async () => {
       const partner = nextPartner();
-      const first = await draft();
-      const a = await commit(m.api_key, commitBody(first, { partner }));
+      const first = await draft(m.api_key, 2, partner);
+      const a = await commit(m.api_key, commitBody(first));
       expect(a.status).toBe(200);
-      const q = await draft(m.api_key, 3);
-      const items = itemsOf(q).map((it, i) => (i === 2 ? { ...it, asset_id: '77000000001' } : it)); // items 0 and 1 are taken
-      const res = await commit(m.api_key, { ...commitBody(q, { partner }), items });
+      const q = await draft(m.api_key, 3, partner);
+      const items = itemsOf(q); // items 0 and 1 are taken, 2 is free
+      const res = await commit(m.api_key, { ...commitBody(q), items });
       expect(res.status).toBe(400);
       expect(res.body.message).toBe('validation error');
       expect(res.body.data.map((e: any) => `${e.field}:${e.code}`)).toEqual(['items[0].asset_id:item_not_available', 'items[1].asset_id:item_not_available']);
       expect((await row(q.id)).status).toBe('new');
-      // another user may use the same asset IDs
-      expect((await commit(m.api_key, { ...commitBody(q), items })).status).toBe(200);
-      // once the first deposit is canceled its assets are free
+      // once the first deposit is canceled its assets are free (a declined offer leaves them with the user)
       expect((await gw.merchant(m.api_key, 'POST', `/sandbox/deposit/${a.body.data.id}/decline`)).body.data.status).toBe('canceled');
-      const q3 = await draft();
-      expect((await commit(m.api_key, commitBody(q3, { partner }))).status).toBe(200);
+      const q3 = await draft(m.api_key, 2, partner);
+      expect((await commit(m.api_key, commitBody(q3))).status).toBe(200);
     });
 
     it('concurrent commits of two drafts with the same asset: one active, the other 400 item_not_available', async () => {
       for (let round = 0; round < 3; round++) {
         const partner = nextPartner();
-        const drafts = [await draft(), await draft()];
-        const results = await Promise.all(drafts.map((q) => commit(m.api_key, commitBody(q, { partner }))));
+        const drafts = [await draft(m.api_key, 2, partner), await draft(m.api_key, 2, partner)];
+        const results = await Promise.all(drafts.map((q) => commit(m.api_key, commitBody(q))));
         expect(results.map((r) => r.status).sort()).toEqual([200, 400]);
         const loser = results.findIndex((r) => r.status === 400);
         expect(results[loser].body.data[0]).toMatchObject({ code: 'item_not_available' });
@@ -379,11 +401,11 @@ describe('POST /create-deposit-by-hash-name', () => {
   it('rule 7: an asset taken after the pre-check → the deposit is stored failed item_not_available (one transaction, savepoint), 400 naming it', async () => {
     const partner = nextPartner();
     // Another live deposit of the same user (its own asset), to own the conflicting reservation.
-    const other = await draft();
-    const otherRes = await commit(m.api_key, { ...commitBody(other, { partner }), items: [{ asset_id: '39999999999', name: other.items[0].name }] });
+    const other = await draft(m.api_key, 1, partner, 2);
+    const otherRes = await commit(m.api_key, commitBody(other));
     expect(otherRes.body.data.status).toBe('active');
-    const q = await draft();
-    const body = commitBody(q, { partner });
+    const q = await draft(m.api_key, 2, partner);
+    const body = commitBody(q);
     const taken = body.items[0].asset_id;
     // Deterministic race: when this draft goes pending (rule 3), the other deposit reserves the
     // asset in the same instant, i.e. after the pre-check and before this deposit's items (rule 7).
@@ -420,7 +442,8 @@ describe('POST /create-deposit-by-hash-name', () => {
       expect(okRes).toHaveLength(1);
       for (const r of results.filter((x) => x.status !== 200)) {
         expect(r.status).toBe(400);
-        expect(r.body.data[0].code).toBe('denied');
+        // the same user's assets: refused as not new, or (read before the winner's commit) as already reserved
+        expect(['denied', 'item_not_available']).toContain(r.body.data[0].code);
       }
       const r = await row(q.id);
       expect(r.merchant_tx_id).toBe(okRes[0].body.data.merchant_tx_id);

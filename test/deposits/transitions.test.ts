@@ -246,9 +246,16 @@ describe('pending watchdog', () => {
 });
 
 describe('platform selection', () => {
-  it('PLATFORM=steam fails at start with a clear message', async () => {
-    const config = loadConfig({ DATABASE_URL: gw.databaseUrl, PORT: '0', PLATFORM: 'steam', ADMIN_TOKEN: 'x'.repeat(32), LOG_LEVEL: 'silent' });
-    await expect(startGateway(config, { listen: false, worker: false })).rejects.toThrow(/steam adapter is not implemented/);
+  it('PLATFORM=steam needs BOT_SECRETS_KEY, then starts the steam adapter', async () => {
+    const env = { DATABASE_URL: gw.databaseUrl, PORT: '0', PLATFORM: 'steam', ADMIN_TOKEN: 'x'.repeat(32), LOG_LEVEL: 'silent' };
+    expect(() => loadConfig(env)).toThrow(/BOT_SECRETS_KEY is required/);
+    const steam = await startGateway(loadConfig({ ...env, BOT_SECRETS_KEY: 'ab'.repeat(32) }), { listen: false, worker: false });
+    try {
+      expect(steam.ctx.platform.kind).toBe('steam');
+      expect(steam.ctx.platform.simulate).toBeUndefined();
+    } finally {
+      await steam.stop();
+    }
   });
 
   it('the sandbox helper routes exist only on the sandbox platform', async () => {

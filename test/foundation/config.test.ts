@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
+const KEY = 'ab'.repeat(32);
+
 describe('settings', () => {
   it('defaults follow DESIGN 4', () => {
     const c = loadConfig({});
@@ -19,9 +21,21 @@ describe('settings', () => {
 
   it('WEBHOOK_ALLOW_PRIVATE defaults on only in sandbox mode, and can be overridden', () => {
     expect(loadConfig({}).webhookAllowPrivate).toBe(true);
-    expect(loadConfig({ PLATFORM: 'steam' }).webhookAllowPrivate).toBe(false);
+    expect(loadConfig({ PLATFORM: 'steam', BOT_SECRETS_KEY: KEY }).webhookAllowPrivate).toBe(false);
     expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'false' }).webhookAllowPrivate).toBe(false);
-    expect(loadConfig({ PLATFORM: 'steam', WEBHOOK_ALLOW_PRIVATE: 'true' }).webhookAllowPrivate).toBe(true);
+    expect(loadConfig({ PLATFORM: 'steam', BOT_SECRETS_KEY: KEY, WEBHOOK_ALLOW_PRIVATE: 'true' }).webhookAllowPrivate).toBe(true);
+  });
+
+  it('PLATFORM=steam needs a well-formed BOT_SECRETS_KEY; the platform hosts are settings', () => {
+    expect(() => loadConfig({ PLATFORM: 'steam' })).toThrow(/BOT_SECRETS_KEY is required/);
+    expect(() => loadConfig({ PLATFORM: 'steam', BOT_SECRETS_KEY: 'short' })).toThrow(/32 bytes/);
+    expect(() => loadConfig({ BOT_SECRETS_KEY: 'ab'.repeat(31) })).toThrow(/32 bytes/);
+    expect(loadConfig({}).botSecretsKey).toBeUndefined();
+    const c = loadConfig({ PLATFORM: 'steam', BOT_SECRETS_KEY: KEY });
+    expect(c.steam).toEqual({ communityUrl: 'https://steamcommunity.com', apiUrl: 'https://api.steampowered.com', pollIntervalMs: 30000, historyPollMs: 300000, leaseSeconds: 30, callTimeoutMs: 20000, backoffBaseMs: 1000 });
+    expect(loadConfig({ STEAM_COMMUNITY_URL: 'http://127.0.0.1:9000/community/' }).steam.communityUrl).toBe('http://127.0.0.1:9000/community');
+    expect(() => loadConfig({ STEAM_API_URL: 'ftp://x' })).toThrow(/STEAM_API_URL/);
+    expect(() => loadConfig({ BOT_LEASE_SECONDS: '2' })).toThrow(/BOT_LEASE_SECONDS/);
   });
 
   it('TRUST_PROXY: off by default, true, or a list of proxies', () => {

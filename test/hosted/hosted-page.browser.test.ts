@@ -168,6 +168,35 @@ describe.skipIf(!run)('hosted deposit page in chromium', () => {
     await page.close();
   });
 
+  it('an expired link says so: opened after INTENT_TTL_SECONDS, or submitted after it from a page loaded before', async () => {
+    const intent = await createIntent({ game: 'csgo', partner: 61234567, token: 'AbCd1234' });
+    const page = await browser.newPage();
+    const errors = collectErrors(page);
+    await page.goto(intent.url);
+    const cards = page.locator('.card');
+    await cards.first().waitFor();
+    await cards.first().click();
+    // The link runs out while the user is choosing (the row as INTENT_TTL_SECONDS would leave it).
+    await gw.ctx.db.updateTable('deposits').set({ hosted_expires_at: new Date(Date.now() - 1000) }).where('id', '=', intent.id).execute();
+    await page.locator('#deposit').click();
+    await page.locator('#view-expired').waitFor();
+    expect(await page.locator('#view-expired h2').textContent()).toBe('This deposit link has expired');
+    expect(await page.locator('#view-items').isVisible()).toBe(false);
+    expect(await page.title()).toBe('Deposit link expired');
+    // Opened afresh: the expired view at once, no trade-link form, no grid.
+    const again = await browser.newPage();
+    await again.goto(intent.url);
+    await again.locator('#view-expired').waitFor();
+    expect(await again.locator('#view-link').isVisible()).toBe(false);
+    expect(await again.locator('.card').count()).toBe(0);
+    const st = await gw.merchant(m.api_key, 'GET', `/deposit/status?id=${intent.id}`);
+    expect(st.body.data.status).toBe('new');
+    // only the refused deposit (and the console line of its 400) went wrong
+    expect(errors.filter((e) => !/status of 400/.test(e))).toEqual([`HTTP 400 ${gw.url}/api/v1/hosted/${intent.url.split("/").pop()}/deposit`]);
+    await page.close();
+    await again.close();
+  });
+
   it('works on a phone-sized screen: two columns, no sideways scrolling, the total bar stays in view', async () => {
     const intent = await createIntent({ game: 'dota2', partner: 51234567, token: 'AbCd1234' });
     const page = await browser.newPage({ width: 375, height: 740 });

@@ -88,7 +88,7 @@ describe('trade_url_error: partner 90000011 (trade link reset after the purchase
     await expect(p.loadInventory('csgo', 90000011, 'abcdefgh')).resolves.toEqual(expect.any(Array));
     const req = { game: 'csgo' as const, partner: 90000011, token: 'abcdefgh' };
     await expect(p.sendPurchaseOffer({ ...req, purchaseId: 1, listingId: 'x' })).rejects.toMatchObject({ code: 'trade_link_revoked' });
-    await expect(p.sendDepositOffer({ ...req, depositId: 1, assetIds: ['1'] })).rejects.toBeInstanceOf(PlatformUserError);
+    await expect(p.sendDepositOffer({ ...req, depositId: 1, assets: [{ assetId: '1', marketHashName: 'x' }] })).rejects.toBeInstanceOf(PlatformUserError);
   });
 
   it('created pending, the first dispatch attempt ends it failed trade_url_error: refunded, listing back', async () => {

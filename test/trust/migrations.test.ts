@@ -91,7 +91,8 @@ describe('migrations', () => {
     }
     expect((await legacy.query(`select 1 from information_schema.columns where table_name = 'catalogue_clock' and column_name = 'retained_from'`)).rowCount).toBe(1);
 
-    expect(await migrate(legacy)).toEqual(['006_upgrade_and_worker_heartbeats.sql']);
+    const later = (await fs.readdir(CURRENT)).filter((f) => f.endsWith('.sql') && f > '006_~').sort();
+    expect(await migrate(legacy)).toEqual(['006_upgrade_and_worker_heartbeats.sql', ...later]);
 
     const today = pool(await freshDatabase());
     expect(await schema(legacy)).toEqual(await schema(today));
@@ -112,11 +113,15 @@ describe('migrations', () => {
     expect(await migrate(legacy)).toEqual([]);
   }, 60_000);
 
-  it('006 changes nothing on a database created from today\'s files', async () => {
-    const today = pool(await freshDatabase());
-    const before = await schema(today);
-    await today.query(await fs.readFile(path.join(CURRENT, '006_upgrade_and_worker_heartbeats.sql'), 'utf8'));
-    expect(await schema(today)).toEqual(before);
+  // Later migrations may redefine what 006 defines, so 006 is checked against the files up to it.
+  it('006 changes nothing on a database created from today\'s files up to 006', async () => {
+    const p = pool(await emptyDatabase());
+    for (const name of (await fs.readdir(CURRENT)).filter((f) => f.endsWith('.sql') && f <= '006_~').sort()) {
+      await p.query(await fs.readFile(path.join(CURRENT, name), 'utf8'));
+    }
+    const before = await schema(p);
+    await p.query(await fs.readFile(path.join(CURRENT, '006_upgrade_and_worker_heartbeats.sql'), 'utf8'));
+    expect(await schema(p)).toEqual(before);
   });
 
   it('the historical checksums are those of the files in the legacy fixtures and never today\'s', async () => {

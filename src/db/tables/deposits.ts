@@ -42,6 +42,8 @@ export interface DepositsTable {
   from_preview: Generated<boolean>;
   /** Redirect flow (005_hosted.sql): the hosted page's only credential; intents only. */
   hosted_token: string | null;
+  /** Redirect flow (011_real_items.sql): the hosted page refuses deposits from then on; intents only. */
+  hosted_expires_at: NullableTimestamp;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

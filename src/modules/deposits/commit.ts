@@ -24,9 +24,14 @@ import {
   customCurrencyErrors,
   denied,
   duplicateAssetErrors,
+  type ExpectedAsset,
   floorLookup,
   floorMills,
+  heldAssetProblems,
+  intentExpired,
+  intentLinkExpired,
   inventoryReload,
+  quotedItem,
   priceFloorError,
   redirectUrlErrors,
   tooManyItems,
@@ -58,7 +63,7 @@ export interface CommitDeps {
   config: Pick<Config, 'webhookAllowPrivate'>;
   clock: Clock;
   pricing: Pick<PricingService, 'quote'>;
-  quote: Pick<QuoteStage, 'checkUser' | 'pricedInventory'>;
+  quote: Pick<QuoteStage, 'checkUser' | 'pricedInventory' | 'loadItems'>;
   transitions: DepositTransitions;
   offer: Pick<DepositOfferStage, 'perform'>;
 }
@@ -78,6 +83,16 @@ export function createCommitStage(deps: CommitDeps) {
     });
     if (errors.length === 0) errors.push({ field: fallbackField, code: 'item_not_available', message: 'an asset is already in another deposit that is not finished; retry' });
     return validationError(errors);
+  }
+
+  /**
+   * Every credit is backed by a real item: a fresh read of the user's inventory (a platform call,
+   * outside any transaction) against what the deposit credits. Answers the failure to store and
+   * answer, or null.
+   */
+  async function heldAssetsRefusal(key: TradeKey, expected: readonly ExpectedAsset[], fieldOf: (i: number) => string) {
+    const problems = heldAssetProblems(expected, await quote.loadItems(key), fieldOf);
+    return problems && { reason: problems.reason, error: validationError(problems.errors) };
   }
 
   async function checkRequest(req: DepositUrls & CustomCurrencyInput): Promise<void> {
@@ -148,6 +163,8 @@ export function createCommitStage(deps: CommitDeps) {
       ...urlColumns(req),
       ...currencyColumns(req),
     };
+    // The snapshot's items must still be the user's, tradable, and as priced (name and phase).
+    const refusal = await heldAssetsRefusal(req, chosen.map((i) => ({ assetId: i.asset_id, name: i.name, phase: i.phase ?? null })), (i) => `asset_ids[${i}]`);
     const items = chosen.map((i) => ({
       asset_id: i.asset_id,
       market_hash_name: i.name,
@@ -161,14 +178,15 @@ export function createCommitStage(deps: CommitDeps) {
       phase: i.phase ?? null,
     }));
 
-    const pending = await insertOrConflict(
+    const outcome = await insertOrConflict(
       () =>
-        db.transaction().execute(async (trx) => {
+        db.transaction().execute(async (trx): Promise<{ pending: DepositRow } | { refused: AppError }> => {
           let d: DepositRow;
           if (opts.intentId !== undefined) {
             const intent = await repo.findMerchantDeposit(trx, merchant.id, { id: opts.intentId });
             if (!intent || intent.flow !== 'intent') throw notFound();
             if (intent.status !== 'new') throw denied();
+            if (intentLinkExpired(intent, clock.now())) throw intentExpired();
             const r = await transitions.transitionIn(trx, intent.id, 'commit', { merchantId: merchant.id, set: columns });
             if (!r.ok) throw r.reason === 'not_found' ? notFound() : denied();
             d = r.row;
@@ -176,13 +194,19 @@ export function createCommitStage(deps: CommitDeps) {
             d = await repo.insertDeposit(trx, { merchant_id: merchant.id, merchant_tx_id: req.merchant_tx_id, flow: 'inventory', status: 'pending', ...columns });
             await transitions.watchPending(trx, d.id);
           }
+          // An asset the user no longer holds as priced: the deposit is stored failed, no items, no offer.
+          if (refusal) {
+            await transitions.failPending(d.id, refusal.reason, trx);
+            return { refused: refusal.error };
+          }
           // Reserves the assets: one held by another live deposit of this user rolls all of this back.
           await repo.insertItems(trx, d.id, { game: req.game, partner: req.partner }, items);
-          return d;
+          return { pending: d };
         }),
       () => assetsReservedError(db, { game: req.game, partner: req.partner }, assetIds, (i) => `asset_ids[${i}]`, 'asset_ids'),
     );
-    return commitView(await offer.perform(pending, assetIds));
+    if ('refused' in outcome) throw outcome.refused;
+    return commitView(await offer.perform(outcome.pending, items.map((i) => ({ assetId: i.asset_id, marketHashName: i.market_hash_name, ...(i.phase ? { phase: i.phase } : {}) }))));
   }
 
   /** Spec 4.5 create-deposit-by-hash-name: rules 1–7 here, in order; 8 and 9 in the offer stage. */
@@ -217,7 +241,14 @@ export function createCommitStage(deps: CommitDeps) {
     const allAssets = assetIds.map((a) => a ?? '');
     if ((await repo.reservedAssets(db, key, given)).size > 0) throw await assetsReservedError(db, key, allAssets, itemField, 'items');
 
-    const lines = req.items.map((it) => ({ ...it, quote: quoted.get(it.name)! }));
+    // Each line: its quote, its card (image, phase…) and the item it is credited as.
+    const lines = req.items.map((it) => {
+      const card = pricing.quote(merchant, req.game, it.name)?.card;
+      return { ...it, quote: quoted.get(it.name)!, card, item: quotedItem(it.name, card?.phase) };
+    });
+    // Every asset in the user's inventory now, tradable, the item named (a platform call: before
+    // the transaction; a failure is stored with rule 7).
+    const refusal = await heldAssetsRefusal(req, lines.map((l) => ({ assetId: l.asset_id, ...l.item })), itemField);
     // The transaction answers the pending deposit, or the error of a rule whose failure it stored
     // (the failed deposit commits; the error answers after).
     const outcome = await insertOrConflict(() =>
@@ -256,8 +287,13 @@ export function createCommitStage(deps: CommitDeps) {
           }
         }
 
-        // 7. Items stored, their assets reserved. Another deposit of this user that took one of
-        // them since the pre-check makes this one failed item_not_available.
+        // 7. Items stored, their assets reserved. An asset the user does not hold as named (the
+        // inventory read above), or taken by another deposit of this user since the pre-check,
+        // makes this one failed (item_not_available, or price_changed for another phase).
+        if (refusal) {
+          await transitions.failPending(pending.id, refusal.reason, trx);
+          return { refused: refusal.error };
+        }
         await sql`savepoint deposit_items`.execute(trx);
         try {
           await repo.insertItems(
@@ -265,7 +301,7 @@ export function createCommitStage(deps: CommitDeps) {
             pending.id,
             key,
             lines.map((l) => {
-              const c = pricing.quote(merchant, req.game, l.name)?.card;
+              const c = l.card;
               return {
                 asset_id: l.asset_id ?? null,
                 market_hash_name: l.name,
@@ -291,7 +327,7 @@ export function createCommitStage(deps: CommitDeps) {
     );
     if ('refused' in outcome) throw outcome.refused;
     // 8, 9: the offer, within DEPOSIT_TIMEOUT_MS.
-    return commitView(await offer.perform(outcome.pending, lines.map((l) => l.asset_id ?? '').filter((a) => a !== '')));
+    return commitView(await offer.perform(outcome.pending, lines.map((l) => ({ assetId: l.asset_id!, marketHashName: l.item.name, ...(l.item.phase ? { phase: l.item.phase } : {}) }))));
   }
 
   return { createDeposit, createDepositByHashName };

@@ -79,6 +79,14 @@ export const inventoryReload = (message: string) => validationError([{ field: 'i
 export const priceFloorError = (field: string, message: string) =>
   new AppError('validation', 'item_specified_price_not_found', [{ field, code: 'item_specified_price_not_found', message }]);
 
+/** A hosted page used after its intent's INTENT_TTL_SECONDS: nothing can be deposited through it. */
+export const intentExpired = () => validationError([{ field: 'intent', code: 'link_expired', message: 'this deposit link has expired; start the deposit again from the merchant site' }]);
+
+/** Whether a not yet committed intent's hosted link is past its expiry (null: no expiry recorded). */
+export function intentLinkExpired(intent: { status: string; hosted_expires_at: Date | string | null }, now: Date): boolean {
+  return intent.status === 'new' && intent.hosted_expires_at !== null && new Date(intent.hosted_expires_at).getTime() <= now.getTime();
+}
+
 export const denied = (message = 'trade is not in status new') => validationError([{ field: 'status', code: 'denied', message }]);
 
 /** An asset of the request is already in a live (pending, active, hold) deposit of the same user. */
@@ -125,4 +133,62 @@ export function urlColumns(req: DepositUrls) {
   if (req.success_url) out.success_url = req.success_url;
   if (req.fail_url) out.fail_url = req.fail_url;
   return out;
+}
+
+// ---- every credit is backed by a real item (both flows, before any offer) ----
+
+/** An asset of a deposit with the item it is credited as (name without phase suffix, and phase). */
+export interface ExpectedAsset {
+  assetId: string | null | undefined;
+  name: string;
+  phase?: string | null;
+}
+
+/** What the platform says the user holds now (port PlatformItem's fields). */
+export interface HeldItem {
+  assetId: string;
+  marketHashName: string;
+  phase?: string;
+  tradable?: boolean;
+}
+
+export type HeldAssetFailure = 'item_not_available' | 'price_changed';
+
+/**
+ * Checks each asset against the user's current inventory: present, tradable and the item it is
+ * credited as (item_not_available), and of the phase it was priced by (price_changed: the price
+ * was for another phase). Answers the field errors and the fail_reason to store (item_not_available
+ * wins), or null when every asset is what the deposit says.
+ */
+export function heldAssetProblems(
+  expected: readonly ExpectedAsset[],
+  inventory: readonly HeldItem[],
+  fieldOf: (i: number) => string,
+): { reason: HeldAssetFailure; errors: FieldError[] } | null {
+  const held = new Map(inventory.map((it) => [it.assetId, it]));
+  const errors: FieldError[] = [];
+  let reason: HeldAssetFailure = 'price_changed';
+  const fail = (i: number, code: HeldAssetFailure, message: string) => {
+    errors.push({ field: fieldOf(i), code, message });
+    if (code === 'item_not_available') reason = code;
+  };
+  expected.forEach((e, i) => {
+    const it = e.assetId ? held.get(e.assetId) : undefined;
+    if (!it) return fail(i, 'item_not_available', `asset ${e.assetId ?? ''} is not in the user's inventory`);
+    if (it.tradable === false) return fail(i, 'item_not_available', `asset ${e.assetId} cannot be traded now`);
+    if (it.marketHashName !== e.name) return fail(i, 'item_not_available', `asset ${e.assetId} is ${it.marketHashName}, not ${e.name}`);
+    const want = e.phase ?? null;
+    const has = it.phase ?? null;
+    if (want !== has) {
+      fail(i, 'price_changed', `asset ${e.assetId} is ${has ?? 'without a phase'}, the price was for ${want ?? 'no phase'}; quote it by its phase`);
+    }
+  });
+  return errors.length ? { reason, errors } : null;
+}
+
+/** A quoted name as the item it names: "<name> - <phase>" of a phase-priced quote is <name> in that phase. */
+export function quotedItem(quotedName: string, phase: string | null | undefined): { name: string; phase: string | null } {
+  const suffix = phase ? ` - ${phase}` : '';
+  if (phase && quotedName.endsWith(suffix)) return { name: quotedName.slice(0, -suffix.length), phase };
+  return { name: quotedName, phase: phase ?? null };
 }

@@ -8,7 +8,7 @@ import type { Db } from '../../db/database.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Game } from '../../domain/games.js';
 import { createOffers } from '../../platform/offers.js';
-import type { OfferChange, TradingPlatform } from '../../platform/port.js';
+import { PlatformAssetsRefusedError, type OfferChange, type OfferedAsset, type TradingPlatform } from '../../platform/port.js';
 import { scheduleDepositOfferCancel } from './deposit-jobs.js';
 import * as repo from './deposit-repo.js';
 import type { DepositRow } from './deposit-repo.js';
@@ -42,11 +42,13 @@ export function createDepositOfferStage(deps: DepositOfferDeps) {
   });
 
   /** Rules 8–9 of 4.5 (and 4.3): the bot sends the offer within DEPOSIT_TIMEOUT_MS, else failed. */
-  async function perform(d: DepositRow, assetIds: string[]): Promise<DepositRow> {
+  async function perform(d: DepositRow, assets: OfferedAsset[]): Promise<DepositRow> {
     let offer;
     try {
-      offer = await offers.send(platform.sendDepositOffer({ depositId: d.id, game: d.game as Game, partner: d.partner!, token: d.token!, assetIds }), config.depositTimeoutMs, d.id);
+      offer = await offers.send(platform.sendDepositOffer({ depositId: d.id, game: d.game as Game, partner: d.partner!, token: d.token!, assets }), config.depositTimeoutMs, d.id);
     } catch (err) {
+      // The platform refused assets the user no longer holds (gone since the commit's check).
+      if (err instanceof PlatformAssetsRefusedError) return transitions.failPending(d.id, 'item_not_available');
       // Timeouts and errors before dispatch answer in-band: HTTP 200, status failed, service_unavailable.
       log.warn({ err, depositId: d.id }, 'deposit offer was not sent');
       return transitions.failPending(d.id, 'service_unavailable');

@@ -67,11 +67,12 @@ export function createQuoteStage(deps: QuoteDeps) {
   const checkUser = (k: TradeKey): Promise<PlatformUser> => callPlatform(() => platform.checkTradeLink(k.game, k.partner, k.token), config.depositTimeoutMs);
   const loadItems = (k: TradeKey): Promise<PlatformItem[]> => callPlatform(() => platform.loadInventory(k.game, k.partner, k.token), config.depositTimeoutMs);
 
-  /** Priced items of the user's live inventory; unpriced ones are omitted. */
+  /** Priced, tradable items of the user's live inventory; the others are omitted. */
   async function pricedInventory(merchant: MerchantRow, k: TradeKey): Promise<SnapshotItem[]> {
     const items = await loadItems(k);
     const out: SnapshotItem[] = [];
     for (const it of items) {
+      if (it.tradable === false) continue; // cannot be deposited now
       const q = pricing.quote(merchant, k.game, it.marketHashName, it.phase);
       if (q) out.push(snapshotItem(it, q));
     }
@@ -142,7 +143,7 @@ export function createQuoteStage(deps: QuoteDeps) {
     return { items, total: items.length, sum: millsToUsd(sumMills(prices)), game: req.game, max_items: merchant.max_items };
   }
 
-  return { inventory, getPrices, preview, checkUser, pricedInventory };
+  return { inventory, getPrices, preview, checkUser, pricedInventory, loadItems };
 }
 
 export type QuoteStage = ReturnType<typeof createQuoteStage>;

@@ -48,6 +48,8 @@ export const HostedStateSchema = Type.Object(
     success_url: Nullable(Type.String()),
     fail_url: Nullable(Type.String()),
     server_time: Type.String({ format: 'date-time' }),
+    expires_at: Nullable(Type.String({ format: 'date-time', description: 'when the link stops taking deposits (INTENT_TTL_SECONDS after create-intent)' })),
+    expired: Type.Boolean({ description: 'true: the link expired before a deposit was made through it; nothing can be deposited' }),
     parent_origins: Type.Array(Type.String(), { description: 'origins the page posts its status to; empty: any parent' }),
   },
   { title: 'HostedState' },

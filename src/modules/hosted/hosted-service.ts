@@ -3,11 +3,13 @@
 // the deposits feature's own operations, called for that merchant and that intent.
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
+import { isoUtc } from '../../domain/clock.js';
 import { GAMES, type Game } from '../../domain/games.js';
 import { forbidden, notFound, validationError, type FieldError } from '../../domain/errors.js';
 import { findById, type MerchantRow } from '../merchants/merchant-repo.js';
 import { findIntentByToken, type IntentRow } from '../intents/intent-repo.js';
 import { platformErrorToAppError } from '../deposits/deposit-platform.js';
+import { intentExpired, intentLinkExpired } from '../deposits/deposit-rules.js';
 
 /** What the hosted page needs from the deposits feature (ctx.deposits). */
 export interface HostedDepositsPort {
@@ -66,6 +68,10 @@ export interface HostedState {
   success_url: string | null;
   fail_url: string | null;
   server_time: string;
+  /** When the link stops taking deposits (INTENT_TTL_SECONDS after create-intent). */
+  expires_at: string | null;
+  /** The link expired before a deposit was made through it (status stays new; nothing can be deposited). */
+  expired: boolean;
   /** Exact origins the page may post its status to; empty = any parent ('*'). */
   parent_origins: string[];
 }
@@ -90,6 +96,8 @@ export function createHostedService(deps: HostedDeps) {
     if (intent.status !== 'new') {
       throw validationError([{ field: 'status', code: 'denied', message: `this deposit was already submitted (status ${intent.status})` }]);
     }
+    // An intent already in a deposit follows that deposit; one still new expires with its link.
+    if (intentLinkExpired(intent, deps.clock.now())) throw intentExpired();
   }
 
   /** The intent's trade link and game, else the ones the user typed on the page. */
@@ -128,6 +136,8 @@ export function createHostedService(deps: HostedDeps) {
       success_url: intent.success_url,
       fail_url: intent.fail_url,
       server_time: deps.clock.now().toISOString(),
+      expires_at: intent.hosted_expires_at ? isoUtc(new Date(intent.hosted_expires_at)) : null,
+      expired: intentLinkExpired(intent, deps.clock.now()),
       parent_origins: postMessageOrigins(merchant.frame_ancestors),
     };
   }

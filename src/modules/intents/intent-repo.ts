@@ -16,6 +16,8 @@ type IntentFields = Pick<
 export interface NewIntent extends IntentFields {
   platform_id: string | null;
   hosted_token: string;
+  /** INTENT_TTL_SECONDS after creation: the hosted page takes no deposit from then on. */
+  hosted_expires_at: Date;
 }
 
 /** Inserts the intent; a duplicate merchant_tx_id fails on deposits_merchant_tx_id_key (23505). */
@@ -30,6 +32,7 @@ export async function insertIntent(db: DbOrTrx, intent: NewIntent): Promise<{ id
 export interface IntentRow extends IntentFields {
   id: number;
   status: string;
+  hosted_expires_at: Date | null;
 }
 
 /** The intent behind a hosted token, or undefined. Only intents carry a token. */
@@ -50,6 +53,7 @@ export async function findIntentByToken(db: DbOrTrx, hostedToken: string): Promi
       'custom_currency',
       'custom_currency_multiplier',
       'custom_currency_rate',
+      'hosted_expires_at',
     ])
     .where('hosted_token', '=', hostedToken)
     .where('flow', '=', 'intent')

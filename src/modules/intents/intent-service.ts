@@ -3,6 +3,7 @@
 import crypto from 'node:crypto';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
+import type { Clock } from '../../domain/clock.js';
 import type { Game } from '../../domain/games.js';
 import { conflictDuplicate, validationError, type FieldError } from '../../domain/errors.js';
 import { isUniqueViolation } from '../../db/database.js';
@@ -18,8 +19,9 @@ const CURRENCY_FIELDS = ['custom_currency', 'custom_currency_multiplier', 'custo
 
 export interface IntentDeps {
   db: Db;
-  config: Pick<Config, 'publicUrl' | 'webhookAllowPrivate' | 'depositTimeoutMs'>;
+  config: Pick<Config, 'publicUrl' | 'webhookAllowPrivate' | 'depositTimeoutMs' | 'intentTtlSeconds'>;
   platform: Pick<TradingPlatform, 'checkTradeLink'>;
+  clock: Clock;
 }
 
 export interface CreatedIntent {
@@ -90,6 +92,7 @@ export function createIntentService(deps: IntentDeps) {
           custom_currency_multiplier: body.custom_currency_multiplier ?? null,
           custom_currency_rate: body.custom_currency_rate ?? null,
           hosted_token: hostedToken,
+          hosted_expires_at: new Date(deps.clock.now().getTime() + deps.config.intentTtlSeconds * 1000),
         }));
       } catch (err) {
         if (isUniqueViolation(err, 'deposits_merchant_tx_id_key')) throw conflictDuplicate();

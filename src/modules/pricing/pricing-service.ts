@@ -6,6 +6,7 @@ import { GAMES, type Game } from '../../domain/games.js';
 import { applyRate } from '../../domain/money.js';
 import type { MerchantRow } from '../merchants/merchant-repo.js';
 import { PriceBook, SANDBOX_PRICEBOOK_DIR, type PriceBookEntry } from './pricebook.js';
+import { isSourceList, loadSourceList } from './price-sources.js';
 
 /** A price book entry as pricing shows it: base price in mills. */
 export interface BookEntry {
@@ -79,7 +80,8 @@ export function createPricingService(deps: { config: Config; log: Logger }) {
   let timer: NodeJS.Timeout | undefined;
 
   async function load(): Promise<void> {
-    const next = await PriceBook.load(config.priceBookSource ?? SANDBOX_PRICEBOOK_DIR);
+    const source = config.priceBookSource ?? SANDBOX_PRICEBOOK_DIR;
+    const next = isSourceList(source) ? new PriceBook(await loadSourceList(source)) : await PriceBook.load(source);
     book = next;
     names = sandboxNames(next);
     loadedAt = new Date();

@@ -1,5 +1,7 @@
 // Deterministic sandbox inventories: the same (partner, game) always yields the same assets,
-// drawn from the sandbox price book, plus a couple of items the book does not price.
+// drawn from the sandbox price book, plus a couple of items the book does not price and one priced
+// item on a trade cooldown (tradable: false). Assets that left the user in an accepted deposit
+// offer are removed by the adapter (table sandbox_departed_assets), not here.
 import { GAMES, type Game } from '../../domain/games.js';
 import type { PlatformItem } from '../port.js';
 import { EMPTY_INVENTORY_PARTNER } from './users.js';
@@ -27,6 +29,11 @@ export function sandboxInventory(partner: number, game: Game, names: readonly { 
   }
   // Two items no price book knows: inventory and preview must omit them.
   for (let k = 1; k <= 2; k++) items.push({ assetId: assetId(count + k - 1), marketHashName: `${UNPRICED_PREFIX} ${k}` });
+  // One priced item that cannot be traded now (drawn last, so the picks above stay as they were).
+  if (count > 0) {
+    const locked = sorted[Math.floor(rnd() * sorted.length)];
+    items.push({ assetId: assetId(count + 2), marketHashName: locked.name, ...(locked.phase ? { phase: locked.phase } : {}), tradable: false });
+  }
   return items;
 }
 

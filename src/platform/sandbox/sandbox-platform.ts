@@ -8,11 +8,13 @@ import type { Db } from '../../db/database.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Game } from '../../domain/games.js';
 import {
+  PlatformAssetsRefusedError,
   PlatformUnavailableError,
   PlatformUserError,
   type Bot,
   type OfferChange,
   type OfferChangeHandler,
+  type OfferedAsset,
   type PlatformItem,
   type PlatformUser,
   type SentOffer,
@@ -56,15 +58,57 @@ export function createSandboxPlatform(deps: SandboxDeps): SandboxPlatform {
     return { bot, tradeOfferId: row.rows[0].id, expiresAt: new Date(clock.now().getTime() + deps.offerTtlSeconds * 1000) };
   }
 
-  /** A deposit offer: its ID from the sequence and its sandbox record, in one statement. */
-  async function sendDeposit(depositId: number): Promise<SentOffer> {
-    const bot = await pickBot(depositId);
+  /** A deposit offer: its ID from the sequence and its sandbox record (with the assets asked for), in one statement. */
+  async function sendDeposit(req: { depositId: number; game: Game; partner: number; assets: OfferedAsset[] }): Promise<SentOffer> {
+    const bot = await pickBot(req.depositId);
     const expiresAt = new Date(clock.now().getTime() + deps.offerTtlSeconds * 1000);
+    const assetIds = req.assets.map((a) => a.assetId);
     const row = await sql<{ id: string }>`
-      insert into sandbox_deposit_offers (trade_offer_id, deposit_id, bot_id, expires_at)
-      values (nextval('sandbox_trade_offer_seq')::text, ${depositId}, ${bot.id}, ${expiresAt.toISOString()}::timestamptz)
+      insert into sandbox_deposit_offers (trade_offer_id, deposit_id, bot_id, expires_at, game, partner, asset_ids)
+      values (nextval('sandbox_trade_offer_seq')::text, ${req.depositId}, ${bot.id}, ${expiresAt.toISOString()}::timestamptz,
+              ${req.game}, ${req.partner}, ${assetIds}::text[])
       returning trade_offer_id as id`.execute(db);
     return { bot, tradeOfferId: row.rows[0].id, expiresAt };
+  }
+
+  /** The user's generated inventory without the assets that left them in accepted deposit offers. */
+  async function currentInventory(game: Game, partner: number): Promise<PlatformItem[]> {
+    const items = sandboxInventory(partner, game, deps.itemsFor(game));
+    const gone = await sql<{ asset_id: string }>`
+      select asset_id from sandbox_departed_assets where game = ${game} and partner = ${partner}`.execute(db);
+    if (gone.rows.length === 0) return items;
+    const departed = new Set(gone.rows.map((r) => r.asset_id));
+    return items.filter((it) => !departed.has(it.assetId));
+  }
+
+  /** As the platform does: an offer for an asset the user does not hold tradable, as the item named, is refused. */
+  async function assertHeld(game: Game, partner: number, assets: readonly OfferedAsset[]): Promise<void> {
+    const held = new Map((await currentInventory(game, partner)).map((it) => [it.assetId, it]));
+    const refused = assets.filter((a) => {
+      const it = held.get(a.assetId);
+      return !it || it.tradable === false || it.marketHashName !== a.marketHashName || (it.phase ?? null) !== (a.phase ?? null);
+    });
+    if (refused.length > 0 || assets.length === 0) throw new PlatformAssetsRefusedError(refused.map((a) => a.assetId));
+  }
+
+  /**
+   * After the gateway took an accepted deposit offer, its assets belong to our bot (hold or
+   * completed); a reverted trade gives them back to the user.
+   */
+  async function moveDepositAssets(change: OfferChange): Promise<void> {
+    if (change.offer !== 'deposit') return;
+    if (change.change === 'accepted') {
+      await sql`
+        insert into sandbox_departed_assets (game, partner, asset_id, deposit_id)
+        select o.game, o.partner, a.asset_id, o.deposit_id
+          from (select * from sandbox_deposit_offers
+                 where deposit_id = ${change.recordId} and canceled_at is null and game is not null
+                 order by created_at desc limit 1) o,
+               unnest(o.asset_ids) as a(asset_id)
+        on conflict do nothing`.execute(db);
+    } else if (change.change === 'reverted') {
+      await sql`delete from sandbox_departed_assets where deposit_id = ${change.recordId}`.execute(db);
+    }
   }
 
   const lateAnswerMs = deps.lateAnswerMs ?? 10_500;
@@ -82,7 +126,7 @@ export function createSandboxPlatform(deps: SandboxDeps): SandboxPlatform {
     // failed, service_unavailable) and sending a purchase offer fails (provider_unavailable).
     async loadInventory(game: Game, partner: number, token: string): Promise<PlatformItem[]> {
       sandboxUser(partner, token);
-      return sandboxInventory(partner, game, deps.itemsFor(game));
+      return currentInventory(game, partner);
     },
 
     async sendDepositOffer(req): Promise<SentOffer> {
@@ -92,7 +136,8 @@ export function createSandboxPlatform(deps: SandboxDeps): SandboxPlatform {
       if (isUnavailablePartner(req.partner)) return new Promise<SentOffer>(() => {});
       // 90000013: the offer goes out, but only after the caller's DEPOSIT_TIMEOUT_MS.
       if (isLateAnswerPartner(req.partner)) await sleep(lateAnswerMs);
-      return sendDeposit(req.depositId);
+      await assertHeld(req.game, req.partner, req.assets);
+      return sendDeposit(req);
     },
 
     async sendPurchaseOffer(req): Promise<SentOffer> {
@@ -151,7 +196,10 @@ export function createSandboxPlatform(deps: SandboxDeps): SandboxPlatform {
     /** The test helpers' platform side: report the change now, answer what the handler answers. */
     async simulate(change: OfferChange): Promise<unknown> {
       if (!offerChangeHandler) throw new Error('sandbox platform: no offer change handler is registered');
-      return offerChangeHandler(change);
+      const result = await offerChangeHandler(change);
+      // Only a change the gateway took moves the items (a refused accept leaves them with the user).
+      await moveDepositAssets(change);
+      return result;
     },
   };
 }

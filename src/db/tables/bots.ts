@@ -1,0 +1,60 @@
+// Kysely table types of the operator-managed bots and the steam adapter (migration 010_steam_bots.sql).
+import type { Generated } from 'kysely';
+import type { Timestamp } from '../columns.js';
+
+/** Columns 010 adds to `bots` (the sandbox's seeded bots leave them at their defaults). */
+export interface SteamBotColumns {
+  account_name: string | null;
+  secrets: Buffer | null;
+  refresh_token: Buffer | null;
+  games: Generated<string[]>;
+  inventory_capacity: Generated<number>;
+  trade_state: Generated<'ok' | 'cannot_trade'>;
+  trade_state_reason: string | null;
+  lease_owner: string | null;
+  lease_expires_at: Date | null;
+  poll_data: Generated<Record<string, unknown>>;
+  trade_protection_acknowledged_at: Date | null;
+  history_cursor: Generated<string>;
+  last_checked_at: Date | null;
+  removed_at: Date | null;
+  updated_at: Timestamp;
+}
+
+export interface SteamOffersTable {
+  offer_kind: 'deposit' | 'purchase';
+  record_id: number;
+  bot_id: number;
+  message: string;
+  trade_offer_id: string | null;
+  trade_id: string | null;
+  state: number | null;
+  reported_state: number | null;
+  escrow_ends_at: Date | null;
+  reverted_at: Date | null;
+  reversal_reported: Generated<boolean>;
+  attempt_started_at: Timestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface SteamReceivedAssetsTable {
+  deposit_id: number;
+  asset_id: string;
+  bot_id: number;
+  trade_offer_id: string;
+  new_asset_id: string;
+  new_context_id: string;
+  created_at: Timestamp;
+}
+
+export interface SteamInstancesTable {
+  id: string;
+  seen_at: Timestamp;
+}
+
+export interface BotTables {
+  steam_instances: SteamInstancesTable;
+  steam_offers: SteamOffersTable;
+  steam_received_assets: SteamReceivedAssetsTable;
+}

@@ -1,0 +1,28 @@
+// Operator API for bots (issue 11): thin routes over the bot service.
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsync } from 'fastify';
+import type { BotService } from './bot-service.js';
+import { adminSecurity, envelopeOf, IdParam, Paging } from '../../http/schemas.js';
+import { ok } from '../../http/envelope.js';
+import { BotCheckSchema, BotSchema, CreateBotRequest, UpdateBotRequest } from './bot-schemas.js';
+
+export const botRoutes = (ctx: { bots: BotService }): FastifyPluginAsync => async (app) => {
+  const common = { tags: ['admin'], security: adminSecurity };
+  const one = { 200: envelopeOf(BotSchema) };
+  const id = (req: { params: unknown }) => (req.params as { id: number }).id;
+
+  app.post('/bots', { schema: { ...common, summary: 'Add a bot (secrets are stored encrypted and never shown)', body: CreateBotRequest, response: { 201: envelopeOf(BotSchema) } } }, async (req, reply) => {
+    return reply.code(201).send(ok(await ctx.bots.add(req.body as typeof CreateBotRequest.static), 'bot added'));
+  });
+  app.get('/bots', { schema: { ...common, summary: 'List bots with their state and lease', querystring: Paging('ListBotsQuery'), response: { 200: envelopeOf(Type.Array(BotSchema)) } } }, async (req) => {
+    const q = req.query as { limit: number; offset: number };
+    return ok(await ctx.bots.list(q.limit, q.offset), 'bots listed');
+  });
+  app.get('/bots/:id', { schema: { ...common, summary: 'A bot', params: IdParam, response: one } }, async (req) => ok(await ctx.bots.show(id(req)), 'bot found'));
+  app.patch('/bots/:id', { schema: { ...common, summary: 'Update a bot (enabled: true puts it back in rotation)', params: IdParam, body: UpdateBotRequest, response: one } }, async (req) => {
+    return ok(await ctx.bots.update(id(req), req.body as typeof UpdateBotRequest.static), 'bot updated');
+  });
+  app.post('/bots/:id/disable', { schema: { ...common, summary: 'Take a bot out of rotation', params: IdParam, response: one } }, async (req) => ok(await ctx.bots.update(id(req), { enabled: false }), 'bot disabled'));
+  app.delete('/bots/:id', { schema: { ...common, summary: 'Remove a bot: out of rotation for good, secrets wiped', params: IdParam, response: one } }, async (req) => ok(await ctx.bots.remove(id(req)), 'bot removed'));
+  app.post('/bots/:id/check', { schema: { ...common, summary: 'Sign the bot in and report what it can do (steam)', params: IdParam, response: { 200: envelopeOf(BotCheckSchema) } } }, async (req) => ok(await ctx.bots.check(id(req)), 'bot checked'));
+};

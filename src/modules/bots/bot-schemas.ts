@@ -1,0 +1,71 @@
+// Wire shapes of the operator's bots API (issue 11): the request bodies (unknown fields refused,
+// as on every operator write) and the answers (what the document shows and Fastify serialises).
+// Secrets are write-only: no answer schema has a field for them.
+import { Type } from '@sinclair/typebox';
+import { GameEnum, IsoDate, Nullable } from '../../http/schemas.js';
+
+const Fields = {
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  games: Type.Optional(Type.Array(GameEnum, { minItems: 1, maxItems: 4, uniqueItems: true })),
+  inventory_capacity: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+};
+
+export const CreateBotRequest = Type.Object(
+  {
+    account_name: Type.String({ minLength: 3, maxLength: 64 }),
+    password: Type.String({ minLength: 1, maxLength: 256 }),
+    shared_secret: Type.String({ minLength: 28, maxLength: 28, description: 'base64 of 20 bytes (the maFile value)' }),
+    identity_secret: Type.String({ minLength: 28, maxLength: 28, description: 'base64 of 20 bytes (the maFile value)' }),
+    platform_id: Type.String({ minLength: 17, maxLength: 17, description: 'the 17-digit 64-bit account ID (7656119…)' }),
+    ...Fields,
+  },
+  { title: 'CreateBotRequest', additionalProperties: false },
+);
+
+export const UpdateBotRequest = Type.Object(
+  { ...Fields, enabled: Type.Optional(Type.Boolean({ description: 'true also clears cannot_trade' })) },
+  { title: 'UpdateBotRequest', additionalProperties: false },
+);
+
+export const BotSchema = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    account_name: Nullable(Type.String()),
+    platform_id: Type.String({ description: 'the 64-bit account ID, as a string' }),
+    status: Type.String({ enum: ['active', 'disabled', 'cannot_trade', 'removed'] }),
+    enabled: Type.Boolean(),
+    trade_state: Type.String({ enum: ['ok', 'cannot_trade'] }),
+    trade_state_reason: Nullable(Type.String()),
+    games: Type.Array(GameEnum),
+    inventory_capacity: Type.Integer(),
+    signed_in: Type.Boolean(),
+    lease_owner: Nullable(Type.String({ description: 'the instance driving the bot, while its lease runs' })),
+    lease_expires_at: Nullable(IsoDate()),
+    trade_protection_acknowledged_at: Nullable(IsoDate()),
+    last_checked_at: Nullable(IsoDate()),
+    created_at: IsoDate(),
+    removed_at: Nullable(IsoDate()),
+  },
+  { title: 'Bot' },
+);
+
+export const BotCheckSchema = Type.Object(
+  {
+    bot: BotSchema,
+    check: Type.Object(
+      {
+        signed_in: Type.Boolean(),
+        platform_id: Type.Optional(Type.String()),
+        can_trade: Type.Boolean(),
+        trade_protection_acknowledged: Type.Boolean(),
+        confirmations_reachable: Type.Boolean(),
+        inventory: Type.Optional(Type.Record(Type.String(), Type.Integer(), { description: 'tradable items per game the bot serves' })),
+        listed_but_missing: Type.Optional(Type.Array(Type.String(), { description: 'asset ids of listings for sale the bot no longer holds' })),
+        problems: Type.Array(Type.String()),
+      },
+      { title: 'BotCheckReport' },
+    ),
+  },
+  { title: 'BotCheck' },
+);

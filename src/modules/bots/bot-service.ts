@@ -1,0 +1,141 @@
+// Operator-managed bots (issue 11): add with encrypted secrets, list, show, update, disable,
+// remove, and `check` (the platform adapter signs the bot in and reports what it can do).
+// Secrets never leave this module in clear except to the steam driver, and never appear in views.
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import { GAMES } from '../../domain/games.js';
+import { isUniqueViolation } from '../../db/database.js';
+import { AppError, notFound, validationError, type FieldError } from '../../domain/errors.js';
+import type { TradingPlatform } from '../../platform/port.js';
+import { createSecretBox, parseSecretsKey, secretsAad, type BotSecrets, type SecretBox } from '../../platform/steam/secret-box.js';
+import * as repo from '../../platform/steam/bot-repo.js';
+
+export interface NewBot extends BotSecrets {
+  account_name: string;
+  platform_id: string;
+  name?: string;
+  games?: string[];
+  inventory_capacity?: number;
+}
+
+export interface BotPatch {
+  name?: string;
+  enabled?: boolean;
+  games?: string[];
+  inventory_capacity?: number;
+}
+
+/** The secret box of BOT_SECRETS_KEY, or a clear error when the key is not configured. */
+export function secretBoxOf(config: Config): SecretBox {
+  if (!config.botSecretsKey) throw new AppError('validation', 'BOT_SECRETS_KEY is not set: bot secrets cannot be stored or read');
+  return createSecretBox(parseSecretsKey(config.botSecretsKey));
+}
+
+const B64_20 = /^[A-Za-z0-9+/]{27}=$/; // 20 bytes, as in a Steam Guard maFile
+
+function checkNew(input: NewBot): FieldError[] {
+  const errors: FieldError[] = [];
+  if (!/^[A-Za-z0-9_]{3,64}$/.test(input.account_name ?? '')) errors.push({ field: 'account_name', code: 'format', message: 'account_name: 3 to 64 letters, digits or _' });
+  if (typeof input.password !== 'string' || input.password.length < 1 || input.password.length > 256) errors.push({ field: 'password', code: 'len', message: 'password: 1 to 256 characters' });
+  if (!B64_20.test(input.shared_secret ?? '')) errors.push({ field: 'shared_secret', code: 'format', message: 'shared_secret: base64 of 20 bytes (the maFile value)' });
+  if (!B64_20.test(input.identity_secret ?? '')) errors.push({ field: 'identity_secret', code: 'format', message: 'identity_secret: base64 of 20 bytes (the maFile value)' });
+  if (!/^7656119\d{10}$/.test(input.platform_id ?? '')) errors.push({ field: 'platform_id', code: 'format', message: 'platform_id: the 17-digit 64-bit account ID (7656119…)' });
+  return errors.concat(checkPatch(input));
+}
+
+function checkPatch(input: BotPatch): FieldError[] {
+  const errors: FieldError[] = [];
+  if (input.games !== undefined) {
+    const bad = input.games.filter((g) => !(GAMES as readonly string[]).includes(g));
+    if (input.games.length === 0 || bad.length) errors.push({ field: 'games', code: 'oneof', message: `games: one or more of ${GAMES.join(', ')}` });
+  }
+  const cap = input.inventory_capacity;
+  if (cap !== undefined && (!Number.isInteger(cap) || cap < 1 || cap > 100_000)) errors.push({ field: 'inventory_capacity', code: 'max', message: 'inventory_capacity: 1 to 100000' });
+  if (input.name !== undefined && (input.name.length < 1 || input.name.length > 200)) errors.push({ field: 'name', code: 'len', message: 'name: 1 to 200 characters' });
+  return errors;
+}
+
+type BotRow = Awaited<ReturnType<typeof repo.listBots>>[number];
+
+/** The operator's view of a bot: state, lease and capabilities; never a secret. */
+export function botView(b: BotRow | Awaited<ReturnType<typeof repo.insertBot>>) {
+  const iso = (d: Date | string | null) => (d ? new Date(d).toISOString() : null);
+  const status = b.removed_at ? 'removed' : !b.enabled ? 'disabled' : b.trade_state === 'cannot_trade' ? 'cannot_trade' : 'active';
+  return {
+    id: Number(b.id),
+    name: b.name,
+    account_name: b.account_name,
+    platform_id: b.platform_id,
+    status,
+    enabled: b.enabled,
+    trade_state: b.trade_state,
+    trade_state_reason: b.trade_state_reason,
+    games: b.games,
+    inventory_capacity: b.inventory_capacity,
+    signed_in: 'signed_in' in b ? Boolean(b.signed_in) : false,
+    lease_owner: b.lease_expires_at && new Date(b.lease_expires_at) > new Date() ? b.lease_owner : null,
+    lease_expires_at: iso(b.lease_expires_at),
+    trade_protection_acknowledged_at: iso(b.trade_protection_acknowledged_at),
+    last_checked_at: iso(b.last_checked_at),
+    created_at: iso(b.created_at),
+    removed_at: iso(b.removed_at),
+  };
+}
+
+export function createBotService(deps: { db: Db; config: Config; platform: TradingPlatform }) {
+  const { db } = deps;
+
+  async function show(id: number) {
+    const b = await repo.findBot(db, id);
+    if (!b) throw notFound();
+    return botView(b);
+  }
+
+  return {
+    async add(input: NewBot) {
+      const errors = checkNew(input);
+      if (errors.length) throw validationError(errors);
+      const box = secretBoxOf(deps.config);
+      const secrets: BotSecrets = { password: input.password, shared_secret: input.shared_secret, identity_secret: input.identity_secret };
+      try {
+        const row = await repo.insertBot(db, {
+          name: input.name ?? input.account_name,
+          platform_id: input.platform_id,
+          account_name: input.account_name,
+          secrets: box.seal(JSON.stringify(secrets), secretsAad(input.account_name)),
+          games: input.games ?? [...GAMES],
+          inventory_capacity: input.inventory_capacity ?? 1000,
+        });
+        return botView(row);
+      } catch (err) {
+        if (isUniqueViolation(err)) throw validationError([{ field: 'account_name', code: 'exist', message: 'a bot with this account name, name or platform_id already exists' }]);
+        throw err;
+      }
+    },
+    async list(limit = 100, offset = 0) {
+      return (await repo.listBots(db, limit, offset)).map(botView);
+    },
+    show,
+    async update(id: number, patch: BotPatch) {
+      const errors = checkPatch(patch);
+      if (errors.length) throw validationError(errors);
+      if (!(await repo.updateBot(db, id, patch))) throw notFound();
+      // Enabling a bot is also the operator's word that it may trade again.
+      if (patch.enabled === true) await repo.setTradeState(db, id, 'ok', null);
+      return show(id);
+    },
+    async remove(id: number) {
+      if (!(await repo.removeBot(db, id))) throw notFound();
+      return show(id);
+    },
+    /** Signs the bot in on the platform and reports what it can do (steam only). */
+    async check(id: number) {
+      await show(id);
+      if (!deps.platform.checkBot) throw new AppError('validation', `the ${deps.platform.kind} platform has no real bots to check`);
+      const report = await deps.platform.checkBot(id);
+      return { bot: await show(id), check: report };
+    },
+  };
+}
+
+export type BotService = ReturnType<typeof createBotService>;

@@ -1,0 +1,106 @@
+// SQL of the operator-managed bots: records, leases (one driving instance per bot), trade state,
+// and the driver's persisted state (refresh token, poll data, reversal cursor). Used by the steam
+// adapter and by the bots feature (src/modules/bots), which sits above the platform.
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.js';
+
+export const BOT_COLUMNS = [
+  'id', 'name', 'platform_id', 'enabled', 'account_name', 'games', 'inventory_capacity', 'trade_state', 'trade_state_reason',
+  'lease_owner', 'lease_expires_at', 'trade_protection_acknowledged_at', 'last_checked_at', 'removed_at', 'created_at', 'updated_at',
+] as const;
+
+export async function insertBot(db: Db, row: { name: string; platform_id: string; account_name: string; secrets: Buffer; games: string[]; inventory_capacity: number }) {
+  return db.insertInto('bots').values(row).returning(BOT_COLUMNS).executeTakeFirstOrThrow();
+}
+
+/** Operator-managed bots (the sandbox's seeded ones have no account), removed ones last. */
+export async function listBots(db: Db, limit: number, offset: number) {
+  return db.selectFrom('bots').select(BOT_COLUMNS).select(sql<boolean>`refresh_token is not null`.as('signed_in'))
+    .where('account_name', 'is not', null).orderBy(sql`removed_at is not null`).orderBy('id').limit(limit).offset(offset).execute();
+}
+
+export async function findBot(db: Db, id: number) {
+  return db.selectFrom('bots').select(BOT_COLUMNS).select(sql<boolean>`refresh_token is not null`.as('signed_in'))
+    .where('id', '=', id).where('account_name', 'is not', null).executeTakeFirst();
+}
+
+export async function updateBot(db: Db, id: number, patch: { enabled?: boolean; games?: string[]; inventory_capacity?: number; name?: string }) {
+  return db.updateTable('bots').set({ ...patch, updated_at: sql`now()` }).where('id', '=', id).where('account_name', 'is not', null)
+    .where('removed_at', 'is', null).returning('id').executeTakeFirst();
+}
+
+/** Removed: out of rotation for good, secrets and tokens wiped; the row stays for the records that name it. */
+export async function removeBot(db: Db, id: number) {
+  return db.updateTable('bots')
+    .set({ enabled: false, secrets: null, refresh_token: null, poll_data: sql`'{}'::jsonb`, lease_owner: null, lease_expires_at: null, removed_at: sql`coalesce(removed_at, now())`, updated_at: sql`now()` })
+    .where('id', '=', id).where('account_name', 'is not', null).returning('id').executeTakeFirst();
+}
+
+/** Everything the driver needs to sign a bot in (secrets still sealed). */
+export async function botForDriver(db: Db, id: number) {
+  return db.selectFrom('bots')
+    .select(['id', 'name', 'platform_id', 'account_name', 'secrets', 'refresh_token', 'games', 'poll_data', 'trade_protection_acknowledged_at', 'history_cursor', 'trade_state', 'enabled'])
+    .where('id', '=', id).where('account_name', 'is not', null).where('removed_at', 'is', null).executeTakeFirst();
+}
+export type DriverBotRow = NonNullable<Awaited<ReturnType<typeof botForDriver>>>;
+
+/**
+ * Takes (or renews) leases on usable bots (enabled, not removed, able to trade) that are free,
+ * expired or already ours — ours first — up to `limit`; answers the ids this instance now holds.
+ * Two instances never hold one bot: the row lock plus the expiry condition decide.
+ */
+export async function acquireLeases(db: Db, owner: string, seconds: number, limit = 1000): Promise<number[]> {
+  const r = await sql<{ id: number }>`
+    update bots set lease_owner = ${owner}, lease_expires_at = now() + make_interval(secs => ${seconds})
+     where id in (select id from bots
+                   where account_name is not null and enabled and removed_at is null and trade_state = 'ok'
+                     and (lease_owner = ${owner} or lease_expires_at is null or lease_expires_at < now())
+                   order by (lease_owner is not distinct from ${owner}) desc, id limit ${limit} for update skip locked)
+    returning id`.execute(db);
+  return r.rows.map((x) => Number(x.id));
+}
+
+/**
+ * This instance's fair share of the usable bots: the instance says it is alive, then counts the
+ * instances seen within the lease and the bots, and answers ceil(bots / instances).
+ */
+export async function fairShare(db: Db, owner: string, seconds: number): Promise<number> {
+  await sql`insert into steam_instances (id, seen_at) values (${owner}, now()) on conflict (id) do update set seen_at = now()`.execute(db);
+  await sql`delete from steam_instances where seen_at < now() - make_interval(secs => ${seconds * 10})`.execute(db);
+  const r = await sql<{ instances: string; bots: string }>`
+    select (select count(*) from steam_instances where seen_at >= now() - make_interval(secs => ${seconds})) as instances,
+           (select count(*) from bots where account_name is not null and enabled and removed_at is null and trade_state = 'ok') as bots`.execute(db);
+  const instances = Math.max(1, Number(r.rows[0]!.instances));
+  return Math.ceil(Number(r.rows[0]!.bots) / instances);
+}
+
+/** An instance that stops: it no longer counts among the live ones. */
+export async function forgetInstance(db: Db, owner: string): Promise<void> {
+  await sql`delete from steam_instances where id = ${owner}`.execute(db);
+}
+
+export async function releaseLeases(db: Db, owner: string, ids?: number[]): Promise<void> {
+  let q = db.updateTable('bots').set({ lease_owner: null, lease_expires_at: null }).where('lease_owner', '=', owner);
+  if (ids) q = ids.length ? q.where('id', 'in', ids) : q.where(sql<boolean>`false`);
+  await q.execute();
+}
+
+/** Whether `owner` still holds a live lease on the bot (checked before each platform write). */
+export async function holdsLease(db: Db, owner: string, id: number): Promise<boolean> {
+  const r = await db.selectFrom('bots').select('id').where('id', '=', id).where('lease_owner', '=', owner)
+    .where(sql<boolean>`lease_expires_at > now()`).executeTakeFirst();
+  return Boolean(r);
+}
+
+export async function setTradeState(db: Db, id: number, state: 'ok' | 'cannot_trade', reason: string | null): Promise<void> {
+  await db.updateTable('bots').set({ trade_state: state, trade_state_reason: reason, updated_at: sql`now()` }).where('id', '=', id).execute();
+}
+
+export async function saveDriverState(db: Db, id: number, patch: {
+  refresh_token?: Buffer | null; poll_data?: Record<string, unknown>; platform_id?: string;
+  trade_protection_acknowledged_at?: Date; history_cursor?: string; last_checked_at?: Date;
+}): Promise<void> {
+  const set: Record<string, unknown> = { ...patch };
+  if (patch.poll_data) set.poll_data = sql`${JSON.stringify(patch.poll_data)}::jsonb`;
+  await db.updateTable('bots').set(set).where('id', '=', id).execute();
+}

@@ -1,0 +1,55 @@
+// Bot secrets at rest: AES-256-GCM under BOT_SECRETS_KEY (32 bytes, base64 or hex). A stored
+// value is iv (12) | tag (16) | ciphertext; the bot id is bound as associated data, so a secret
+// copied onto another bot's row does not decrypt.
+import crypto from 'node:crypto';
+
+export class SecretKeyError extends Error {}
+
+export interface BotSecrets {
+  password: string;
+  shared_secret: string;
+  identity_secret: string;
+}
+
+/** What is sealed with the bot's secrets: bound to the account so a copied row does not open. */
+export const secretsAad = (accountName: string) => `bot:${accountName.toLowerCase()}`;
+export const refreshTokenAad = (accountName: string) => `bot-refresh:${accountName.toLowerCase()}`;
+
+/** Parses BOT_SECRETS_KEY: 64 hex characters or base64 of exactly 32 bytes. */
+export function parseSecretsKey(raw: string): Buffer {
+  const s = raw.trim();
+  const hex = /^[0-9a-f]{64}$/i.test(s);
+  const key = hex ? Buffer.from(s, 'hex') : /^[A-Za-z0-9+/_-]{43}=?$/.test(s) ? Buffer.from(s, 'base64') : Buffer.alloc(0);
+  if (key.length !== 32) {
+    throw new SecretKeyError('BOT_SECRETS_KEY must be 32 bytes as 64 hex characters or base64 (e.g. `openssl rand -base64 32`)');
+  }
+  return key;
+}
+
+export interface SecretBox {
+  seal(plain: string, aad: string): Buffer;
+  open(sealed: Buffer, aad: string): string;
+}
+
+export function createSecretBox(key: Buffer): SecretBox {
+  return {
+    seal(plain, aad) {
+      const iv = crypto.randomBytes(12);
+      const c = crypto.createCipheriv('aes-256-gcm', key, iv);
+      c.setAAD(Buffer.from(aad, 'utf8'));
+      const body = Buffer.concat([c.update(plain, 'utf8'), c.final()]);
+      return Buffer.concat([iv, c.getAuthTag(), body]);
+    },
+    open(sealed, aad) {
+      if (sealed.length < 28) throw new SecretKeyError('stored secret is truncated');
+      const d = crypto.createDecipheriv('aes-256-gcm', key, sealed.subarray(0, 12));
+      d.setAAD(Buffer.from(aad, 'utf8'));
+      d.setAuthTag(sealed.subarray(12, 28));
+      try {
+        return Buffer.concat([d.update(sealed.subarray(28)), d.final()]).toString('utf8');
+      } catch {
+        throw new SecretKeyError('stored secret does not decrypt with BOT_SECRETS_KEY (wrong key or tampered row)');
+      }
+    },
+  };
+}

@@ -1,0 +1,60 @@
+// Signing a bot in over HTTP alone: steam-session's web-browser flow. A stored refresh token
+// (≈200 days) gives web cookies directly; without one (or once it is refused) the account name,
+// password and a steam-totp code from the shared secret start a new session, whose refresh token
+// the caller stores (encrypted) in the database — never on local disk.
+import SteamTotp from 'steam-totp';
+import { EAuthTokenPlatformType, LoginSession } from 'steam-session';
+
+export interface SignInRequest {
+  accountName: string;
+  password: string;
+  sharedSecret: string;
+  refreshToken?: string;
+}
+
+export interface WebSession {
+  /** Cookies for steamcommunity.com (steamLoginSecure=<steamid>||<access token>, sessionid…). */
+  cookies: string[];
+  /** A new refresh token to store, when the sign-in made one. */
+  refreshToken?: string;
+}
+
+export interface SessionProvider {
+  signIn(req: SignInRequest): Promise<WebSession>;
+}
+
+export class SignInError extends Error {}
+
+export function steamSessionProvider(timeoutMs = 30_000): SessionProvider {
+  return {
+    async signIn(req) {
+      if (req.refreshToken) {
+        const session = new LoginSession(EAuthTokenPlatformType.WebBrowser);
+        try {
+          session.refreshToken = req.refreshToken;
+          return { cookies: await session.getWebCookies() };
+        } catch {
+          // Expired or revoked: sign in with the credentials below.
+        }
+      }
+      const session = new LoginSession(EAuthTokenPlatformType.WebBrowser);
+      session.loginTimeout = timeoutMs;
+      const authenticated = new Promise<void>((resolve, reject) => {
+        session.once('authenticated', () => resolve());
+        session.once('timeout', () => reject(new SignInError('sign-in timed out')));
+        session.once('error', (err: Error) => reject(new SignInError(`sign-in failed: ${err.message}`)));
+      });
+      const start = await session.startWithCredentials({
+        accountName: req.accountName,
+        password: req.password,
+        steamGuardCode: SteamTotp.generateAuthCode(req.sharedSecret),
+      });
+      if (start.actionRequired) {
+        session.cancelLoginAttempt();
+        throw new SignInError('sign-in needs an action the gateway cannot take (email code or app approval): check the shared secret');
+      }
+      await authenticated;
+      return { cookies: await session.getWebCookies(), refreshToken: session.refreshToken };
+    },
+  };
+}

@@ -1,0 +1,265 @@
+// One bot's driver: steamcommunity + steam-tradeoffer-manager signed in with a web session,
+// every call through the per-endpoint backoff and a timeout, re-login on session expiry, the
+// platform hosts rewritten to the configured ones (a stand-in platform for staging and tests).
+import SteamCommunity from 'steamcommunity';
+import TradeOfferManager from 'steam-tradeoffer-manager';
+import SteamID from 'steamid';
+import SteamTotp from 'steam-totp';
+import type { SteamSettings } from '../../config.js';
+import type { Backoff } from './backoff.js';
+import type { SessionProvider } from './session.js';
+import { type CommunityItem, type HistoryTrade, type PartnerDetails } from './steam-mapping.js';
+
+export interface DriverBot {
+  id: number;
+  name: string;
+  platformId: string;
+  accountName: string;
+  password: string;
+  sharedSecret: string;
+  identitySecret: string;
+  refreshToken?: string;
+  pollData?: Record<string, unknown>;
+}
+
+export interface OfferSnapshot {
+  id: string;
+  state: number;
+  message: string;
+  tradeId: string | null;
+  escrowEnds: Date | null;
+  isOurOffer: boolean;
+}
+
+export interface DriverEvents {
+  /** A sent offer changed state (steam-tradeoffer-manager's sentOfferChanged / unknownOfferSent). */
+  offerChanged(offer: OfferSnapshot): Promise<void>;
+  pollData(data: Record<string, unknown>): Promise<void>;
+  refreshToken(token: string): Promise<void>;
+}
+
+export class DriverTimeoutError extends Error {}
+
+const DEFAULT_COMMUNITY = 'https://steamcommunity.com';
+const DEFAULT_API = 'https://api.steampowered.com';
+
+/** Node-style callback → promise. */
+function cb<T>(fn: (done: (err: Error | null, value?: T) => void) => void): Promise<T> {
+  return new Promise<T>((resolve, reject) => fn((err, value) => (err ? reject(err) : resolve(value as T))));
+}
+
+function timeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    p.finally(() => clearTimeout(timer)),
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(new DriverTimeoutError(`${what}: no answer within ${ms} ms`)), ms);
+    }),
+  ]);
+}
+
+export const isRateLimited = (err: unknown) => {
+  const e = err as { code?: number; message?: string };
+  return e?.code === 429 || /HTTP error 429/.test(e?.message ?? '');
+};
+const isSignedOut = (err: unknown) => /Not Logged In|HTTP error 401|Access is denied|HTTP error 403/.test((err as Error)?.message ?? '') ||
+  /Access is denied/.test(String((err as { body?: unknown })?.body ?? ''));
+
+export class BotDriver {
+  readonly community: SteamCommunity;
+  readonly manager: TradeOfferManager;
+  private signingIn?: Promise<void>;
+  private pending = new Set<Promise<unknown>>();
+  private accessToken?: string;
+  /** Successful sign-ins so far: a call that failed signed-out only signs in if nobody did meanwhile. */
+  private generation = 0;
+  signedIn = false;
+
+  constructor(
+    readonly bot: DriverBot,
+    private readonly deps: { settings: SteamSettings; sessions: SessionProvider; backoff: Backoff; events: DriverEvents; offerTtlMs: number },
+  ) {
+    this.community = new SteamCommunity();
+    const { communityUrl, apiUrl } = deps.settings;
+    const rewrite = communityUrl !== DEFAULT_COMMUNITY || apiUrl !== DEFAULT_API;
+    if (rewrite) {
+      // Every request of both libraries goes through community.httpRequest: point it at the stand-in.
+      (this.community as any).onPreHttpRequest = (_id: number, _source: string, options: any) => {
+        const original = String(options.uri ?? options.url);
+        if (original.startsWith('https://steamcommunity.com/')) {
+          // The cookie jar is keyed by the real host: hand the stand-in the same session cookies.
+          options.headers = { ...options.headers, cookie: (this.community as any)._jar.getCookieString('https://steamcommunity.com/') };
+        }
+        options.uri = options.url = original.replace(/^https:\/\/steamcommunity\.com\/+/, `${communityUrl}/`).replace(/^https:\/\/api\.steampowered\.com\//, `${apiUrl}/`);
+        return false;
+      };
+      // steam-totp asks the real API for the clock offset; a stand-in platform shares our clock.
+      (this.community as any)._timeOffset = 0;
+    }
+    this.manager = new TradeOfferManager({
+      community: this.community,
+      pollInterval: -1, // the adapter drives polls (doPoll) on its own timer
+      dataDirectory: null, // poll data lives in the database
+      pollData: bot.pollData ?? {},
+      // Active offers are withdrawn once the gateway's offer TTL has passed, so none outlives its record.
+      cancelTime: deps.offerTtlMs,
+      pendingCancelTime: deps.offerTtlMs,
+    } as any);
+    this.manager.minimumPollInterval = 0;
+    const track = (p: Promise<unknown>) => {
+      this.pending.add(p);
+      p.finally(() => this.pending.delete(p)).catch(() => {});
+    };
+    const snapshot = (o: any): OfferSnapshot => ({ id: String(o.id), state: o.state, message: o.message ?? '', tradeId: o.tradeID ?? null, escrowEnds: o.escrowEnds ?? null, isOurOffer: Boolean(o.isOurOffer) });
+    this.manager.on('sentOfferChanged', (offer: any) => track(deps.events.offerChanged(snapshot(offer))));
+    this.manager.on('unknownOfferSent', (offer: any) => track(deps.events.offerChanged(snapshot(offer))));
+    this.manager.on('pollData', (data: Record<string, unknown>) => track(deps.events.pollData(data)));
+    // An expired web session: sign in again (once, whoever notices first).
+    const relogin = () => void this.signIn().catch(() => {});
+    this.manager.on('sessionExpired', relogin);
+    this.community.on('sessionExpired', relogin);
+  }
+
+  /** Signs in (refresh token, else credentials) and hands the cookies to both libraries. */
+  signIn(): Promise<void> {
+    if (this.signingIn) return this.signingIn;
+    this.signedIn = false;
+    this.signingIn = (async () => {
+      const session = await this.deps.sessions.signIn({ accountName: this.bot.accountName, password: this.bot.password, sharedSecret: this.bot.sharedSecret, refreshToken: this.bot.refreshToken });
+      if (session.refreshToken && session.refreshToken !== this.bot.refreshToken) {
+        this.bot.refreshToken = session.refreshToken;
+        await this.deps.events.refreshToken(session.refreshToken);
+      }
+      await cb<void>((done) => this.manager.setCookies(session.cookies, (err?: Error | null) => done(err ?? null)));
+      this.accessToken = (this.manager as any).accessToken ?? undefined;
+      this.signedIn = true;
+      this.generation++;
+    })().finally(() => {
+      this.signingIn = undefined;
+    });
+    return this.signingIn;
+  }
+
+  get steamId(): string | undefined {
+    return this.community.steamID?.getSteamID64();
+  }
+
+  /** One platform call: backoff per bot and endpoint, a timeout, and one re-login on a signed-out answer. */
+  async call<T>(endpoint: string, fn: () => Promise<T>): Promise<T> {
+    const once = () => this.deps.backoff.run(`${this.bot.id}:${endpoint}`, () => timeout(fn(), this.deps.settings.callTimeoutMs, endpoint), isRateLimited);
+    if (this.signingIn) await this.signingIn;
+    const generation = this.generation;
+    try {
+      return await once();
+    } catch (err) {
+      if (!isSignedOut(err)) throw err;
+      // The libraries' sessionExpired event may already have signed in again: then just retry.
+      if (this.signingIn) await this.signingIn;
+      else if (this.generation === generation) await this.signIn();
+      return once();
+    }
+  }
+
+  async acknowledgeTradeProtection(): Promise<void> {
+    await this.call('acknowledge', () => cb<void>((done) => (this.community as any).acknowledgeTradeProtection((err: Error | null) => done(err))));
+  }
+
+  async userDetails(partnerSteamId: string, token: string): Promise<PartnerDetails> {
+    return this.call('details', () => cb<PartnerDetails>((done) => {
+      const offer = this.manager.createOffer(partnerSteamId, token);
+      offer.getUserDetails((err: Error | null, _me: unknown, them: PartnerDetails) => done(err, them));
+    }));
+  }
+
+  async inventory(steamId: string, appId: number, contextId: string, endpoint = 'inventory'): Promise<CommunityItem[]> {
+    return this.call(endpoint, () => cb<CommunityItem[]>((done) => {
+      (this.community as any).getUserInventoryContents(new SteamID(steamId), appId, Number(contextId), true, 'english', (err: Error | null, items: CommunityItem[]) => done(err, items));
+    }));
+  }
+
+  /** Sends an offer; answers its id and whether it awaits mobile confirmation. */
+  async send(req: { partnerSteamId: string; token: string; message: string; give: { appid: number; contextid: string; assetid: string }[]; receive: { appid: number; contextid: string; assetid: string }[] }): Promise<{ id: string; pending: boolean }> {
+    // Never retried on a lost answer (the offer may exist): only 429s, which Steam answers before doing anything.
+    return this.call('send', () => cb<{ id: string; pending: boolean }>((done) => {
+      const offer = this.manager.createOffer(req.partnerSteamId, req.token);
+      for (const it of req.give) offer.addMyItem(it as any);
+      for (const it of req.receive) offer.addTheirItem(it as any);
+      offer.setMessage(req.message);
+      offer.send((err: Error | null, status?: string) => done(err, err ? undefined : { id: String(offer.id), pending: status === 'pending' }));
+    }));
+  }
+
+  async confirm(offerId: string): Promise<void> {
+    await this.call('confirmations', () => cb<void>((done) => this.community.acceptConfirmationForObject(this.bot.identitySecret, offerId, (err: Error | null) => done(err))));
+  }
+
+  /** The pending mobile confirmations (proves the identity secret and the session work). */
+  async confirmations(): Promise<number> {
+    return this.call('confirmations', () => cb<number>((done) => {
+      const time = Math.floor(Date.now() / 1000);
+      this.community.getConfirmations(time, SteamTotp.getConfirmationKey(this.bot.identitySecret, time, 'conf'), (err: Error | null, list?: unknown[]) => done(err, list?.length ?? 0));
+    }));
+  }
+
+  async getOffer(offerId: string): Promise<OfferSnapshot & { cancel(): Promise<void> }> {
+    const offer: any = await this.call('offers', () => cb<any>((done) => this.manager.getOffer(offerId, (err: Error | null, o: unknown) => done(err, o))));
+    return {
+      id: String(offer.id), state: offer.state, message: offer.message ?? '', tradeId: offer.tradeID ?? null, escrowEnds: offer.escrowEnds ?? null, isOurOffer: Boolean(offer.isOurOffer),
+      cancel: () => this.call('cancel', () => cb<void>((done) => offer.cancel((err: Error | null) => done(err)))),
+    };
+  }
+
+  /** The assets a trade gave us, with their new ids (GetTradeStatus through getExchangeDetails). */
+  async receivedAssets(offerId: string): Promise<{ assetid: string; new_assetid: string; new_contextid: string }[]> {
+    const offer: any = await this.call('offers', () => cb<any>((done) => this.manager.getOffer(offerId, (err: Error | null, o: unknown) => done(err, o))));
+    return this.call('exchange', () => cb<any[]>((done) => offer.getExchangeDetails((err: Error | null, _status: number, _at: Date, received: any[]) => done(err, received))))
+      .then((items) => items.map((i: any) => ({ assetid: String(i.assetid), new_assetid: String(i.new_assetid), new_contextid: String(i.new_contextid) })));
+  }
+
+  /** Our sent offers (active, and historical ones updated since `since`) carrying exactly this message. */
+  async findSentByMessage(message: string, since: Date): Promise<OfferSnapshot | undefined> {
+    const sent: any[] = await this.call('offers', () => cb<any[]>((done) => this.manager.getOffers(TradeOfferManager.EOfferFilter.ActiveOnly, since, (err: Error | null, s: any[]) => done(err, s))));
+    const o = sent.find((x) => x.message === message);
+    return o && { id: String(o.id), state: o.state, message: o.message, tradeId: o.tradeID ?? null, escrowEnds: o.escrowEnds ?? null, isOurOffer: true };
+  }
+
+  /** IEconService/GetTradeHistory with failed trades (reversals), newest first, back to `since`. */
+  async tradeHistory(since: Date): Promise<HistoryTrade[]> {
+    const out: HistoryTrade[] = [];
+    let startAfterTime: number | undefined;
+    let startAfterTradeId: string | undefined;
+    for (let page = 0; page < 50; page++) {
+      const body: any = await this.call('history', () => cb<any>((done) => (this.community as any).httpRequest({
+        uri: `${DEFAULT_API}/IEconService/GetTradeHistory/v1/`,
+        qs: { access_token: this.accessToken, max_trades: 500, include_failed: 1, get_descriptions: 0, ...(startAfterTime ? { start_after_time: startAfterTime, start_after_tradeid: startAfterTradeId } : {}) },
+        json: true,
+      }, (err: Error | null, res: any, b: any) => {
+        if (!err && res?.statusCode !== 200) err = Object.assign(new Error(`HTTP error ${res?.statusCode}`), { code: res?.statusCode });
+        done(err, b);
+      }, 'steam-adapter')));
+      const trades: HistoryTrade[] = body?.response?.trades ?? [];
+      out.push(...trades);
+      const last = trades[trades.length - 1];
+      if (!body?.response?.more || !last || last.time_init * 1000 < since.getTime()) break;
+      startAfterTime = last.time_init;
+      startAfterTradeId = String(last.tradeid);
+    }
+    return out.filter((t) => t.time_init * 1000 >= since.getTime());
+  }
+
+  /** One poll of our offers; resolves once the changes it found have been handed on. */
+  async poll(full = false): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      const ok = () => { this.manager.removeListener('pollFailure', bad); resolve(); };
+      const bad = (err: Error) => { this.manager.removeListener('pollSuccess', ok); reject(err); };
+      this.manager.once('pollSuccess', ok);
+      this.manager.once('pollFailure', bad);
+      (this.manager as any).doPoll(full);
+    });
+    await Promise.allSettled([...this.pending]);
+  }
+
+  stop(): void {
+    this.manager.shutdown();
+  }
+}

@@ -1,0 +1,101 @@
+// SQL of the steam adapter's offers (table steam_offers): one claim per deposit or purchase
+// (the primary key), the platform's last state and what has been reported to the gateway.
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.js';
+
+export type OfferKind = 'deposit' | 'purchase';
+
+export async function findOffer(db: Db, kind: OfferKind, recordId: number) {
+  return db.selectFrom('steam_offers').selectAll().where('offer_kind', '=', kind).where('record_id', '=', recordId).executeTakeFirst();
+}
+export type SteamOfferRow = NonNullable<Awaited<ReturnType<typeof findOffer>>>;
+
+/**
+ * Claims the right to send the record's offer: true when this call inserted the claim, or took
+ * over an unsent claim whose attempt started more than `staleMs` ago (the caller has already made
+ * sure no offer with the record's message exists on the platform). Of concurrent callers one wins.
+ */
+export async function claimSend(db: Db, row: { kind: OfferKind; recordId: number; botId: number; message: string }, staleMs: number): Promise<boolean> {
+  const ins = await sql`
+    insert into steam_offers (offer_kind, record_id, bot_id, message) values (${row.kind}, ${row.recordId}, ${row.botId}, ${row.message})
+    on conflict (offer_kind, record_id) do update set bot_id = excluded.bot_id, attempt_started_at = now(), updated_at = now()
+     where steam_offers.trade_offer_id is null and steam_offers.attempt_started_at < now() - make_interval(secs => ${staleMs / 1000})`.execute(db);
+  return Number(ins.numAffectedRows ?? 0) === 1;
+}
+
+/** Nothing was sent (a definite refusal): the claim goes, so a later attempt may send. */
+export async function dropClaim(db: Db, kind: OfferKind, recordId: number): Promise<void> {
+  await db.deleteFrom('steam_offers').where('offer_kind', '=', kind).where('record_id', '=', recordId).where('trade_offer_id', 'is', null).execute();
+}
+
+export async function recordSent(db: Db, kind: OfferKind, recordId: number, tradeOfferId: string, state: number): Promise<void> {
+  await db.updateTable('steam_offers').set({ trade_offer_id: tradeOfferId, state, reported_state: state, updated_at: sql`now()` })
+    .where('offer_kind', '=', kind).where('record_id', '=', recordId).where('trade_offer_id', 'is', null).execute();
+}
+
+/** The platform's new state of one of our offers; answers the row when the offer is ours. */
+export async function recordState(db: Db, tradeOfferId: string, s: { state: number; tradeId: string | null; escrowEnds: Date | null }) {
+  return db.updateTable('steam_offers')
+    .set({ state: s.state, trade_id: s.tradeId, escrow_ends_at: s.escrowEnds, updated_at: sql`now()` })
+    .where('trade_offer_id', '=', tradeOfferId).returningAll().executeTakeFirst();
+}
+
+/** Offers of these bots whose state (or reversal) has not been reported to the gateway yet. */
+export async function unreported(db: Db, botIds: number[]) {
+  if (botIds.length === 0) return [];
+  return db.selectFrom('steam_offers').selectAll().where('bot_id', 'in', botIds)
+    .where((eb) => eb.or([sql<boolean>`state is distinct from reported_state`, eb.and([eb('reverted_at', 'is not', null), eb('reversal_reported', '=', false)])]))
+    .where('trade_offer_id', 'is not', null).orderBy('updated_at').limit(500).execute();
+}
+
+export async function markReported(db: Db, tradeOfferId: string, state: number | null, reversal: boolean): Promise<void> {
+  await db.updateTable('steam_offers').set({ reported_state: state, ...(reversal ? { reversal_reported: true } : {}) }).where('trade_offer_id', '=', tradeOfferId).execute();
+}
+
+/** Marks our accepted trades among `tradeIds` as reversed; answers how many were new. */
+export async function markReversed(db: Db, tradeIds: string[]): Promise<number> {
+  if (tradeIds.length === 0) return 0;
+  const r = await db.updateTable('steam_offers').set({ reverted_at: sql`now()`, updated_at: sql`now()` })
+    .where('trade_id', 'in', tradeIds).where('reverted_at', 'is', null).executeTakeFirst();
+  return Number(r.numUpdatedRows ?? 0);
+}
+
+/** Offers still awaiting our mobile confirmation (a failed confirmation is retried on each poll). */
+export async function awaitingConfirmation(db: Db, botId: number) {
+  return db.selectFrom('steam_offers').select(['trade_offer_id']).where('bot_id', '=', botId).where('state', '=', 9).execute();
+}
+
+/** Accepted deposit offers of these bots whose received assets are not recorded yet. */
+export async function depositsWithoutAssets(db: Db, botIds: number[]) {
+  if (botIds.length === 0) return [];
+  return db.selectFrom('steam_offers as o').select(['o.record_id', 'o.bot_id', 'o.trade_offer_id'])
+    .where('o.bot_id', 'in', botIds).where('o.offer_kind', '=', 'deposit').where('o.state', '=', 3).where('o.reverted_at', 'is', null)
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('steam_received_assets as r').select('r.deposit_id').whereRef('r.trade_offer_id', '=', 'o.trade_offer_id'))))
+    .limit(100).execute();
+}
+
+export async function recordReceivedAssets(db: Db, rows: { deposit_id: number; asset_id: string; bot_id: number; trade_offer_id: string; new_asset_id: string; new_context_id: string }[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db.insertInto('steam_received_assets').values(rows).onConflict((oc) => oc.columns(['deposit_id', 'asset_id']).doNothing()).execute();
+}
+
+/**
+ * The bot and asset id a listing is offered from: a deposited item's listing (source_ref
+ * deposit:<deposit>:<original asset>) maps to the asset id the bot received it under.
+ */
+export async function receivedAssetOfListing(db: Db, listingId: string) {
+  const r = await sql<{ bot_id: number; new_asset_id: string }>`
+    select r.bot_id, r.new_asset_id from listings l
+      join steam_received_assets r on l.source_ref = 'deposit:' || r.deposit_id || ':' || r.asset_id
+     where l.id = ${listingId}`.execute(db);
+  return r.rows[0];
+}
+
+/** Asset ids of this bot that back listings still for sale (live or reserved). */
+export async function listedAssetsOfBot(db: Db, botId: number): Promise<string[]> {
+  const r = await sql<{ new_asset_id: string }>`
+    select r.new_asset_id from steam_received_assets r
+      join listings l on l.source_ref = 'deposit:' || r.deposit_id || ':' || r.asset_id
+     where r.bot_id = ${botId} and l.status in ('live', 'reserved')`.execute(db);
+  return r.rows.map((x) => x.new_asset_id);
+}
