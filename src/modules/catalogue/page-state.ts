@@ -17,13 +17,13 @@
 // Versions in memory and in the database are the same measure (the count of the page's
 // committed events; the database path adds the unstamped ones), so the page-byte cache is keyed
 // by one version whichever path built the entry.
-import pg from 'pg';
+import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Db } from '../../db/database.js';
+import { startListener, type Listener } from '../../db/listener.js';
 import { CATALOGUE_CHANGED_CHANNEL, readPageStates, stampEvents, type PageStateRow } from './catalogue-repo.js';
 
 export const STAMP_EVERY_MS = 200;
-const RECONNECT_MS = 1000;
 
 export interface MemoryMeta {
   version: number;
@@ -57,11 +57,8 @@ export function createPageState(deps: { db: Db; log: Logger; stampEveryMs?: numb
   let games = new Map<string, { pages: Map<number, MemoryMeta>; whole: MemoryMeta }>();
   let rebuildUntil = 0; // Date.now() based
   let loaded = false;
-  let listening = false;
   let stopped = false;
   let started = false;
-  let client: pg.Client | undefined;
-  let retry: NodeJS.Timeout | undefined;
   let timer: NodeJS.Timeout | undefined;
   let ticking: Promise<void> = Promise.resolve();
   // Local writes: `localSeq` counts them; `cleanSeq` is the last one known stamped and read back.
@@ -119,48 +116,8 @@ export function createPageState(deps: { db: Db; log: Logger; stampEveryMs?: numb
     games = new Map();
   }
 
-  // ---- listener -------------------------------------------------------------------------------
-  async function closeClient(): Promise<void> {
-    listening = false;
-    drop();
-    const c = client;
-    client = undefined;
-    c?.removeAllListeners();
-    c?.on('error', () => {});
-    await c?.end().catch(() => {});
-  }
-
-  function lost(err?: Error) {
-    if (!listening && !client) return;
-    if (err && !stopped) log.warn({ err }, 'catalogue notification connection lost; page versions read from the database until it is back');
-    void closeClient();
-    if (!stopped) {
-      retry = setTimeout(() => void connect(), RECONNECT_MS);
-      retry.unref();
-    }
-  }
-
-  async function connect(): Promise<void> {
-    if (stopped) return;
-    const c = new pg.Client(connection!);
-    client = c;
-    c.on('error', (err) => lost(err));
-    c.on('end', () => lost(new Error('connection ended')));
-    c.on('notification', (msg) => {
-      if (msg.channel === CATALOGUE_CHANGED_CHANNEL && listening) refresh().catch((err) => lost(err as Error));
-    });
-    try {
-      await c.connect();
-      await c.query(`listen ${CATALOGUE_CHANGED_CHANNEL}`);
-      if (client !== c || stopped) return;
-      listening = true;
-      await refresh(); // anything known before may have missed a notification
-    } catch (err) {
-      if (client === c) lost(err as Error);
-    }
-  }
-  let connection: pg.ClientConfig | undefined;
-  let ready: Promise<void> = Promise.resolve();
+  let listener: Listener | undefined;
+  const listening = () => listener?.up === true;
 
   // ---- stamper --------------------------------------------------------------------------------
   // Stamps committed events so unstamped rows stay few and other instances learn of changes; a
@@ -186,7 +143,7 @@ export function createPageState(deps: { db: Db; log: Logger; stampEveryMs?: numb
 
   return {
     snapshot(game) {
-      if (!listening || !loaded || localSeq !== cleanSeq) return undefined;
+      if (!listening() || !loaded || localSeq !== cleanSeq) return undefined;
       const g = games.get(game);
       if (!g) return undefined;
       const until = rebuildUntil;
@@ -199,21 +156,29 @@ export function createPageState(deps: { db: Db; log: Logger; stampEveryMs?: numb
     noteLocalWrite() {
       localSeq++;
     },
-    refresh: () => (listening ? refresh() : Promise.resolve()),
+    refresh: () => (listening() ? refresh() : Promise.resolve()),
     start(conn) {
       if (started) return;
       started = true;
-      connection = conn;
-      ready = connect();
+      listener = startListener({
+        connection: conn,
+        channel: CATALOGUE_CHANGED_CHANNEL,
+        log,
+        lostMessage: 'catalogue notification connection lost; page versions read from the database until it is back',
+        onNotify: () => {
+          // A failed re-read must not leave old versions served: the database path until the next one.
+          if (listening()) refresh().catch((err) => { drop(); log.warn({ err }, 'catalogue page versions could not be read'); });
+        },
+        onUp: refresh,
+        onDown: drop,
+      });
       schedule();
     },
     async stop() {
       stopped = true;
       clearTimeout(timer);
-      clearTimeout(retry);
       await ticking;
-      await ready;
-      await closeClient();
+      await listener?.stop();
     },
   };
 }
