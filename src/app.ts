@@ -17,7 +17,6 @@ import { startWorker } from './jobs/index.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { randomSecret } from './domain/secrets.js';
 import { featureStartups } from './modules/startup.js';
-import { startFeedStamper } from './modules/catalogue/feed-stamper.js';
 import type { SessionProvider } from './platform/steam/session.js';
 
 export interface Gateway {
@@ -104,7 +103,7 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
       await app.ready();
     }
 
-    const stamper = startFeedStamper(db, log);
+    ctx.catalogue.pageState.start(pool.options);
     let stopped = false;
     return {
       app,
@@ -118,7 +117,7 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
         await ctx.platform.stop?.();
         await reaper?.stop();
         await worker?.stop();
-        await stamper.stop();
+        await ctx.catalogue.pageState.stop();
         await db.destroy(); // ends the pool
         await embedded?.stop();
       },

@@ -38,7 +38,7 @@ export function createContext(base: BaseContext) {
   const platform: TradingPlatform = createPlatform({ config, db, clock, log, itemsFor: pricing.sandboxItems, steamSessions: base.steamSessions });
   const deposits = createDepositService({ db, config, clock, log, platform, pricing });
   const catalogue = createCatalogueService(base);
-  const purchases = createPurchaseService({ db, config, clock, log, platform });
+  const purchases = createPurchaseService({ db, config, clock, log, platform, onListingsChanged: catalogue.noteLocalWrite });
   const intents = createIntentService({ db, config, platform, clock });
   const hosted = createHostedService({ db, config, clock, deposits });
   const bots = createBotService({ db, config, platform });

@@ -139,16 +139,39 @@ export async function rebuildSecondsLeft(db: Db | Trx): Promise<number> {
   return left && left > 0 ? left : 0;
 }
 
+/** Instances listen here for stamped catalogue changes and rebuild-lease changes (page-state.ts). */
+export const CATALOGUE_CHANGED_CHANNEL = 'catalogue_changed';
+// Sent in the statement's own transaction, so delivered at its commit.
+const NOTIFY_CHANGED = sql`select pg_notify(${CATALOGUE_CHANGED_CHANNEL}, '')`;
+
 export async function setRebuildLease(db: Db, seconds: number, reason: string): Promise<void> {
-  await sql`update catalogue_state set rebuilding_until = now() + make_interval(secs => ${seconds}), rebuild_reason = ${reason} where id = 1`.execute(db);
+  await sql`with u as (update catalogue_state set rebuilding_until = now() + make_interval(secs => ${seconds}), rebuild_reason = ${reason} where id = 1 returning 1)
+    ${NOTIFY_CHANGED} from u`.execute(db);
 }
 
 export async function clearRebuildLease(db: Db, reason?: string): Promise<void> {
-  if (reason) {
-    await sql`update catalogue_state set rebuilding_until = null, rebuild_reason = null where id = 1 and rebuild_reason = ${reason}`.execute(db);
-  } else {
-    await sql`update catalogue_state set rebuilding_until = null, rebuild_reason = null where id = 1`.execute(db);
-  }
+  await sql`with u as (update catalogue_state set rebuilding_until = null, rebuild_reason = null
+                        where id = 1 and (${reason ?? null}::text is null or rebuild_reason = ${reason ?? null}::text) returning 1)
+    ${NOTIFY_CHANGED} from u`.execute(db);
+}
+
+export interface PageStateRow {
+  game: Game;
+  page: number;
+  version: string;
+  live_count: string;
+  updated_at: Date;
+  feed_now_ms: string;
+}
+
+/** Every page's folded version, live count and last change, and the rebuild lease left (page-state.ts). */
+export async function readPageStates(db: Db): Promise<{ rows: PageStateRow[]; rebuildLeftMs: number }> {
+  const r = await sql<PageStateRow & { rebuild_left_ms: number | null }>`
+    select p.game, p.page, p.version::text as version, p.live_count::text as live_count, p.updated_at,
+           (extract(epoch from ${FEED_NOW}) * 1000)::bigint::text as feed_now_ms,
+           (select extract(epoch from (rebuilding_until - now())) * 1000 from catalogue_state where id = 1)::float8 as rebuild_left_ms
+      from catalogue_pages p`.execute(db);
+  return { rows: r.rows, rebuildLeftMs: Math.max(0, Number(r.rows[0]?.rebuild_left_ms ?? 0)) };
 }
 
 // ---- pages ----------------------------------------------------------------------------------
@@ -256,7 +279,10 @@ export async function searchByNames(db: Db, game: Game, names: readonly string[]
  * on the pool: the stampers' lock lasts only this statement, and writers never take it.
  */
 export async function stampEvents(db: Db): Promise<number> {
-  const r = await sql<{ n: number }>`select catalogue_stamp_events() as n`.execute(db);
+  // When it stamped anything, every instance is told in the same transaction (page-state.ts).
+  const r = await sql<{ n: number }>`
+    select s.n from (select catalogue_stamp_events() as n) s
+      left join lateral (${NOTIFY_CHANGED} where s.n > 0) x on true`.execute(db);
   return Number(r.rows[0]?.n ?? 0);
 }
 

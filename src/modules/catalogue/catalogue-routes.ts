@@ -53,6 +53,11 @@ export const catalogueRoutes = (ctx: { catalogue: CatalogueService }): FastifyPl
         full: parseBool(q.full, 'full', 'AvailableRequest'),
         extended: parseBool(q.extended, 'extended', 'AvailableRequest'),
       };
+      if (page === undefined && !query.full) {
+        // The grouped view: one ready body from memory when the page versions are known here.
+        const body = await ctx.catalogue.groupedWhole(req.merchant, query);
+        if (body) return reply.code(200).type('application/json; charset=utf-8').header('cache-control', 'no-store').send(body);
+      }
       if (page === undefined) {
         // The service answers only once the first batch is read: earlier failures are a clean 503.
         const stream = await ctx.catalogue.stream(req.merchant, query);

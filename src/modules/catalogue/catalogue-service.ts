@@ -1,5 +1,6 @@
 // The catalogue feature (spec 2.6, 4.11, 4.12; DESIGN 7, 8), wired from its parts:
-//   pages.ts    one of 16 stable pages (ETag, page cache) and purchase/search
+//   pages.ts    one of 16 stable pages (ETag, page cache), the grouped view, purchase/search
+//   page-state.ts  page versions in memory (LISTEN catalogue_changed) and the event stamper
 //   stream.ts   the whole catalogue of a game, streamed in keyset batches
 //   events.ts   the /purchase/events change feed
 //   writes.ts   the rebuild window, the sandbox seed, the items of completed deposits
@@ -15,6 +16,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import { createCatalogueEvents } from './events.js';
+import { createPageState } from './page-state.js';
 import { createCataloguePages } from './pages.js';
 import { createCatalogueStream } from './stream.js';
 import { createCatalogueWrites } from './writes.js';
@@ -26,11 +28,13 @@ export interface CatalogueDeps {
 }
 
 export function createCatalogueService(deps: CatalogueDeps) {
-  const writes = createCatalogueWrites(deps);
-  const pages = createCataloguePages({ ...deps, writes });
+  // Page versions in memory (started by app.ts with the listener connection; unstarted = database path).
+  const pageState = createPageState(deps);
+  const writes = createCatalogueWrites({ ...deps, state: pageState });
+  const pages = createCataloguePages({ ...deps, writes, state: pageState });
   const stream = createCatalogueStream({ ...deps, writes });
   const events = createCatalogueEvents(deps);
-  return { ...writes, ...pages, ...stream, ...events };
+  return { ...writes, ...pages, ...stream, ...events, pageState, noteLocalWrite: pageState.noteLocalWrite };
 }
 
 export type CatalogueService = ReturnType<typeof createCatalogueService>;

@@ -15,7 +15,8 @@ import { isoUtc } from '../../domain/clock.js';
 import type { Game } from '../../domain/games.js';
 import { countLiveNames, gameMeta, groupedListings, pageListings, pageMeta, searchByNames } from './catalogue-repo.js';
 import { etagMatches, groupWire, listingWire, markupOf, type AvailableQuery, type MerchantPricing } from './catalogue-views.js';
-import type { CatalogueWrites } from './writes.js';
+import type { PageState } from './page-state.js';
+import { rebuildingError, type CatalogueWrites } from './writes.js';
 
 export const TOTAL_PAGES = 16;
 /** Page cache budget: total bytes of serialised page items kept per instance. */
@@ -33,8 +34,13 @@ interface CachedPage {
   count: number;
 }
 
-export function createCataloguePages(deps: { db: Db; config: Pick<Config, 'publicUrl'>; writes: Pick<CatalogueWrites, 'assertNotRebuilding'> }) {
-  const { db, config, writes } = deps;
+export function createCataloguePages(deps: {
+  db: Db;
+  config: Pick<Config, 'publicUrl'>;
+  writes: Pick<CatalogueWrites, 'assertNotRebuilding'>;
+  state: Pick<PageState, 'snapshot'>;
+}) {
+  const { db, config, writes, state } = deps;
   const { assertNotRebuilding } = writes;
 
   // ---- page cache: (game, page, full, extended, markup) → items bytes at one version; LRU by bytes.
@@ -74,8 +80,18 @@ export function createCataloguePages(deps: { db: Db; config: Pick<Config, 'publi
     return `${config.publicUrl}/api/v1/merchant/purchase/available?${params.toString()}`;
   }
 
+  // ETags are hashed once per (representation, version): the 304 path does no hashing. Bounded
+  // like the key space of the page cache (a version change makes a new entry; cleared when full).
+  const etags = new Map<string, string>();
   function etagOf(parts: (string | number | boolean)[]): string {
-    return `"${crypto.createHash('sha1').update(parts.join('|')).digest('base64url')}"`;
+    const id = parts.join('|');
+    let tag = etags.get(id);
+    if (tag === undefined) {
+      tag = `"${crypto.createHash('sha1').update(id).digest('base64url')}"`;
+      if (etags.size >= 10_000) etags.clear();
+      etags.set(id, tag);
+    }
+    return tag;
   }
 
   /**
@@ -86,17 +102,19 @@ export function createCataloguePages(deps: { db: Db; config: Pick<Config, 'publi
    * next/previous (from this request's query string) and the envelope are written per request.
    */
   async function page(merchant: MerchantPricing, q: AvailableQuery & { page: number }, queryString: string, ifNoneMatch?: string): Promise<PageResult> {
-    await assertNotRebuilding();
     const markup = markupOf(merchant);
     const totalPages = q.full ? TOTAL_PAGES : 1;
     const past = q.page > totalPages;
+    const fast = past ? undefined : fromMemory(markup, q, totalPages, queryString, ifNoneMatch);
+    if (fast) return fast;
+    await assertNotRebuilding();
     // Version, content and totals from one snapshot: an ETag never labels newer content than it has.
     const built = await db
       .transaction()
       .setIsolationLevel('repeatable read')
       .execute(async (trx) => {
         const meta = q.full && !past ? await pageMeta(trx, q.game, q.page) : await gameMeta(trx, q.game);
-        const etag = etagOf([q.game, q.full ? q.page : Math.min(q.page, 2), meta.version, markup, q.full, q.extended, past]);
+        const etag = pageEtag(q, meta.version, markup, past);
         if (etagMatches(ifNoneMatch, etag)) return { kind: 'not-modified', etag } as const;
 
         let page: CachedPage;
@@ -106,7 +124,7 @@ export function createCataloguePages(deps: { db: Db; config: Pick<Config, 'publi
           page = { version: meta.version, items: Buffer.from('[]'), count: 0 };
           total = q.full ? meta.live_count : await countLiveNames(trx, q.game);
         } else {
-          const key = `${q.game}|${q.full ? 'full' : 'grouped'}|${q.page}|${q.extended ? 'ext' : 'std'}|${markup}`;
+          const key = pageKey(q, markup);
           const cached = cacheGet(key, meta.version);
           if (cached) {
             page = cached;
@@ -125,14 +143,78 @@ export function createCataloguePages(deps: { db: Db; config: Pick<Config, 'publi
         return { kind: 'page', etag, page, total, lastUpdateAt: isoUtc(meta.updated_at) } as const;
       });
     if (built.kind === 'not-modified') return built;
-    const head =
-      `{"success":true,"message":"catalogue page listed","data":{"game":${JSON.stringify(q.game)},"total":${Number(built.total)},"items":`;
+    return { kind: 'page', etag: built.etag, body: pageBody(q, totalPages, queryString, built.total, built.page, built.lastUpdateAt) };
+  }
+
+  const pageKey = (q: AvailableQuery & { page: number }, markup: number) => `${q.game}|${q.full ? 'full' : 'grouped'}|${q.page}|${q.extended ? 'ext' : 'std'}|${markup}`;
+  const pageEtag = (q: AvailableQuery & { page: number }, version: number, markup: number, past: boolean) =>
+    etagOf([q.game, q.full ? q.page : Math.min(q.page, 2), version, markup, q.full, q.extended, past]);
+
+  function pageBody(q: AvailableQuery & { page: number }, totalPages: number, queryString: string, total: number, page: CachedPage, lastUpdateAt: string): Buffer {
+    const head = `{"success":true,"message":"catalogue page listed","data":{"game":${JSON.stringify(q.game)},"total":${Number(total)},"items":`;
     const tail =
-      `,"page":${q.page},"total_pages":${totalPages},"count":${built.page.count},` +
+      `,"page":${q.page},"total_pages":${totalPages},"count":${page.count},` +
       `"next":${JSON.stringify(q.page < totalPages ? pageUrl(queryString, q.page + 1) : null)},` +
       `"previous":${JSON.stringify(q.page > 1 ? pageUrl(queryString, Math.min(q.page - 1, totalPages)) : null)},` +
-      `"last_update_at":${JSON.stringify(built.lastUpdateAt)}}}`;
-    return { kind: 'page', etag: built.etag, body: Buffer.concat([Buffer.from(head), built.page.items, Buffer.from(tail)]) };
+      `"last_update_at":${JSON.stringify(lastUpdateAt)}}}`;
+    return Buffer.concat([Buffer.from(head), page.items, Buffer.from(tail)]);
+  }
+
+  /**
+   * The page from memory (page-state.ts): the 304 when the ETag matches, else the cached bytes
+   * at the version in memory. Undefined = ask the database (memory off, a local write not yet
+   * read back, or no cached bytes at this version).
+   */
+  function fromMemory(markup: number, q: AvailableQuery & { page: number }, totalPages: number, queryString: string, ifNoneMatch?: string): PageResult | undefined {
+    const snap = state.snapshot(q.game);
+    if (!snap) return undefined;
+    const left = snap.rebuildLeftMs();
+    if (left > 0) throw rebuildingError(left / 1000);
+    const meta = q.full ? snap.page(q.page) : snap.whole;
+    if (!meta) return undefined;
+    const etag = pageEtag(q, meta.version, markup, false);
+    if (etagMatches(ifNoneMatch, etag)) return { kind: 'not-modified', etag };
+    const cached = cacheGet(pageKey(q, markup), meta.version);
+    if (!cached) return undefined;
+    const total = q.full ? snap.whole.liveCount : cached.count;
+    return { kind: 'page', etag, body: pageBody(q, totalPages, queryString, total, cached, isoUtc(meta.lastUpdateMs)) };
+  }
+
+  // One build at a time per key: eight clients asking for a changed 1.6 MB grouped view cost one query.
+  const building = new Map<string, Promise<CachedPage>>();
+
+  /**
+   * The grouped view without a page (the whole list of names) as one ready body, from the same
+   * cached bytes as grouped page 1. Built from one snapshot when the version in memory moved,
+   * and stored under that version (the content is at least that new). Undefined when memory is
+   * off: the caller streams it instead (with the download cap).
+   */
+  async function groupedWhole(merchant: MerchantPricing, q: AvailableQuery): Promise<Buffer | undefined> {
+    const snap = state.snapshot(q.game);
+    if (!snap) return undefined;
+    const left = snap.rebuildLeftMs();
+    if (left > 0) throw rebuildingError(left / 1000);
+    const markup = markupOf(merchant);
+    const version = snap.whole.version;
+    const key = pageKey({ ...q, full: false, page: 1 }, markup);
+    let cached = cacheGet(key, version);
+    if (!cached) {
+      const flightKey = `${key}@${version}`;
+      let flight = building.get(flightKey);
+      if (!flight) {
+        flight = (async () => {
+          const groups = await groupedListings(db, q.game, null, 1_000_000);
+          const items = groups.map((g) => groupWire(g, q.game, markup, config.publicUrl));
+          const built: CachedPage = { version, items: Buffer.from(JSON.stringify(items)), count: items.length };
+          cachePut(key, built);
+          return built;
+        })().finally(() => building.delete(flightKey));
+        building.set(flightKey, flight);
+      }
+      cached = await flight;
+    }
+    const head = `{"success":true,"message":"catalogue listed","data":{"game":${JSON.stringify(q.game)},"items":`;
+    return Buffer.concat([Buffer.from(head), cached.items, Buffer.from(`,"total":${cached.count}}}`)]);
   }
 
   /** purchase/search (4.12): every live listing with one of the names, full form. */
@@ -148,5 +230,5 @@ export function createCataloguePages(deps: { db: Db; config: Pick<Config, 'publi
     return { entries: pageCache.size, bytes: pageCacheBytes };
   }
 
-  return { page, search, pageCacheStats };
+  return { page, groupedWhole, search, pageCacheStats };
 }

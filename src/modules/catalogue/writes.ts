@@ -9,6 +9,7 @@ import type { Db } from '../../db/database.js';
 import { AppError } from '../../domain/errors.js';
 import type { Game } from '../../domain/games.js';
 import { clearRebuildLease, countBySource, insertListingsIgnore, rebuildSecondsLeft, setRebuildLease, type ListingInput } from './catalogue-repo.js';
+import type { PageState } from './page-state.js';
 import { indexBook, seedListing, type SeedBookEntry } from './catalogue-seed.js';
 
 /** Rows per INSERT for seeds and imports. */
@@ -16,39 +17,52 @@ export const BATCH_SIZE = 1000;
 /** Rebuild lease length; refreshed while a long seed/import runs. */
 export const REBUILD_LEASE_SECONDS = 60;
 
-export function createCatalogueWrites(deps: { db: Db; log: Logger }) {
-  const { db, log } = deps;
+/** The 503 answered while a rebuild holds the lease (`left` seconds more). */
+export function rebuildingError(left: number): AppError {
+  const wait = Math.max(1, Math.min(5, Math.ceil(left)));
+  return new AppError('unavailable', 'catalogue is being rebuilt, retry shortly', undefined, { 'retry-after': String(wait) });
+}
+
+export function createCatalogueWrites(deps: { db: Db; log: Logger; state: Pick<PageState, 'refresh' | 'noteLocalWrite'> }) {
+  const { db, log, state } = deps;
 
   /** 503 + Retry-After while a rebuild (seed, import) holds the lease. */
   async function assertNotRebuilding(): Promise<void> {
     const left = await rebuildSecondsLeft(db);
-    if (left > 0) {
-      const wait = Math.max(1, Math.min(5, Math.ceil(left)));
-      throw new AppError('unavailable', 'catalogue is being rebuilt, retry shortly', undefined, { 'retry-after': String(wait) });
-    }
+    if (left > 0) throw rebuildingError(left);
   }
+
+  // Lease changes notify every instance; this one re-reads at once, so its own next request sees them.
+  const setLease = async (seconds: number, reason: string) => {
+    await setRebuildLease(db, seconds, reason);
+    await state.refresh();
+  };
+  const clearLease = async (reason?: string) => {
+    await clearRebuildLease(db, reason);
+    await state.refresh();
+  };
 
   /** Rebuild lease around `work`, refreshed by `touch()` from long loops. */
   async function withRebuild<T>(reason: string, work: (touch: () => Promise<void>) => Promise<T>): Promise<T> {
     let lastTouch = Date.now();
-    await setRebuildLease(db, REBUILD_LEASE_SECONDS, reason);
+    await setLease(REBUILD_LEASE_SECONDS, reason);
     const touch = async () => {
       if (Date.now() - lastTouch > 10_000) {
         lastTouch = Date.now();
-        await setRebuildLease(db, REBUILD_LEASE_SECONDS, reason);
+        await setLease(REBUILD_LEASE_SECONDS, reason);
       }
     };
     try {
       return await work(touch);
     } finally {
-      await clearRebuildLease(db, reason).catch((err) => log.error({ err }, 'could not clear the catalogue rebuild lease'));
+      await clearLease(reason).catch((err) => log.error({ err }, 'could not clear the catalogue rebuild lease'));
     }
   }
 
   /** Test/operator hook: open or close the rebuild window by hand. */
   async function setRebuilding(on: boolean, seconds = REBUILD_LEASE_SECONDS): Promise<void> {
-    if (on) await setRebuildLease(db, seconds, 'manual');
-    else await clearRebuildLease(db);
+    if (on) await setLease(seconds, 'manual');
+    else await clearLease();
   }
 
   /**
@@ -73,6 +87,7 @@ export function createCatalogueWrites(deps: { db: Db; log: Logger }) {
       }
       inserted += await insertListingsIgnore(db, batch);
       log.info({ inserted, size }, 'sandbox catalogue seeded');
+      state.noteLocalWrite();
       return inserted;
     });
   }
@@ -107,6 +122,7 @@ export function createCatalogueWrites(deps: { db: Db; log: Logger }) {
     }));
     let n = 0;
     for (let i = 0; i < rows.length; i += BATCH_SIZE) n += await insertListingsIgnore(db, rows.slice(i, i + BATCH_SIZE));
+    state.noteLocalWrite();
     return n;
   }
 

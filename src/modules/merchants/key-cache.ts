@@ -6,11 +6,11 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Db } from '../../db/database.js';
+import { startListener } from '../../db/listener.js';
 import { findByKeyHash, type MerchantRow } from './merchant-repo.js';
 
 export const MERCHANT_CHANGED_CHANNEL = 'merchant_changed';
 const MAX_ENTRIES = 10_000;
-const RECONNECT_MS = 1000;
 
 export interface KeyCache {
   /** The merchant owning this key hash, from memory when the listener is up. */
@@ -27,10 +27,6 @@ export function createKeyCache(db: Db, connection: pg.ClientConfig, log: Logger)
   // Bumped on every invalidation: a lookup that read the database before one does not store its
   // (possibly old) row.
   let epoch = 0;
-  let listening = false;
-  let stopped = false;
-  let client: pg.Client | undefined;
-  let retry: NodeJS.Timeout | undefined;
 
   function flush() {
     epoch++;
@@ -42,75 +38,38 @@ export function createKeyCache(db: Db, connection: pg.ClientConfig, log: Logger)
     for (const [hash, m] of byHash) if (m.id === id) byHash.delete(hash);
   }
 
-  /** Stops serving from memory and closes the listener connection. */
-  async function closeClient(): Promise<void> {
-    listening = false;
-    flush();
-    const c = client;
-    client = undefined;
-    c?.removeAllListeners();
-    c?.on('error', () => {});
-    await c?.end().catch(() => {});
-  }
-
-  function lost(err?: Error) {
-    if (!listening && !client) return;
-    if (err && !stopped) log.warn({ err }, 'merchant notification connection lost; API key cache off until it is back');
-    void closeClient();
-    if (!stopped) {
-      retry = setTimeout(() => void connect(), RECONNECT_MS);
-      retry.unref();
-    }
-  }
-
-  async function connect(): Promise<void> {
-    if (stopped) return;
-    const c = new pg.Client(connection);
-    client = c;
-    c.on('error', (err) => lost(err));
-    c.on('end', () => lost(new Error('connection ended')));
-    c.on('notification', (msg) => {
-      if (msg.channel !== MERCHANT_CHANGED_CHANNEL) return;
-      const id = Number(msg.payload);
-      if (Number.isSafeInteger(id)) dropMerchant(id);
+  const listener = startListener({
+    connection,
+    channel: MERCHANT_CHANGED_CHANNEL,
+    log,
+    lostMessage: 'merchant notification connection lost; API key cache off until it is back',
+    onNotify(payload) {
+      const id = Number(payload);
+      if (payload !== '' && Number.isSafeInteger(id)) dropMerchant(id);
       else flush();
-    });
-    try {
-      await c.connect();
-      await c.query(`listen ${MERCHANT_CHANGED_CHANNEL}`);
-      if (client !== c || stopped) return;
-      flush(); // anything cached before may have missed a notification
-      listening = true;
-    } catch (err) {
-      if (client === c) lost(err as Error);
-    }
-  }
-
-  const ready = connect();
+    },
+    onUp: flush,
+    onDown: flush,
+  });
 
   return {
     get listening() {
-      return listening;
+      return listener.up;
     },
     flush,
     async lookup(hash) {
-      if (!listening) return findByKeyHash(db, hash);
+      if (!listener.up) return findByKeyHash(db, hash);
       const hit = byHash.get(hash);
       if (hit) return hit;
       const at = epoch;
       const row = await findByKeyHash(db, hash);
       // Unknown keys are not remembered: the map holds only real merchants' keys.
-      if (row && listening && at === epoch) {
+      if (row && listener.up && at === epoch) {
         if (byHash.size >= MAX_ENTRIES) byHash.clear();
         byHash.set(hash, row);
       }
       return row;
     },
-    async stop() {
-      stopped = true;
-      clearTimeout(retry);
-      await ready;
-      await closeClient();
-    },
+    stop: () => listener.stop(),
   };
 }

@@ -58,6 +58,8 @@ export interface MerchantRef extends MerchantPricing {
 
 export interface CreateDeps {
   db: Db;
+  /** Told after a purchase's transaction committed (a listing may have left the sale): the catalogue's pages on this instance read it at once. */
+  onListingsChanged?: () => void;
   config: Pick<Config, 'depositTimeoutMs'>;
   clock: Clock;
   platform: Pick<TradingPlatform, 'checkTradeLink'>;
@@ -202,6 +204,7 @@ export function createCreateStage(deps: CreateDeps) {
         return failAtCreation(trx, p, 'insufficient_balance', pick.listing, pick.price);
       }
     });
+    deps.onListingsChanged?.();
     if (row) return { row, created: true };
     const twin = await findPurchase(db, merchant.id, { merchantTxId: txId });
     if (!twin) throw new Error('purchase: merchant_tx_id conflict without a stored purchase');

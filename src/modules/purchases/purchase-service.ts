@@ -25,6 +25,7 @@ export interface PurchaseDeps {
   clock: Clock;
   log: Logger;
   platform: Pick<TradingPlatform, 'checkTradeLink' | 'sendPurchaseOffer' | 'cancelOffer'>;
+  onListingsChanged?: () => void;
 }
 
 export function createPurchaseService(deps: PurchaseDeps) {

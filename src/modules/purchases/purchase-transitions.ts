@@ -34,7 +34,7 @@ export interface EventOptions {
 /** A transition inside a transaction: applied, refused, or lost to a concurrent change (read again). */
 export type InTrxResult = { ok: true; row: PurchaseRow } | { ok: false; reason: 'invalid_transition'; current: string } | { ok: false; reason: 'lost_race' };
 
-export function createPurchaseTransitions(deps: { db: Db; clock: Clock }) {
+export function createPurchaseTransitions(deps: { db: Db; clock: Clock; onListingsChanged?: () => void }) {
   const { db, clock } = deps;
 
   /** The transition `event` of the purchase `cur` (as read in `trx`). */
@@ -82,6 +82,7 @@ export function createPurchaseTransitions(deps: { db: Db; clock: Clock }) {
         const res = await transitionIn(trx, cur, event, opts);
         return res.ok || res.reason === 'invalid_transition' ? res : undefined;
       });
+      if (r?.ok && r.row.listing_id) deps.onListingsChanged?.(); // a listing may be back on sale
       if (r) return r;
       if (attempt >= 5) throw new Error(`purchase ${purchaseId}: too many concurrent status changes`);
     }
