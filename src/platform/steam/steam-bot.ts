@@ -19,6 +19,8 @@ export interface DriverBot {
   sharedSecret: string;
   identitySecret: string;
   refreshToken?: string;
+  /** A stored web session: used as is on the first sign-in (see signIn). */
+  webCookies?: string[];
   pollData?: Record<string, unknown>;
 }
 
@@ -120,12 +122,19 @@ export class BotDriver {
     this.community.on('sessionExpired', relogin);
   }
 
-  /** Signs in (refresh token, else credentials) and hands the cookies to both libraries. */
+  /**
+   * Signs in and hands the cookies to both libraries: a stored web session as is the first time
+   * (HTTP alone, no login host), else — and once it has expired — refresh token, else credentials.
+   */
   signIn(): Promise<void> {
     if (this.signingIn) return this.signingIn;
     this.signedIn = false;
     this.signingIn = (async () => {
-      const session = await this.deps.sessions.signIn({ accountName: this.bot.accountName, password: this.bot.password, sharedSecret: this.bot.sharedSecret, refreshToken: this.bot.refreshToken });
+      const stored = this.bot.webCookies;
+      this.bot.webCookies = undefined; // an expired stored session is not tried again by this driver
+      const session = stored
+        ? { cookies: stored, refreshToken: undefined }
+        : await this.deps.sessions.signIn({ accountName: this.bot.accountName, password: this.bot.password, sharedSecret: this.bot.sharedSecret, refreshToken: this.bot.refreshToken });
       if (session.refreshToken && session.refreshToken !== this.bot.refreshToken) {
         this.bot.refreshToken = session.refreshToken;
         await this.deps.events.refreshToken(session.refreshToken);
