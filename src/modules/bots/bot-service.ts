@@ -137,6 +137,21 @@ export function createBotService(deps: { db: Db; config: Config; platform: Tradi
       if (!(await repo.removeBot(db, id))) throw notFound();
       return show(id);
     },
+    /**
+     * Stores a new web session for the bot (sealed with its secrets); its driver uses it at the
+     * next sign-in, i.e. when the current session expires. Secrets are re-sealed in one update.
+     */
+    async setWebSession(id: number, cookies: string[]) {
+      const row = await repo.botForDriver(db, id);
+      if (!row || !row.secrets) throw notFound();
+      const errors = checkWebCookies(cookies, row.platform_id);
+      if (errors.length) throw validationError(errors);
+      const box = secretBoxOf(deps.config);
+      const aad = secretsAad(row.account_name!);
+      const secrets = { ...(JSON.parse(box.open(row.secrets, aad)) as BotSecrets), web_cookies: cookies };
+      if (!(await repo.replaceSecrets(db, id, box.seal(JSON.stringify(secrets), aad)))) throw notFound();
+      return show(id);
+    },
     /** Signs the bot in on the platform and reports what it can do (steam only). */
     async check(id: number) {
       await show(id);

@@ -38,6 +38,8 @@ export interface DriverEvents {
   offerChanged(offer: OfferSnapshot): Promise<void>;
   pollData(data: Record<string, unknown>): Promise<void>;
   refreshToken(token: string): Promise<void>;
+  /** The stored web session now (the operator may have replaced it since the driver started). */
+  webCookies?(): Promise<string[] | undefined>;
 }
 
 export class DriverTimeoutError extends Error {}
@@ -73,6 +75,8 @@ export class BotDriver {
   private signingIn?: Promise<void>;
   private pending = new Set<Promise<unknown>>();
   private accessToken?: string;
+  /** The stored web session last handed to the libraries: an expired one is not tried twice. */
+  private triedCookies?: string;
   /** Successful sign-ins so far: a call that failed signed-out only signs in if nobody did meanwhile. */
   private generation = 0;
   signedIn = false;
@@ -123,15 +127,17 @@ export class BotDriver {
   }
 
   /**
-   * Signs in and hands the cookies to both libraries: a stored web session as is the first time
-   * (HTTP alone, no login host), else — and once it has expired — refresh token, else credentials.
+   * Signs in and hands the cookies to both libraries: a stored web session as is, unless this
+   * driver already tried that very session (HTTP alone, no login host: a stand-in platform, or an
+   * operator-refreshed session); else refresh token, else credentials.
    */
   signIn(): Promise<void> {
     if (this.signingIn) return this.signingIn;
     this.signedIn = false;
     this.signingIn = (async () => {
-      const stored = this.bot.webCookies;
-      this.bot.webCookies = undefined; // an expired stored session is not tried again by this driver
+      const latest = (await this.deps.events.webCookies?.()) ?? this.bot.webCookies;
+      const stored = latest && latest.join('\n') !== this.triedCookies ? latest : undefined;
+      if (stored) this.triedCookies = stored.join('\n');
       const session = stored
         ? { cookies: stored, refreshToken: undefined }
         : await this.deps.sessions.signIn({ accountName: this.bot.accountName, password: this.bot.password, sharedSecret: this.bot.sharedSecret, refreshToken: this.bot.refreshToken });

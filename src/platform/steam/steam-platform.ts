@@ -79,6 +79,10 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
           offerChanged: (o) => offerChanged(Number(row.id), o),
           pollData: (data) => bots.saveDriverState(db, Number(row.id), { poll_data: data }),
           refreshToken: (t) => bots.saveDriverState(db, Number(row.id), { refresh_token: box.seal(t, refreshTokenAad(row.account_name!)) }),
+          webCookies: async () => {
+            const now = await bots.botForDriver(db, Number(row.id));
+            return now?.secrets ? (JSON.parse(box.open(now.secrets, secretsAad(row.account_name!))) as BotSecrets).web_cookies : undefined;
+          },
         },
       },
     );
