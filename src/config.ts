@@ -32,6 +32,8 @@ export interface Config {
   /** Delivered webhook events (and their attempts) older than this are deleted; 0 keeps them forever. */
   webhookRetentionDays: number;
   priceRefreshSeconds: number;
+  /** Quotes are refused once the loaded price book is older than this (0: no limit). */
+  priceMaxAgeSeconds: number;
   priceBookSource: string | undefined;
   sandboxCatalogueSize: number;
   /** Whole-catalogue downloads (purchase/available without page) streaming at once per instance. */
@@ -171,6 +173,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookSweepIntervalMs: int(env, 'WEBHOOK_SWEEP_INTERVAL_MS', 60000, 100),
     webhookRetentionDays: int(env, 'WEBHOOK_RETENTION_DAYS', 30, 0, 36500),
     priceRefreshSeconds: int(env, 'PRICE_REFRESH_SECONDS', 600, 1),
+    priceMaxAgeSeconds: int(env, 'PRICE_MAX_AGE_SECONDS', 3600, 0),
     priceBookSource: env.PRICE_BOOK || undefined,
     sandboxCatalogueSize: int(env, 'SANDBOX_CATALOGUE_SIZE', 5000, 0),
     catalogueStreamConcurrency: int(env, 'CATALOGUE_STREAM_CONCURRENCY', 4, 1, 1000),

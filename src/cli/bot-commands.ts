@@ -15,6 +15,11 @@ async function readMaFile(file: string): Promise<{ account_name?: string; shared
   return { account_name: j.account_name, shared_secret: j.shared_secret, identity_secret: j.identity_secret, platform_id: steamId };
 }
 
+/** A stored web session: one cookie a line (blank lines ignored), from a file so it stays out of ps. */
+async function readCookies(file: string): Promise<string[]> {
+  return (await fs.readFile(file, 'utf8')).split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+}
+
 export function registerBotCommands(program: Command, run: Run, int: (v: string) => number, onOff: (v: string) => boolean): void {
   const bot = program.command('bot').description('trading bots (PLATFORM=steam); secrets are encrypted with BOT_SECRETS_KEY');
   bot
@@ -27,6 +32,7 @@ export function registerBotCommands(program: Command, run: Run, int: (v: string)
     .option('--name <name>', 'display name (default: the account name)')
     .option('--game <game>', 'game the bot serves (repeat; default all)', (v: string, p: string[] = []) => [...p, v])
     .option('--capacity <n>', 'inventory capacity', int)
+    .option('--web-cookies-file <file>', 'a stored web session, one cookie a line (steamLoginSecure=…): signs in over HTTP alone')
     .action(
       run(async (ctx, o) => {
         const ma = await readMaFile(o.mafile);
@@ -41,9 +47,15 @@ export function registerBotCommands(program: Command, run: Run, int: (v: string)
           name: o.name,
           games: o.game,
           inventory_capacity: o.capacity,
+          ...(o.webCookiesFile ? { web_cookies: await readCookies(o.webCookiesFile) } : {}),
         });
       }, 'bot added:'),
     );
+  bot
+    .command('web-session <id>')
+    .description('replace the stored web session (used at the next sign-in)')
+    .requiredOption('--cookies-file <file>', 'one cookie a line (steamLoginSecure=…)')
+    .action(run(async (ctx, id, o) => ctx.bots.setWebSession(int(id), await readCookies(o.cookiesFile)), 'web session stored:'));
   bot.command('list').option('--limit <n>', '', int, 100).option('--offset <n>', '', int, 0).action(run((ctx, o) => ctx.bots.list(o.limit, o.offset)));
   bot.command('show <id>').action(run((ctx, id) => ctx.bots.show(int(id))));
   bot.command('disable <id>').description('take the bot out of rotation').action(run((ctx, id) => ctx.bots.update(int(id), { enabled: false })));

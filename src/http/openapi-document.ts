@@ -66,6 +66,7 @@ const RESPONSES: Record<string, Json> = {
   InternalError: errorResponse('Internal error, or the trading platform did not answer (`integration service error`): retry with backoff', {
     internal: errorExample('internal error'),
     integration: errorExample('integration service error'),
+    pricesStale: errorExample('integration service error', [{ field: 'prices', code: 'prices_stale', message: 'prices are 3700 s old (limit 3600 s); retry later' }]),
   }),
   ServiceUnavailable: errorResponse(
     'Temporarily unavailable: retry after Retry-After seconds',

@@ -217,6 +217,7 @@ export const createBotRequest = {
   inventory_capacity: 1000,
 };
 export const updateBotRequest = { enabled: true, inventory_capacity: 900 };
+export const webSessionRequest = { web_cookies: ['steamLoginSecure=76561198000000001%7C%7CeyJhbGciOi…', 'sessionid=2c3a5f0e9b1d4e7a8c6f0b1d'] };
 const bot = {
   id: 4,
   name: 'tradebot_01',
@@ -240,6 +241,7 @@ export const botAddedResponse = env('bot added', bot);
 export const botListResponse = env('bots listed', [bot]);
 export const botResponse = env('bot found', bot);
 export const botUpdatedResponse = env('bot updated', { ...bot, inventory_capacity: 900 });
+export const webSessionStoredResponse = env('web session stored', bot);
 export const botDisabledResponse = env('bot disabled', { ...bot, status: 'disabled', enabled: false });
 export const botRemovedResponse = env('bot removed', { ...bot, status: 'removed', enabled: false, removed_at: AT });
 export const botCheckResponse = env('bot checked', {

@@ -75,6 +75,7 @@ export const OPERATIONS: Record<string, OperationInfo> = {
   [`get ${a}/bots`]: { id: 'listBots', tag: 'Operator: bots', errors: ADMIN, response: { 200: X.botListResponse } },
   [`get ${a}/bots/{id}`]: { id: 'getBot', tag: 'Operator: bots', errors: [...ADMIN, 404], response: { 200: X.botResponse } },
   [`patch ${a}/bots/{id}`]: { id: 'updateBot', tag: 'Operator: bots', errors: [...ADMIN, 404, ...WITH_BODY], request: X.updateBotRequest, response: { 200: X.botUpdatedResponse } },
+  [`put ${a}/bots/{id}/web-session`]: { id: 'setBotWebSession', tag: 'Operator: bots', errors: [...ADMIN, 404, ...WITH_BODY], request: X.webSessionRequest, response: { 200: X.webSessionStoredResponse } },
   [`post ${a}/bots/{id}/disable`]: { id: 'disableBot', tag: 'Operator: bots', errors: [...ADMIN, 404, ...WITH_BODY], response: { 200: X.botDisabledResponse } },
   [`delete ${a}/bots/{id}`]: { id: 'removeBot', tag: 'Operator: bots', errors: [...ADMIN, 404], response: { 200: X.botRemovedResponse } },
   [`post ${a}/bots/{id}/check`]: { id: 'checkBot', tag: 'Operator: bots', errors: [...ADMIN, 404, ...WITH_BODY], response: { 200: X.botCheckResponse } },

@@ -72,6 +72,12 @@ export class FakeSteam {
   expireSessions(): void {
     this.tokens.clear();
   }
+  /** A web session of the bot, as an operator would copy it from a signed-in browser. */
+  webCookies(bot: FakeBot): { cookies: string[]; token: string } {
+    const token = crypto.randomBytes(16).toString('hex');
+    this.tokens.set(token, bot.steamId);
+    return { cookies: [`steamLoginSecure=${bot.steamId}%7C%7C${token}`, `sessionid=${crypto.randomBytes(12).toString('hex')}`], token };
+  }
   /** Signs bots in as steam-session would: cookies carrying an access token for this platform. */
   sessions(): SessionProvider {
     return {
@@ -79,9 +85,8 @@ export class FakeSteam {
         const bot = [...this.bots.values()].find((b) => b.accountName === req.accountName);
         if (!bot || bot.password !== req.password) throw new Error('InvalidPassword');
         this.signIns++;
-        const token = crypto.randomBytes(16).toString('hex');
-        this.tokens.set(token, bot.steamId);
-        return { cookies: [`steamLoginSecure=${bot.steamId}%7C%7C${token}`, `sessionid=${crypto.randomBytes(12).toString('hex')}`], refreshToken: req.refreshToken ?? `rt-${token}` };
+        const { cookies, token } = this.webCookies(bot);
+        return { cookies, refreshToken: req.refreshToken ?? `rt-${token}` };
       },
     };
   }

@@ -4,7 +4,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { BotService } from './bot-service.js';
 import { adminSecurity, envelopeOf, IdParam, Paging } from '../../http/schemas.js';
 import { ok } from '../../http/envelope.js';
-import { BotCheckSchema, BotSchema, CreateBotRequest, UpdateBotRequest } from './bot-schemas.js';
+import { BotCheckSchema, BotSchema, CreateBotRequest, UpdateBotRequest, WebSessionRequest } from './bot-schemas.js';
 
 export const botRoutes = (ctx: { bots: BotService }): FastifyPluginAsync => async (app) => {
   const common = { tags: ['admin'], security: adminSecurity };
@@ -21,6 +21,9 @@ export const botRoutes = (ctx: { bots: BotService }): FastifyPluginAsync => asyn
   app.get('/bots/:id', { schema: { ...common, summary: 'A bot', params: IdParam, response: one } }, async (req) => ok(await ctx.bots.show(id(req)), 'bot found'));
   app.patch('/bots/:id', { schema: { ...common, summary: 'Update a bot (enabled: true puts it back in rotation)', params: IdParam, body: UpdateBotRequest, response: one } }, async (req) => {
     return ok(await ctx.bots.update(id(req), req.body as typeof UpdateBotRequest.static), 'bot updated');
+  });
+  app.put('/bots/:id/web-session', { schema: { ...common, summary: 'Replace the stored web session (used at the next sign-in; stored encrypted)', params: IdParam, body: WebSessionRequest, response: one } }, async (req) => {
+    return ok(await ctx.bots.setWebSession(id(req), (req.body as typeof WebSessionRequest.static).web_cookies), 'web session stored');
   });
   app.post('/bots/:id/disable', { schema: { ...common, summary: 'Take a bot out of rotation', params: IdParam, response: one } }, async (req) => ok(await ctx.bots.update(id(req), { enabled: false }), 'bot disabled'));
   app.delete('/bots/:id', { schema: { ...common, summary: 'Remove a bot: out of rotation for good, secrets wiped', params: IdParam, response: one } }, async (req) => ok(await ctx.bots.remove(id(req)), 'bot removed'));

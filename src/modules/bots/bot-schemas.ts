@@ -10,6 +10,14 @@ const Fields = {
   inventory_capacity: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
 };
 
+const WebCookies = Type.Array(Type.String({ minLength: 3, maxLength: 4096 }), {
+  minItems: 1,
+  maxItems: 20,
+  description: 'a stored web session: steamcommunity cookies, one of them steamLoginSecure=<steamid>%7C%7C<access token>; used as is (no login host needed), stored encrypted',
+});
+
+export const WebSessionRequest = Type.Object({ web_cookies: WebCookies }, { title: 'WebSessionRequest', additionalProperties: false });
+
 export const CreateBotRequest = Type.Object(
   {
     account_name: Type.String({ minLength: 3, maxLength: 64 }),
@@ -17,6 +25,7 @@ export const CreateBotRequest = Type.Object(
     shared_secret: Type.String({ minLength: 28, maxLength: 28, description: 'base64 of 20 bytes (the maFile value)' }),
     identity_secret: Type.String({ minLength: 28, maxLength: 28, description: 'base64 of 20 bytes (the maFile value)' }),
     platform_id: Type.String({ minLength: 17, maxLength: 17, description: 'the 17-digit 64-bit account ID (7656119…)' }),
+    web_cookies: Type.Optional(WebCookies),
     ...Fields,
   },
   { title: 'CreateBotRequest', additionalProperties: false },

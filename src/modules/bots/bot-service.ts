@@ -40,7 +40,16 @@ function checkNew(input: NewBot): FieldError[] {
   if (!B64_20.test(input.shared_secret ?? '')) errors.push({ field: 'shared_secret', code: 'format', message: 'shared_secret: base64 of 20 bytes (the maFile value)' });
   if (!B64_20.test(input.identity_secret ?? '')) errors.push({ field: 'identity_secret', code: 'format', message: 'identity_secret: base64 of 20 bytes (the maFile value)' });
   if (!/^7656119\d{10}$/.test(input.platform_id ?? '')) errors.push({ field: 'platform_id', code: 'format', message: 'platform_id: the 17-digit 64-bit account ID (7656119…)' });
+  if (input.web_cookies !== undefined) errors.push(...checkWebCookies(input.web_cookies, input.platform_id));
   return errors.concat(checkPatch(input));
+}
+
+/** A stored web session must carry the session cookie of this very account. */
+function checkWebCookies(cookies: string[], platformId: string): FieldError[] {
+  const secure = cookies.map((c) => /^steamLoginSecure=(\d{17})(?:%7C%7C|\|\|)\S+$/.exec(c.split(';')[0]!.trim())).find(Boolean);
+  if (!secure) return [{ field: 'web_cookies', code: 'format', message: 'web_cookies: needs steamLoginSecure=<steamid>%7C%7C<access token>' }];
+  if (secure[1] !== platformId) return [{ field: 'web_cookies', code: 'denied', message: 'web_cookies: the session belongs to another account than platform_id' }];
+  return [];
 }
 
 function checkPatch(input: BotPatch): FieldError[] {
@@ -96,7 +105,7 @@ export function createBotService(deps: { db: Db; config: Config; platform: Tradi
       const errors = checkNew(input);
       if (errors.length) throw validationError(errors);
       const box = secretBoxOf(deps.config);
-      const secrets: BotSecrets = { password: input.password, shared_secret: input.shared_secret, identity_secret: input.identity_secret };
+      const secrets: BotSecrets = { password: input.password, shared_secret: input.shared_secret, identity_secret: input.identity_secret, ...(input.web_cookies ? { web_cookies: input.web_cookies } : {}) };
       try {
         const row = await repo.insertBot(db, {
           name: input.name ?? input.account_name,
@@ -126,6 +135,21 @@ export function createBotService(deps: { db: Db; config: Config; platform: Tradi
     },
     async remove(id: number) {
       if (!(await repo.removeBot(db, id))) throw notFound();
+      return show(id);
+    },
+    /**
+     * Stores a new web session for the bot (sealed with its secrets); its driver uses it at the
+     * next sign-in, i.e. when the current session expires. Secrets are re-sealed in one update.
+     */
+    async setWebSession(id: number, cookies: string[]) {
+      const row = await repo.botForDriver(db, id);
+      if (!row || !row.secrets) throw notFound();
+      const errors = checkWebCookies(cookies, row.platform_id);
+      if (errors.length) throw validationError(errors);
+      const box = secretBoxOf(deps.config);
+      const aad = secretsAad(row.account_name!);
+      const secrets = { ...(JSON.parse(box.open(row.secrets, aad)) as BotSecrets), web_cookies: cookies };
+      if (!(await repo.replaceSecrets(db, id, box.seal(JSON.stringify(secrets), aad)))) throw notFound();
       return show(id);
     },
     /** Signs the bot in on the platform and reports what it can do (steam only). */

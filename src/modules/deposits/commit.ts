@@ -62,7 +62,7 @@ export interface CommitDeps {
   db: Db;
   config: Pick<Config, 'webhookAllowPrivate'>;
   clock: Clock;
-  pricing: Pick<PricingService, 'quote'>;
+  pricing: Pick<PricingService, 'quote' | 'assertFresh'>;
   quote: Pick<QuoteStage, 'checkUser' | 'pricedInventory' | 'loadItems'>;
   transitions: DepositTransitions;
   offer: Pick<DepositOfferStage, 'perform'>;
@@ -120,6 +120,7 @@ export function createCommitStage(deps: CommitDeps) {
     if (assetIds.length > merchant.max_items) throw tooManyItems(merchant.max_items, 'asset_ids');
     const dups = duplicateAssetErrors(assetIds, (i) => `asset_ids[${i}]`);
     if (dups.length) throw validationError(dups);
+    pricing.assertFresh(); // no deposit on prices from a book whose reloads keep failing
 
     const user = await quote.checkUser(req);
 
@@ -216,6 +217,8 @@ export function createCommitStage(deps: CommitDeps) {
     const assetIds = req.items.map((it) => it.asset_id);
     const dups = duplicateAssetErrors(assetIds, (i) => `items[${i}].asset_id`);
     if (dups.length) throw validationError(dups);
+
+    pricing.assertFresh(); // no deposit on prices from a book whose reloads keep failing
 
     // 1. The trade key (a platform call: before the transaction).
     const user = await quote.checkUser(req);

@@ -38,7 +38,7 @@ export interface QuoteDeps {
   config: Pick<Config, 'depositTimeoutMs' | 'quoteTtlSeconds'>;
   clock: Clock;
   platform: Pick<TradingPlatform, 'checkTradeLink' | 'loadInventory'>;
-  pricing: Pick<PricingService, 'quote'>;
+  pricing: Pick<PricingService, 'quote' | 'assertFresh'>;
 }
 
 function snapshotItem(it: PlatformItem, q: Quote): SnapshotItem {
@@ -81,6 +81,7 @@ export function createQuoteStage(deps: QuoteDeps) {
 
   /** 4.2 inventory: the priced items, remembered as the snapshot create-deposit prices from. */
   async function inventory(merchant: MerchantRow, req: TradeKey) {
+    pricing.assertFresh();
     await checkUser(req);
     const items = await pricedInventory(merchant, req);
     await repo.upsertSnapshot(db, { merchantId: merchant.id, game: req.game, partner: req.partner, items, expiresAt: plus(config.quoteTtlSeconds) });
@@ -95,6 +96,7 @@ export function createQuoteStage(deps: QuoteDeps) {
 
   /** 4.4 get-prices: quotes by name; unless no_deposit_intent, a draft trade (status new) holds them. */
   async function getPrices(merchant: MerchantRow, req: GetPricesRequest) {
+    pricing.assertFresh();
     const names = [...new Set(req.marketHashNames)];
     const quotes = names.map((n) => pricing.quote(merchant, req.game, n)).filter((q): q is Quote => q !== undefined);
     if (quotes.length === 0) return { total: 0, sum: 0, items: null };
@@ -119,6 +121,7 @@ export function createQuoteStage(deps: QuoteDeps) {
   /** 4.6 deposit-preview: no record, no snapshot. */
   async function preview(merchant: MerchantRow, req: PreviewRequest) {
     if (!merchant.deposit_preview_enabled) throw forbidden('deposit preview is not enabled for this merchant');
+    pricing.assertFresh();
     let items: Record<string, unknown>[];
     let prices: number[];
     if (req.items && req.items.length > 0) {

@@ -1,8 +1,10 @@
 // Deposit pricing (spec 2.3, 2.4, 4.2–4.6): the price book in memory, reloaded every
-// PRICE_REFRESH_SECONDS, and the merchant's deposit multiplier applied to its base prices.
+// PRICE_REFRESH_SECONDS, and the merchant's deposit multiplier applied to its base prices. A book
+// older than PRICE_MAX_AGE_SECONDS (its reloads keep failing) makes quotes refused, not made on old prices.
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import { GAMES, type Game } from '../../domain/games.js';
+import { AppError } from '../../domain/errors.js';
 import { applyRate } from '../../domain/money.js';
 import type { MerchantRow } from '../merchants/merchant-repo.js';
 import { PriceBook, SANDBOX_PRICEBOOK_DIR, type PriceBookEntry } from './pricebook.js';
@@ -124,6 +126,21 @@ export function createPricingService(deps: { config: Config; log: Logger }) {
     },
     reload: load,
     loadedAt: () => loadedAt,
+
+    /**
+     * Throws 500 `integration service error` (retry, like any failing upstream) when the book is
+     * older than PRICE_MAX_AGE_SECONDS; every deposit quote and commit calls it first.
+     */
+    assertFresh(now: Date = new Date()): void {
+      const limit = config.priceMaxAgeSeconds;
+      if (limit <= 0) return;
+      const age = Math.floor((now.getTime() - loadedAt.getTime()) / 1000);
+      if (age <= limit) return;
+      log.warn({ ageSeconds: age, limitSeconds: limit }, 'price book too old; quotes refused');
+      throw new AppError('integration', 'integration service error', [
+        { field: 'prices', code: 'prices_stale', message: `prices are ${age} s old (limit ${limit} s); retry later` },
+      ]);
+    },
 
     /** Priced names (with phases) of a game: sandbox inventories are drawn from them. */
     sandboxItems: (game: Game): readonly SandboxItemName[] => names.get(game) ?? [],

@@ -36,6 +36,12 @@ export async function removeBot(db: Db, id: number) {
     .where('id', '=', id).where('account_name', 'is not', null).returning('id').executeTakeFirst();
 }
 
+/** Replaces a live bot's sealed secrets (a new stored web session). */
+export async function replaceSecrets(db: Db, id: number, secrets: Buffer) {
+  return db.updateTable('bots').set({ secrets, updated_at: sql`now()` }).where('id', '=', id).where('account_name', 'is not', null)
+    .where('removed_at', 'is', null).returning('id').executeTakeFirst();
+}
+
 /** Everything the driver needs to sign a bot in (secrets still sealed). */
 export async function botForDriver(db: Db, id: number) {
   return db.selectFrom('bots')

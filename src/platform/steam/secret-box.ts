@@ -9,6 +9,11 @@ export interface BotSecrets {
   password: string;
   shared_secret: string;
   identity_secret: string;
+  /**
+   * A stored web session (steamcommunity cookies, steamLoginSecure=<steamid>||<access token>…),
+   * used as is when present: sign-in over HTTP alone, e.g. against a stand-in platform.
+   */
+  web_cookies?: string[];
 }
 
 /** What is sealed with the bot's secrets: bound to the account so a copied row does not open. */

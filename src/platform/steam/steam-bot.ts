@@ -19,6 +19,8 @@ export interface DriverBot {
   sharedSecret: string;
   identitySecret: string;
   refreshToken?: string;
+  /** A stored web session: used as is on the first sign-in (see signIn). */
+  webCookies?: string[];
   pollData?: Record<string, unknown>;
 }
 
@@ -36,6 +38,8 @@ export interface DriverEvents {
   offerChanged(offer: OfferSnapshot): Promise<void>;
   pollData(data: Record<string, unknown>): Promise<void>;
   refreshToken(token: string): Promise<void>;
+  /** The stored web session now (the operator may have replaced it since the driver started). */
+  webCookies?(): Promise<string[] | undefined>;
 }
 
 export class DriverTimeoutError extends Error {}
@@ -71,6 +75,8 @@ export class BotDriver {
   private signingIn?: Promise<void>;
   private pending = new Set<Promise<unknown>>();
   private accessToken?: string;
+  /** The stored web session last handed to the libraries: an expired one is not tried twice. */
+  private triedCookies?: string;
   /** Successful sign-ins so far: a call that failed signed-out only signs in if nobody did meanwhile. */
   private generation = 0;
   signedIn = false;
@@ -120,12 +126,21 @@ export class BotDriver {
     this.community.on('sessionExpired', relogin);
   }
 
-  /** Signs in (refresh token, else credentials) and hands the cookies to both libraries. */
+  /**
+   * Signs in and hands the cookies to both libraries: a stored web session as is, unless this
+   * driver already tried that very session (HTTP alone, no login host: a stand-in platform, or an
+   * operator-refreshed session); else refresh token, else credentials.
+   */
   signIn(): Promise<void> {
     if (this.signingIn) return this.signingIn;
     this.signedIn = false;
     this.signingIn = (async () => {
-      const session = await this.deps.sessions.signIn({ accountName: this.bot.accountName, password: this.bot.password, sharedSecret: this.bot.sharedSecret, refreshToken: this.bot.refreshToken });
+      const latest = (await this.deps.events.webCookies?.()) ?? this.bot.webCookies;
+      const stored = latest && latest.join('\n') !== this.triedCookies ? latest : undefined;
+      if (stored) this.triedCookies = stored.join('\n');
+      const session = stored
+        ? { cookies: stored, refreshToken: undefined }
+        : await this.deps.sessions.signIn({ accountName: this.bot.accountName, password: this.bot.password, sharedSecret: this.bot.sharedSecret, refreshToken: this.bot.refreshToken });
       if (session.refreshToken && session.refreshToken !== this.bot.refreshToken) {
         this.bot.refreshToken = session.refreshToken;
         await this.deps.events.refreshToken(session.refreshToken);

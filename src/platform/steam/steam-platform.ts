@@ -72,13 +72,17 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
     const secrets = JSON.parse(box.open(row.secrets, secretsAad(row.account_name!))) as BotSecrets;
     const refreshToken = row.refresh_token ? box.open(row.refresh_token, refreshTokenAad(row.account_name!)) : undefined;
     const driver = new BotDriver(
-      { id: Number(row.id), name: row.name, platformId: row.platform_id, accountName: row.account_name!, password: secrets.password, sharedSecret: secrets.shared_secret, identitySecret: secrets.identity_secret, refreshToken, pollData: row.poll_data },
+      { id: Number(row.id), name: row.name, platformId: row.platform_id, accountName: row.account_name!, password: secrets.password, sharedSecret: secrets.shared_secret, identitySecret: secrets.identity_secret, refreshToken, webCookies: secrets.web_cookies, pollData: row.poll_data },
       {
         settings, sessions, backoff, offerTtlMs: config.offerTtlSeconds * 1000,
         events: {
           offerChanged: (o) => offerChanged(Number(row.id), o),
           pollData: (data) => bots.saveDriverState(db, Number(row.id), { poll_data: data }),
           refreshToken: (t) => bots.saveDriverState(db, Number(row.id), { refresh_token: box.seal(t, refreshTokenAad(row.account_name!)) }),
+          webCookies: async () => {
+            const now = await bots.botForDriver(db, Number(row.id));
+            return now?.secrets ? (JSON.parse(box.open(now.secrets, secretsAad(row.account_name!))) as BotSecrets).web_cookies : undefined;
+          },
         },
       },
     );
