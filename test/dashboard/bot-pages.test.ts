@@ -2,6 +2,7 @@
 // their state, disable / enable go through the bot service, are CSRF-protected and audited, and
 // merchant users cannot reach the page or its forms.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import crypto from 'node:crypto';
 import { sql } from 'kysely';
 import { startTestGateway, type TestGateway } from '../helpers.js';
 import { userOf, text, type WebClient } from './web-client.js';
@@ -12,7 +13,7 @@ let owner: WebClient;
 let botId: number;
 
 beforeAll(async () => {
-  gw = await startTestGateway();
+  gw = await startTestGateway({ BOT_SECRETS_KEY: crypto.randomBytes(32).toString('base64'), SANDBOX_CATALOGUE_SIZE: '0' }, { worker: false });
   const m = await gw.createMerchant({ name: 'Bot page shop' });
   [operator, owner] = await Promise.all([userOf(gw, null, 'op@bots.example'), userOf(gw, m.id, 'owner@bots.example')]);
   botId = (await gw.ctx.bots.listForConsole(1, 0))[0].id;
@@ -87,6 +88,20 @@ describe('console bots page', () => {
     expect((await botRow()).enabled).toBe(true);
     await operator.get('/console/bots');
     expect((await operator.post('/console/bots/999999/disable')).status).toBe(404);
+  });
+
+  it('lists an operator-managed bot beside the sandbox ones; the admin API still lists managed bots only', async () => {
+    const secret20 = () => crypto.randomBytes(20).toString('base64');
+    const added = await gw.admin('POST', '/bots', { account_name: 'console_bot', password: 'pw-secret', shared_secret: secret20(), identity_secret: secret20(), platform_id: '76561198000000777', games: ['rust'], inventory_capacity: 250 });
+    expect(added.status).toBe(201);
+    const row = rowOf((await operator.get('/console/bots')).body, added.body.data.id);
+    expect(row).toContain('76561198000000777');
+    expect(row).toContain('rust');
+    expect(row).toContain('250');
+    expect(row).not.toContain('pw-secret');
+    const api = await gw.admin('GET', '/bots');
+    expect(api.body.data.map((b: { id: number }) => b.id)).toEqual([added.body.data.id]);
+    expect(rowOf((await operator.get('/console/bots')).body, botId)).toContain('Sandbox Bot Alpha');
   });
 
   it('is out of reach of merchant users', async () => {
