@@ -94,10 +94,22 @@ export function botView(b: BotRow | Awaited<ReturnType<typeof repo.insertBot>>) 
 export function createBotService(deps: { db: Db; config: Config; platform: TradingPlatform }) {
   const { db } = deps;
 
-  async function show(id: number) {
-    const b = await repo.findBot(db, id);
+  // On the sandbox platform its seeded bots (no account) are the bots the console shows and toggles.
+  const consoleScope: repo.BotScope = deps.platform.kind === 'sandbox' ? 'all' : 'managed';
+
+  async function show(id: number, scope: repo.BotScope = 'managed') {
+    const b = await repo.findBot(db, id, scope);
     if (!b) throw notFound();
     return botView(b);
+  }
+
+  async function updateIn(scope: repo.BotScope, id: number, patch: BotPatch) {
+    const errors = checkPatch(patch);
+    if (errors.length) throw validationError(errors);
+    if (!(await repo.updateBot(db, id, patch, scope))) throw notFound();
+    // Enabling a bot is also the operator's word that it may trade again.
+    if (patch.enabled === true) await repo.setTradeState(db, id, 'ok', null);
+    return show(id, scope);
   }
 
   return {
@@ -124,15 +136,14 @@ export function createBotService(deps: { db: Db; config: Config; platform: Tradi
     async list(limit = 100, offset = 0) {
       return (await repo.listBots(db, limit, offset)).map(botView);
     },
-    show,
-    async update(id: number, patch: BotPatch) {
-      const errors = checkPatch(patch);
-      if (errors.length) throw validationError(errors);
-      if (!(await repo.updateBot(db, id, patch))) throw notFound();
-      // Enabling a bot is also the operator's word that it may trade again.
-      if (patch.enabled === true) await repo.setTradeState(db, id, 'ok', null);
-      return show(id);
+    show: (id: number) => show(id),
+    update: (id: number, patch: BotPatch) => updateIn('managed', id, patch),
+    /** The console's list: the managed bots, plus the seeded ones on the sandbox platform. */
+    async listForConsole(limit = 100, offset = 0) {
+      return (await repo.listBots(db, limit, offset, consoleScope)).map(botView);
     },
+    /** The console's disable / enable, in the same scope as its list. */
+    setEnabled: (id: number, enabled: boolean) => updateIn(consoleScope, id, { enabled }),
     async remove(id: number) {
       if (!(await repo.removeBot(db, id))) throw notFound();
       return show(id);

@@ -8,6 +8,7 @@ import type { TradingPlatform } from '../../platform/port.js';
 import type { MerchantService } from '../merchants/merchant-service.js';
 import type { LedgerService } from '../ledger/ledger-service.js';
 import type { WebhookService } from '../webhooks/webhook-service.js';
+import type { BotService } from '../bots/bot-service.js';
 
 export interface AccountDeps {
   db: Db;
@@ -21,4 +22,5 @@ export interface WebDeps extends AccountDeps {
   ledger: LedgerService;
   webhooks: WebhookService;
   platform: TradingPlatform;
+  bots: BotService;
 }

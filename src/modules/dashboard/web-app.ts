@@ -19,6 +19,7 @@ import { moneyPages } from './money-pages.js';
 import { settingsPages } from './settings-pages.js';
 import { teamPages } from './team-pages.js';
 import { consolePages } from '../console/console-pages.js';
+import { botPages } from '../console/bot-pages.js';
 import { CONSOLE_NAV, MERCHANT_NAV, type Shell } from './nav.js';
 
 const WEB_DIR = fileURLToPath(new URL('../../../web/dashboard/', import.meta.url));
@@ -98,4 +99,5 @@ ${details.length ? html`<ul>${details.map((d) => html`<li>${d}</li>`)}</ul>` : '
   settingsPages(app, ctx, shell, accounts);
   teamPages(app, ctx, shell, accounts);
   consolePages(app, ctx, accounts);
+  botPages(app, ctx, accounts);
 };

@@ -13,19 +13,23 @@ export async function insertBot(db: Db, row: { name: string; platform_id: string
   return db.insertInto('bots').values(row).returning(BOT_COLUMNS).executeTakeFirstOrThrow();
 }
 
+/** Which rows: the operator-managed bots only (default), or every row, the sandbox's seeded ones too. */
+export type BotScope = 'managed' | 'all';
+const managed = (scope: BotScope) => (scope === 'managed' ? sql<boolean>`account_name is not null` : sql<boolean>`true`);
+
 /** Operator-managed bots (the sandbox's seeded ones have no account), removed ones last. */
-export async function listBots(db: Db, limit: number, offset: number) {
+export async function listBots(db: Db, limit: number, offset: number, scope: BotScope = 'managed') {
   return db.selectFrom('bots').select(BOT_COLUMNS).select(sql<boolean>`refresh_token is not null`.as('signed_in'))
-    .where('account_name', 'is not', null).orderBy(sql`removed_at is not null`).orderBy('id').limit(limit).offset(offset).execute();
+    .where(managed(scope)).orderBy(sql`removed_at is not null`).orderBy('id').limit(limit).offset(offset).execute();
 }
 
-export async function findBot(db: Db, id: number) {
+export async function findBot(db: Db, id: number, scope: BotScope = 'managed') {
   return db.selectFrom('bots').select(BOT_COLUMNS).select(sql<boolean>`refresh_token is not null`.as('signed_in'))
-    .where('id', '=', id).where('account_name', 'is not', null).executeTakeFirst();
+    .where('id', '=', id).where(managed(scope)).executeTakeFirst();
 }
 
-export async function updateBot(db: Db, id: number, patch: { enabled?: boolean; games?: string[]; inventory_capacity?: number; name?: string }) {
-  return db.updateTable('bots').set({ ...patch, updated_at: sql`now()` }).where('id', '=', id).where('account_name', 'is not', null)
+export async function updateBot(db: Db, id: number, patch: { enabled?: boolean; games?: string[]; inventory_capacity?: number; name?: string }, scope: BotScope = 'managed') {
+  return db.updateTable('bots').set({ ...patch, updated_at: sql`now()` }).where('id', '=', id).where(managed(scope))
     .where('removed_at', 'is', null).returning('id').executeTakeFirst();
 }
 

@@ -1,0 +1,44 @@
+// The console's bots page (issue 13 item 3): every bot with its state, lease and capacity, and
+// disable / enable through the bot service (enabling also clears a cannot_trade state, as the
+// admin API does). In sandbox mode it lists the seeded sandbox bots.
+import type { FastifyInstance } from 'fastify';
+import type { WebDeps } from '../dashboard/deps.js';
+import type { AccountsService } from '../accounts/accounts-service.js';
+import { actorOf, checkCsrf, requireRole } from '../accounts/web-session.js';
+import { actionButton, html, page, statusBadge, table, when } from '../dashboard/html.js';
+import { intParam } from '../dashboard/view.js';
+import { CONSOLE_NAV } from '../dashboard/nav.js';
+import type { botView } from '../bots/bot-service.js';
+
+type Bot = ReturnType<typeof botView>;
+
+/** Why a bot is in or out of rotation, in words. */
+function rotation(b: Bot): string {
+  if (b.status === 'removed') return 'out: removed';
+  if (!b.enabled) return 'out: disabled by an operator';
+  if (b.trade_state === 'cannot_trade') return `out: cannot trade${b.trade_state_reason ? ` (${b.trade_state_reason})` : ''}`;
+  return 'in rotation';
+}
+
+export function botPages(app: FastifyInstance, ctx: WebDeps, accounts: AccountsService): void {
+  app.get('/console/bots', async (req, reply) => {
+    const u = requireRole(req, ['operator']);
+    const bots = await ctx.bots.listForConsole(100, 0);
+    const body = html`<p class="hint">Platform: ${ctx.platform.kind}. Disabling takes a bot out of rotation; enabling puts it back and clears a “cannot trade” state.</p>
+${table('Bots', ['ID', 'Name', 'Platform ID', 'Games', 'State', 'Rotation', 'Lease holder', 'Last check', 'Capacity', ''], bots.map((b) => [
+  b.id, b.name, b.platform_id, b.games.join(', '), statusBadge(b.status), rotation(b), b.lease_owner ?? '—', b.last_checked_at ? when(b.last_checked_at) : 'never', b.inventory_capacity,
+  b.status === 'removed' ? '' : actionButton(`/console/bots/${b.id}/${b.enabled ? 'disable' : 'enable'}`, b.enabled ? 'Disable' : 'Enable', u.csrf, { danger: b.enabled }),
+]), 'No bots.')}`;
+    return reply.type('text/html').send(page({ title: 'Bots', nav: CONSOLE_NAV, current: '/console/bots', user: { email: u.email, role: u.role, csrf: u.csrf }, home: '/console' }, body));
+  });
+
+  for (const action of ['disable', 'enable'] as const) {
+    app.post(`/console/bots/:id/${action}`, async (req, reply) => {
+      requireRole(req, ['operator']);
+      checkCsrf(req);
+      const b = await ctx.bots.setEnabled(intParam((req.params as { id: string }).id) ?? 0, action === 'enable'); // 404 when missing
+      await accounts.audit(actorOf(req), `bot_${action}d`, null, { bot_id: b.id, name: b.name });
+      return reply.redirect('/console/bots', 303);
+    });
+  }
+}
