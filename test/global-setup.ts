@@ -52,7 +52,8 @@ export default async function setup(project: TestProject) {
     dataDir = path.join(root, `run-${process.pid}`);
     await fs.rm(dataDir, { recursive: true, force: true });
     // Test clusters only: crash safety traded for speed (npm start keeps fsync and synchronous_commit on).
-    embedded = await startEmbeddedPostgres({ dataDir, durable: false });
+    // Test clusters only: speed over crash safety (a test run's data is thrown away).
+    embedded = await startEmbeddedPostgres({ dataDir, testFlags: ['-c', 'fsync=off', '-c', 'synchronous_commit=off'] });
     serverUrl = embedded.url;
   }
   const admin = new pg.Client({ connectionString: serverUrl });

