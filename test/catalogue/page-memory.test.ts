@@ -26,16 +26,25 @@ const get = (g: TestGateway, path: string, headers: Record<string, string> = {})
 const pagePath = (n: number) => `/purchase/available?game=csgo&full=true&page=${n}`;
 
 /** Database connections checked out of the gateway's pool while `f` runs. */
-async function checkouts(g: TestGateway, f: () => Promise<unknown>): Promise<number> {
-  let n = 0;
-  const count = () => n++;
-  g.ctx.pool.on('acquire', count);
-  try {
-    await f();
-  } finally {
-    g.ctx.pool.off('acquire', count);
+/**
+ * Pool checkouts of an instance while f runs, the fewest of a few tries: the instance's own
+ * background work (the 200 ms feed stamper, the job worker) shares the pool and may land inside one
+ * try, but a request path that needs the database checks a connection out on every try.
+ */
+async function checkouts(g: TestGateway, f: () => Promise<unknown>, tries = 5): Promise<number> {
+  let fewest = Infinity;
+  for (let i = 0; i < tries && fewest > 0; i++) {
+    let n = 0;
+    const count = () => n++;
+    g.ctx.pool.on('acquire', count);
+    try {
+      await f();
+    } finally {
+      g.ctx.pool.off('acquire', count);
+    }
+    fewest = Math.min(fewest, n);
   }
-  return n;
+  return fewest;
 }
 
 /** Waits until the instance serves from memory (listener up, state read, no local write pending). */
