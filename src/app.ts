@@ -7,7 +7,9 @@ import pino, { type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
 import type { Runner, WorkerEvents } from 'graphile-worker';
 import type { Config } from './config.js';
+import { CommitTaps } from './db/commit-taps.js';
 import { createDb, createPool, nonDurableSettings } from './db/database.js';
+import { JOB_OUTBOX } from './jobs/enqueue.js';
 import { startEmbeddedPostgres, type EmbeddedDb } from './db/embedded.js';
 import { migrate } from './db/migrate.js';
 import { startJobLockReaper } from './db/job-locks.js';
@@ -67,14 +69,20 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
     embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort, log: (m) => log.debug(m) });
     dbUrl = embedded.url;
   }
-  const pool = createPool(dbUrl);
-  const db = createDb(pool);
+  const pool = createPool(dbUrl, config.dbPoolSize);
+  // After a commit that wrote job_outbox rows, the relay is woken at once (no NOTIFY in the writer).
+  const taps = new CommitTaps();
+  const db = createDb(pool, taps);
+  let relay: AppContext['jobRelay'] | undefined;
   try {
     await migrate(pool, (m) => log.info(m));
     const weak = await nonDurableSettings(db);
     if (weak.length) log.warn(`the database runs with ${weak.join(', ')}: acknowledged writes can be lost in a crash`);
     const adminToken = await resolveAdminToken(config, log);
     const ctx = createContext({ config: { ...config, adminToken }, db, pool, clock: opts.clock ?? systemClock, log, steamSessions: opts.steamSessions });
+    relay = ctx.jobRelay;
+    taps.on(JOB_OUTBOX, relay.poke);
+    relay.start();
     for (const startup of featureStartups) await startup(ctx);
 
     if (opts.seedDemo && config.platform === 'sandbox') {
@@ -117,12 +125,15 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
         await ctx.platform.stop?.();
         await reaper?.stop();
         await worker?.stop();
+        await ctx.jobRelay.flush(); // what the last jobs added (else the next start's relay moves it)
+        await ctx.jobRelay.stop();
         await ctx.catalogue.pageState.stop();
         await db.destroy(); // ends the pool
         await embedded?.stop();
       },
     };
   } catch (err) {
+    await relay?.stop().catch(() => {});
     await pool.end().catch(() => {});
     await embedded?.stop().catch(() => {});
     throw err;

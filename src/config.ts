@@ -53,6 +53,10 @@ export interface Config {
   metricsRefreshMs: number;
   logLevel: string;
   workerConcurrency: number;
+  /** Database connections per instance (the HTTP handlers, the job worker and the relay share them). */
+  dbPoolSize: number;
+  /** The job relay's poll for outbox rows this instance was not told about (other instances, the CLI, a crash). */
+  jobRelayPollMs: number;
   jobLockTimeoutMs: number;
   /** PLATFORM=steam: bot secrets' AES-256-GCM key (BOT_SECRETS_KEY), raw text; parsed by the bot module. */
   botSecretsKey: string | undefined;
@@ -186,6 +190,8 @@ export function loadConfig(env: Env = process.env): Config {
     metricsRefreshMs: int(env, 'METRICS_REFRESH_MS', 15_000, 100, 3_600_000),
     logLevel: env.LOG_LEVEL || 'info',
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 4, 1, 100),
+    dbPoolSize: int(env, 'DB_POOL_SIZE', 20, 2, 1000),
+    jobRelayPollMs: int(env, 'JOB_RELAY_POLL_MS', 250, 10, 60_000),
     jobLockTimeoutMs: int(env, 'JOB_LOCK_TIMEOUT_MS', 60_000, 1000),
     botSecretsKey: botSecretsKey(env, platform),
     steam: {

@@ -18,6 +18,7 @@ import { createPurchaseService } from './modules/purchases/purchase-service.js';
 import { createIntentService } from './modules/intents/intent-service.js';
 import { createHostedService } from './modules/hosted/hosted-service.js';
 import { createBotService } from './modules/bots/bot-service.js';
+import { createJobRelay } from './jobs/relay.js';
 
 export interface BaseContext {
   config: Config;
@@ -31,6 +32,8 @@ export interface BaseContext {
 
 export function createContext(base: BaseContext) {
   const { config, db, clock, log } = base;
+  // Moves committed job_outbox rows into graphile-worker (app.ts pokes it after commits, starts its poll).
+  const jobRelay = createJobRelay({ db, log, pollMs: config.jobRelayPollMs });
   const merchants = createMerchantService(db, config);
   const ledger = createLedgerService(db);
   const webhooks = createWebhookService({ db, log, config });
@@ -45,7 +48,7 @@ export function createContext(base: BaseContext) {
   // Offer changes the platform reports (accepted, declined, expired, canceled, hold ended,
   // reverted) become deposit / purchase transitions (through the offer layer, src/platform/offers.ts).
   platform.onOfferChange((change) => (change.offer === 'deposit' ? deposits.applyOfferChange(change) : purchases.applyOfferChange(change)));
-  return { ...base, merchants, ledger, webhooks, pricing, platform, deposits, catalogue, purchases, intents, hosted, bots };
+  return { ...base, jobRelay, merchants, ledger, webhooks, pricing, platform, deposits, catalogue, purchases, intents, hosted, bots };
 }
 
 export type AppContext = ReturnType<typeof createContext>;

@@ -45,6 +45,11 @@ export interface TestGateway extends Gateway {
   merchant(key: string, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Record<string, any> }>;
   createMerchant(fields?: Record<string, unknown>): Promise<{ id: number; api_key: string; webhook_secret: string; [k: string]: any }>;
   topUp(merchantId: number, amount: number): Promise<void>;
+  /**
+   * Jobs reach graphile_worker.jobs through the outbox (src/jobs/relay.ts), moved right after the
+   * commit but asynchronously: a test that reads graphile_worker.jobs flushes the relay first.
+   */
+  flushJobs(): Promise<void>;
 }
 
 export async function startTestGateway(
@@ -99,6 +104,7 @@ export async function startTestGateway(
       if (res.status !== 201) throw new Error(`createMerchant failed: ${res.status} ${JSON.stringify(res.body)}`);
       return res.body.data;
     },
+    flushJobs: () => gw.ctx.jobRelay.flush(),
     async topUp(merchantId: number, amount: number) {
       const res = await call('POST', `/api/admin/merchants/${merchantId}/top-ups`, { authorization: `Bearer ${ADMIN_TOKEN}` }, { amount });
       if (res.status !== 201) throw new Error(`topUp failed: ${res.status} ${JSON.stringify(res.body)}`);

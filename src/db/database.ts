@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
+import { tapCommits, type CommitTaps } from './commit-taps.js';
 import type { DB } from './types.js';
 
 // int8 (bigint) and numeric come back as strings by default; our money is integer mills well
@@ -23,8 +24,15 @@ export function createPool(url: string, max = 20): pg.Pool {
   return pool;
 }
 
-export function createDb(pool: pg.Pool): Db {
-  return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+/** PostgreSQL through `pool`; `taps` (optional) fire after the commits of statements naming their marker. */
+export function createDb(pool: pg.Pool, taps?: CommitTaps): Db {
+  if (!taps) return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  class TappedPostgresDialect extends PostgresDialect {
+    override createDriver() {
+      return tapCommits(super.createDriver(), taps!);
+    }
+  }
+  return new Kysely<DB>({ dialect: new TappedPostgresDialect({ pool }) });
 }
 
 export async function ping(db: Db): Promise<boolean> {

@@ -1,11 +1,21 @@
-// Jobs are added with SQL inside the caller's transaction (graphile_worker.add_job), so a state
-// change and the work it implies commit or roll back together: the transactional outbox.
+// Jobs are added to the job outbox (migration 012) in the caller's transaction, so a state change
+// and the work it implies commit or roll back together: the transactional outbox. No
+// graphile_worker.add_job here: its NOTIFY would take PostgreSQL's cluster-wide commit lock in every
+// business transaction. The relay (relay.ts) moves committed rows into graphile-worker in id order,
+// woken right after the commit (an after-commit tap on `job_outbox`, see src/db/commit-taps.ts)
+// and by a short poll; given the Db rather than a transaction, the row commits at once.
 // Task names and payload types are declared by each feature's `<feature>-jobs.ts` through
 // graphile-worker's `GraphileWorker.Tasks` declaration merging, so a job is added only under a
 // declared name with its payload's type.
 import type {} from 'graphile-worker';
 import { sql } from 'kysely';
 import type { Db, Trx } from '../db/database.js';
+
+/**
+ * Every statement that writes the outbox carries this comment; the relay's after-commit tap looks
+ * for it (the relay's own statements name the table, not this, so they do not wake it again).
+ */
+export const JOB_OUTBOX = '/* job_outbox:write */';
 
 export type TaskName = keyof GraphileWorker.Tasks;
 export type PayloadOf<T extends TaskName> = GraphileWorker.Tasks[T];
@@ -14,38 +24,19 @@ export interface JobOptions {
   runAt?: Date;
   jobKey?: string;
   /** 'replace' (default) moves a pending keyed job; 'preserve_run_at' keeps its time. */
-  jobKeyMode?: 'replace' | 'preserve_run_at' | 'unsafe_dedupe';
+  jobKeyMode?: 'replace' | 'preserve_run_at';
   maxAttempts?: number;
   queueName?: string;
   priority?: number;
 }
 
-export async function addJob<T extends TaskName>(db: Trx | Db, task: T, payload: PayloadOf<T>, opts: JobOptions = {}): Promise<void> {
-  await sql`select graphile_worker.add_job(
-      identifier => ${task}::text,
-      payload => ${JSON.stringify(payload ?? {})}::json,
-      queue_name => ${opts.queueName ?? null}::text,
-      run_at => ${opts.runAt ? opts.runAt.toISOString() : null}::timestamptz,
-      max_attempts => ${opts.maxAttempts ?? null}::int,
-      job_key => ${opts.jobKey ?? null}::text,
-      priority => ${opts.priority ?? null}::int,
-      job_key_mode => ${opts.jobKey ? (opts.jobKeyMode ?? 'replace') : null}::text
-    )`.execute(db);
-}
-
 export type JobSpec = {
-  [T in TaskName]: { task: T; payload: PayloadOf<T>; opts?: Omit<JobOptions, 'jobKeyMode'> };
+  [T in TaskName]: { task: T; payload: PayloadOf<T>; opts?: JobOptions };
 }[TaskName];
 
-/**
- * Several jobs in one round trip (graphile_worker.add_jobs), each exactly as addJob would add it
- * with the default job_key_mode 'replace': a pending job with the same key is replaced, a running
- * one keeps running and a new job is added. The jobs commit or roll back with `db`'s transaction.
- */
-export async function addJobs(db: Trx | Db, jobs: JobSpec[]): Promise<void> {
-  if (jobs.length === 0) return;
-  const specs = jobs.map(
-    ({ task, payload, opts = {} }) => sql`row(
+/** One outbox row's values, in the column order of the inserts below. */
+export function outboxValues({ task, payload, opts = {} }: JobSpec) {
+  return sql`(
       ${task}::text,
       ${JSON.stringify(payload ?? {})}::json,
       ${opts.queueName ?? null}::text,
@@ -53,10 +44,25 @@ export async function addJobs(db: Trx | Db, jobs: JobSpec[]): Promise<void> {
       ${opts.maxAttempts ?? null}::smallint,
       ${opts.jobKey ?? null}::text,
       ${opts.priority ?? null}::smallint,
-      null::text[]
-    )::graphile_worker.job_spec`,
-  );
-  await sql`select 1 from graphile_worker.add_jobs(array[${sql.join(specs)}], false)`.execute(db);
+      ${opts.jobKey !== undefined && opts.jobKeyMode === 'preserve_run_at'}::boolean
+    )`;
+}
+
+export const OUTBOX_COLUMNS = sql.raw('job_outbox (task, payload, queue_name, run_at, max_attempts, job_key, priority, preserve_run_at)');
+
+/**
+ * Adds a job as graphile_worker.add_job would (a keyed job: 'replace' moves a waiting job with the
+ * same key, a running one keeps running and a new one is added), through the outbox: it reaches
+ * graphile-worker after `db`'s transaction commits.
+ */
+export async function addJob<T extends TaskName>(db: Trx | Db, task: T, payload: PayloadOf<T>, opts: JobOptions = {}): Promise<void> {
+  await addJobs(db, [{ task, payload, opts } as JobSpec]);
+}
+
+/** Several jobs in one round trip, in order, each exactly as addJob would add it. */
+export async function addJobs(db: Trx | Db, jobs: JobSpec[]): Promise<void> {
+  if (jobs.length === 0) return;
+  await sql`${sql.raw(JOB_OUTBOX)} insert into ${OUTBOX_COLUMNS} values ${sql.join(jobs.map(outboxValues))}`.execute(db);
 }
 
 /**

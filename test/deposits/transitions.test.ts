@@ -69,6 +69,7 @@ describe('sandbox helpers drive each transition with its balance effect', () => 
       const qm = await quiet.createMerchant({ name: 'No worker' });
       const d = await activeDeposit(quiet, qm.api_key, { game: 'dota2' });
       expect((await quiet.merchant(qm.api_key, 'POST', `/sandbox/deposit/${d.id}/accept`)).body.data.status).toBe('completed');
+      await quiet.flushJobs();
       const jobs = (
         await sql<{ payload: { deposit_id: number } }>`
           select j.payload from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
@@ -214,6 +215,7 @@ describe('time-driven transitions (jobs with run_at)', () => {
       expect(st.fail_reason).toBe('canceled_by_gateway');
       // the expiry job of the accepted deposit ran too and left it completed
       await eventually(async () => {
+        await timed.flushJobs();
         const jobs = await timed.ctx.db.selectFrom('graphile_worker.jobs' as any).select('id' as any).where('task_identifier' as any, '=', 'deposit_offer_expire').execute();
         return jobs.length === 0;
       }, 15_000, 200);

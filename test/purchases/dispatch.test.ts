@@ -99,6 +99,7 @@ describe('purchase dispatch', () => {
 describe('pending watchdog (purchase_pending_watchdog)', () => {
   it('is scheduled at creation, pendingLimitMs later', async () => {
     const { p } = await buy();
+    await gw.flushJobs();
     const job = await sql<{ run_at: Date }>`select run_at from graphile_worker.jobs where key = ${`purchase_pending_watchdog:${p.id}`}`.execute(gw.ctx.db);
     expect(job.rows.length).toBe(1);
     const created = (await row(p.id)).created_at;
@@ -152,6 +153,7 @@ describe('pending watchdog (purchase_pending_watchdog)', () => {
     expect((await row(p.id)).status).toBe('pending');
     // the watchdog job re-arms itself for that time
     await (purchaseTasks(gw.ctx).purchase_pending_watchdog as any)({ purchase_id: p.id }, {});
+    await gw.flushJobs();
     const job = await sql<{ n: number }>`select count(*)::int as n from graphile_worker.jobs where key = ${`purchase_pending_watchdog:${p.id}`}`.execute(gw.ctx.db);
     expect(job.rows[0].n).toBe(1);
     clock.advance(dispatchInFlightMs(gw.ctx.config) + 1000);

@@ -36,6 +36,7 @@ const sandboxOffer = async (id: number) =>
   (await sql<{ trade_offer_id: string; canceled_at: Date | null }>`select trade_offer_id, canceled_at from sandbox_purchase_offers where purchase_id = ${id}`.execute(gw.ctx.db)).rows[0];
 /** The queued cancel job of a purchase (its key names the offer: purchase:<id>:cancel_offer:<offer>). */
 const cancelJob = async (id: number) => {
+  await gw.flushJobs();
   const row = (await sql<{ key: string }>`select key from graphile_worker.jobs where key like ${`purchase:${id}:cancel_offer:%`}`.execute(gw.ctx.db)).rows[0];
   return row && { payload: { trade_offer_id: row.key.split(':')[3] } };
 };

@@ -31,9 +31,14 @@ async function emit(recordId: number, status = 'completed', resultUrl?: string) 
   return id!;
 }
 
-const jobOf = async (eventId: number) =>
-  (await sql<{ run_at: Date; locked_at: Date | null }>`select run_at, locked_at from graphile_worker.jobs where key = ${`webhook_event:${eventId}`}`.execute(gw.ctx.db)).rows[0];
-const dropJob = (eventId: number) => sql`select graphile_worker.remove_job(${`webhook_event:${eventId}`})`.execute(gw.ctx.db);
+const jobOf = async (eventId: number) => {
+  await gw.flushJobs();
+  return (await sql<{ run_at: Date; locked_at: Date | null }>`select run_at, locked_at from graphile_worker.jobs where key = ${`webhook_event:${eventId}`}`.execute(gw.ctx.db)).rows[0];
+};
+const dropJob = async (eventId: number) => {
+  await gw.flushJobs();
+  await sql`select graphile_worker.remove_job(${`webhook_event:${eventId}`})`.execute(gw.ctx.db);
+};
 
 describe('per-record order is decided by the claim', () => {
   it('a later event of a record cannot be claimed while an earlier one is pending; other records are unaffected', async () => {
@@ -95,6 +100,7 @@ describe('sweeper', () => {
   });
 
   it('start-up keeps one sweep job and one prune job scheduled', async () => {
+    await gw.flushJobs();
     const keys = (await sql<{ key: string }>`select key from graphile_worker.jobs where key in (${WEBHOOK_SWEEP_TASK}, ${WEBHOOK_PRUNE_TASK}) order by key`.execute(gw.ctx.db)).rows;
     expect(keys.map((k) => k.key)).toEqual([WEBHOOK_PRUNE_TASK, WEBHOOK_SWEEP_TASK]);
   });
@@ -160,6 +166,7 @@ describe('retention', () => {
     expect(await attemptCount(old)).toBe(0);
     for (const id of [recent, oldExhausted, oldPending]) expect(await exists(id)).toBe(true);
     expect(await attemptCount(recent)).toBe(1);
+    await gw.flushJobs();
     const next = (await sql<{ run_at: Date }>`select run_at from graphile_worker.jobs where key = ${WEBHOOK_PRUNE_TASK}`.execute(gw.ctx.db)).rows[0];
     expect(next).toBeDefined();
 

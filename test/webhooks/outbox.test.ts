@@ -11,6 +11,7 @@ beforeAll(async () => {
 afterAll(async () => gw?.stop());
 
 async function counts(merchantId: number) {
+  await gw.flushJobs();
   const events = await gw.ctx.db.selectFrom('webhook_events').select((eb) => eb.fn.countAll<number>().as('n')).where('merchant_id', '=', merchantId).executeTakeFirstOrThrow();
   const jobs = await sql<{ n: number }>`select count(*)::int as n from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
      where t.identifier = 'webhook_deliver' and j.payload->>'event_id' in (select id::text from webhook_events where merchant_id = ${merchantId})`.execute(gw.ctx.db);
