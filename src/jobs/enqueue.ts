@@ -8,7 +8,7 @@
 // graphile-worker's `GraphileWorker.Tasks` declaration merging, so a job is added only under a
 // declared name with its payload's type.
 import type {} from 'graphile-worker';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db, Trx } from '../db/database.js';
 
 /**
@@ -57,6 +57,14 @@ export const OUTBOX_COLUMNS = sql.raw('job_outbox (task, payload, queue_name, ru
  */
 export async function addJob<T extends TaskName>(db: Trx | Db, task: T, payload: PayloadOf<T>, opts: JobOptions = {}): Promise<void> {
   await addJobs(db, [{ task, payload, opts } as JobSpec]);
+}
+
+/**
+ * The outbox insert of `jobs` as a statement part (e.g. a data-modifying CTE of a larger
+ * statement), inserting only when `when` (an SQL condition) holds. Carries the JOB_OUTBOX marker.
+ */
+export function outboxInsert(jobs: JobSpec[], when: RawBuilder<unknown> = sql`true`) {
+  return sql`${sql.raw(JOB_OUTBOX)} insert into ${OUTBOX_COLUMNS} select * from (values ${sql.join(jobs.map(outboxValues))}) v where ${when}`;
 }
 
 /** Several jobs in one round trip, in order, each exactly as addJob would add it. */

@@ -1,20 +1,19 @@
 // The purchase create stage (spec 3.3, 3.4, 4.8).
 //
-// Creation, in one transaction: claim merchant_tx_id (INSERT … ON CONFLICT DO NOTHING on the
-// unique constraint) → pick and lock the listing (SELECT … FOR UPDATE) → enqueue the dispatch job
-// and the pending watchdog → debit available (`purchase:<id>:reserve`; takes the merchant's
-// balances row lock) → reserve the listing (UPDATE … WHERE status = 'live') and write the item
-// snapshot, last: its trigger only adds an unstamped feed event — no lock shared by purchases
-// (migration 008; see purchase-repo.ts, lock order). A creation failure (3.3) is stored as a `failed`
-// purchase with its fail_reason; nothing is taken (the debit, the jobs and the reservation are
-// undone together with a savepoint).
+// Creation, in one transaction of two statements (create-repo.ts): claim merchant_tx_id (INSERT …
+// ON CONFLICT DO NOTHING on the unique constraint) and pick and lock the listing; then, with the
+// price computed here, debit available (`purchase:<id>:reserve`; takes the merchant's balances row
+// lock), reserve the listing, write the item snapshot and add the dispatch job and the pending
+// watchdog to the job outbox — all or nothing. No lock is shared by purchases (the listing's
+// trigger only adds an unstamped feed event, migration 008; the jobs go through the outbox,
+// migration 012). A creation failure (3.3) is stored as a `failed` purchase with its fail_reason;
+// nothing is taken.
 //
 // Amount of a purchase that failed at creation: the price it attempted to pay (0 when no listing
 // was found). Spec 2.5 calls amount the purchase amount, and a merchant reading a failed
 // insufficient_balance / price_changed purchase wants to see what was attempted. No ledger entry
 // exists for it (the debit was never made or rolled back), and a refund needs the
 // `purchase:<id>:reserve` entry (purchase-transitions.ts checks), so the number never moves money.
-import { sql } from 'kysely';
 import type { Config } from '../../config.js';
 import type { Db, Trx } from '../../db/database.js';
 import type { Clock } from '../../domain/clock.js';
@@ -22,24 +21,13 @@ import { validationError } from '../../domain/errors.js';
 import type { Game } from '../../domain/games.js';
 import { MoneyError, usdToMills } from '../../domain/money.js';
 import type { CreationFailReason } from '../../domain/purchase-state.js';
-import { addJobs } from '../../jobs/enqueue.js';
 import { PlatformUnavailableError, PlatformUserError, platformIdOf, type PlatformUser, type TradingPlatform } from '../../platform/port.js';
 import type { ListingView } from '../catalogue/catalogue-repo.js';
 import { salePrice, type MerchantPricing } from '../catalogue/catalogue-views.js';
-import { applyMovement, InsufficientFundsError } from '../ledger/ledger-repo.js';
 import { enqueueWebhook } from '../webhooks/outbox.js';
 import { creationJobs, pendingLimitMs } from './purchase-jobs.js';
-import {
-  cheapestByName,
-  findPurchase,
-  insertPurchase,
-  lockCheapestByName,
-  lockListing,
-  nameEverListed,
-  reserveListingFor,
-  updatePurchase,
-  type PurchaseRow,
-} from './purchase-repo.js';
+import { claimAndLock, reserveAndDebit, type ListingChoice } from './create-repo.js';
+import { findPurchase, nameEverListed, updatePurchase, type PurchaseRow } from './purchase-repo.js';
 import { purchaseWebhookPayload } from './purchase-views.js';
 
 export interface CreatePurchaseInput {
@@ -84,10 +72,9 @@ function snapshot(l: ListingView | undefined, price: number | undefined) {
 export function createCreateStage(deps: CreateDeps) {
   const { db, config, clock, platform } = deps;
 
-  /** Which listing this request buys, locked in `trx`; the reason when none can be bought. */
-  async function pickListing(trx: Trx, merchant: MerchantRef, input: CreatePurchaseInput, maxPrice: number | undefined): Promise<ListingPick> {
+  /** Whether the listing claimAndLock locked can be bought by this request; the reason when not. */
+  async function judgeListing(trx: Trx, merchant: MerchantRef, input: CreatePurchaseInput, l: ListingView | undefined, maxPrice: number | undefined): Promise<ListingPick> {
     if (input.asset_id !== undefined) {
-      const l = await lockListing(trx, input.asset_id, input.game);
       if (!l) return { ok: false, reason: 'item_not_available' };
       const price = salePrice(l.base_price, merchant);
       if (l.status !== 'live') return { ok: false, reason: 'item_sold', listing: l, price };
@@ -95,7 +82,6 @@ export function createCreateStage(deps: CreateDeps) {
       return { ok: true, listing: l, price };
     }
     const name = input.name!;
-    const l = await lockCheapestByName(trx, input.game, name);
     if (!l) {
       return { ok: false, reason: (await nameEverListed(trx, input.game, name)) ? 'item_sold' : 'item_not_available' };
     }
@@ -149,60 +135,36 @@ export function createCreateStage(deps: CreateDeps) {
     }
 
     const now = clock.now();
+    const choice: ListingChoice = input.asset_id !== undefined ? { assetId: input.asset_id, game: input.game } : { name: input.name!, game: input.game };
     const row = await db.transaction().execute(async (trx) => {
-      const p = await insertPurchase(trx, {
-        merchant_id: merchant.id,
-        merchant_tx_id: txId ?? null,
-        game: input.game,
-        partner: input.partner,
-        token: input.token,
-        platform_id: user?.platformId ?? platformIdOf(input.partner),
-        platform_name: storable(user?.name),
-        platform_avatar_url: storable(user?.avatarUrl),
-        created_at: now,
-      });
+      const { purchase: p, listing } = await claimAndLock(
+        trx,
+        {
+          merchant_id: merchant.id,
+          merchant_tx_id: txId ?? null,
+          game: input.game,
+          partner: input.partner,
+          token: input.token,
+          platform_id: user?.platformId ?? platformIdOf(input.partner),
+          platform_name: storable(user?.name),
+          platform_avatar_url: storable(user?.avatarUrl),
+          created_at: now,
+        },
+        choice,
+      );
       if (!p) return undefined; // a twin with this merchant_tx_id committed first
 
-      if (providerDown) {
-        const l = input.asset_id !== undefined ? await lockListing(trx, input.asset_id, input.game) : await cheapestByName(trx, input.game, input.name!);
-        return failAtCreation(trx, p, 'provider_unavailable', l, l ? salePrice(l.base_price, merchant) : undefined);
-      }
+      // The failed purchase shows what it would have bought.
+      if (providerDown) return failAtCreation(trx, p, 'provider_unavailable', listing, listing ? salePrice(listing.base_price, merchant) : undefined);
 
-      const pick = await pickListing(trx, merchant, input, maxPrice);
+      const pick = await judgeListing(trx, merchant, input, listing, maxPrice);
       if (!pick.ok) return failAtCreation(trx, p, pick.reason, pick.listing, pick.price);
 
-      // Take the money and reserve the listing together; undo both if the balance is short.
-      // Lock hold times: the balances row lock (every money transaction of this merchant) is
-      // taken by applyMovement and held until commit (the listing UPDATE's trigger takes no
-      // shared lock since migration 008). So the jobs are enqueued first
-      // (one round trip, before either lock), then the debit, then the listing UPDATE together
-      // with the purchase snapshot (one statement), then COMMIT — nothing else in between. The
-      // listing is locked by pickListing, so nobody else can take it meanwhile. The savepoint
-      // stays open on success (COMMIT ends it; a RELEASE would be one more round trip under
-      // both locks).
-      await sql`savepoint purchase_reserve`.execute(trx);
-      try {
-        await addJobs(trx, creationJobs(p.id, new Date(now.getTime() + pendingLimitMs(config))));
-        await applyMovement(trx, {
-          merchantId: merchant.id,
-          key: `purchase:${p.id}:reserve`,
-          kind: 'purchase_reserve',
-          availableDelta: -pick.price,
-          holdDelta: 0,
-          refType: 'purchase',
-          refId: p.id,
-        });
-        const reserved = await reserveListingFor(trx, pick.listing.id, p.id, { ...snapshot(pick.listing, pick.price), updated_at: now });
-        if (!reserved) {
-          await sql`rollback to savepoint purchase_reserve`.execute(trx);
-          return failAtCreation(trx, p, 'item_sold', pick.listing, pick.price);
-        }
-        return reserved;
-      } catch (err) {
-        if (!(err instanceof InsufficientFundsError)) throw err;
-        await sql`rollback to savepoint purchase_reserve`.execute(trx);
-        return failAtCreation(trx, p, 'insufficient_balance', pick.listing, pick.price);
-      }
+      // One statement: the debit, the listing reserved, the item snapshot, the jobs — or nothing.
+      const jobs = creationJobs(p.id, new Date(now.getTime() + pendingLimitMs(config)));
+      const reserved = await reserveAndDebit(trx, { purchase: p, listing: pick.listing, price: pick.price, jobs, now });
+      if (typeof reserved === 'string') return failAtCreation(trx, p, reserved, pick.listing, pick.price);
+      return reserved;
     });
     deps.onListingsChanged?.();
     if (row) return { row, created: true };

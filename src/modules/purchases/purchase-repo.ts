@@ -6,13 +6,12 @@
 //   listing's catalogue_pages row (a lock shared only by writers of that page, 1 of 16 per game)
 //   and adds an unstamped feed event (no global lock: migration 008).
 // The balances row lock is shared by every money transaction of a merchant and is also held to
-// commit: creation does everything it can (the jobs) before applyMovement, so only the listing
-// UPDATE (together with the purchase snapshot, one statement) and COMMIT run while it is held.
+// commit: creation takes it in its last statement (create-repo.ts), so only that statement's rest
+// (listing, snapshot, jobs) and COMMIT run while it is held.
 import { sql, type Selectable } from 'kysely';
 import type { Db, Trx } from '../../db/database.js';
 import type { Game } from '../../domain/games.js';
 import type { PurchaseStatus } from '../../domain/purchase-state.js';
-import { LISTING_COLUMNS, type ListingView } from '../catalogue/catalogue-repo.js';
 import type { PurchasesTable } from '../../db/tables/purchases.js';
 
 export type PurchaseRow = Selectable<PurchasesTable>;
@@ -22,20 +21,6 @@ export type NewPurchase = Pick<
   PurchaseRow,
   'merchant_id' | 'merchant_tx_id' | 'game' | 'partner' | 'token' | 'platform_id' | 'platform_name' | 'platform_avatar_url'
 > & { created_at: Date };
-
-/**
- * Inserts a pending purchase, or nothing when (merchant_id, merchant_tx_id) exists. A concurrent
- * twin's insert waits on the unique index until the first transaction ends, then does nothing:
- * the constraint decides, not a read-then-write.
- */
-export async function insertPurchase(trx: Trx, p: NewPurchase): Promise<PurchaseRow | undefined> {
-  return trx
-    .insertInto('purchases')
-    .values({ ...p, status: 'pending', updated_at: p.created_at })
-    .onConflict((oc) => oc.constraint('purchases_merchant_tx_id_key').doNothing())
-    .returningAll()
-    .executeTakeFirst();
-}
 
 export async function findPurchase(db: Db | Trx, merchantId: number, q: { id?: number; merchantTxId?: string }): Promise<PurchaseRow | undefined> {
   let query = db.selectFrom('purchases').selectAll().where('merchant_id', '=', merchantId);
@@ -83,68 +68,9 @@ export async function updatePurchase(trx: Trx, id: number, patch: Partial<Omit<P
 
 // ---- listings, as purchases see them --------------------------------------------------------
 
-/** The listing by ID, row-locked: a concurrent buyer of the same listing waits here, then sees it reserved. */
-export async function lockListing(trx: Trx, id: string, game: Game): Promise<ListingView | undefined> {
-  return trx.selectFrom('listings').select(LISTING_COLUMNS).where('id', '=', id).where('game', '=', game).forUpdate().executeTakeFirst();
-}
-
-/**
- * The cheapest live listing of a name, row-locked. SKIP LOCKED: concurrent buyers of one name
- * take different listings instead of queueing on the cheapest one.
- */
-export async function lockCheapestByName(trx: Trx, game: Game, name: string): Promise<ListingView | undefined> {
-  return cheapestLive(trx, game, name).forUpdate().skipLocked().executeTakeFirst();
-}
-
-export async function cheapestByName(db: Db | Trx, game: Game, name: string): Promise<ListingView | undefined> {
-  return cheapestLive(db, game, name).executeTakeFirst();
-}
-
-/** The cheapest live listing of a name (ties broken by id, so every caller agrees on "cheapest"). */
-function cheapestLive(db: Db | Trx, game: Game, name: string) {
-  return db
-    .selectFrom('listings')
-    .select(LISTING_COLUMNS)
-    .where('game', '=', game)
-    .where('name', '=', name)
-    .where('status', '=', 'live')
-    .orderBy('base_price')
-    .orderBy('id')
-    .limit(1);
-}
-
 export async function nameEverListed(db: Db | Trx, game: Game, name: string): Promise<boolean> {
   const r = await db.selectFrom('listings').select('id').where('game', '=', game).where('name', '=', name).limit(1).executeTakeFirst();
   return r !== undefined;
-}
-
-/**
- * Creation's last statement: takes the live listing off the catalogue for purchase `purchaseId`
- * and, in the same statement, writes the purchase's item snapshot (`patch`). Undefined (and
- * nothing written) when the listing is no longer live. The listing UPDATE's statement trigger
- * takes its page's catalogue_pages row lock at the end of this statement; only COMMIT follows it.
- */
-export async function reserveListingFor(
-  trx: Trx,
-  listingId: string,
-  purchaseId: number,
-  patch: Partial<Omit<PurchaseRow, 'id' | 'merchant_id'>>,
-): Promise<PurchaseRow | undefined> {
-  return trx
-    .with('reserved', (qb) =>
-      qb
-        .updateTable('listings')
-        .set({ status: 'reserved', reserved_by: purchaseId, updated_at: sql`now()` as never })
-        .where('id', '=', listingId)
-        .where('status', '=', 'live')
-        .returning('id'),
-    )
-    .updateTable('purchases')
-    .set(patch)
-    .where('id', '=', purchaseId)
-    .where((eb) => eb.exists(eb.selectFrom('reserved').select('reserved.id')))
-    .returningAll()
-    .executeTakeFirst();
 }
 
 /** Canceled / failed / reverted purchase: the listing goes back on sale. */
