@@ -67,6 +67,22 @@ export function outboxInsert(jobs: JobSpec[], when: RawBuilder<unknown> = sql`tr
   return sql`${sql.raw(JOB_OUTBOX)} insert into ${OUTBOX_COLUMNS} select * from (values ${sql.join(jobs.map(outboxValues))}) v where ${when}`;
 }
 
+/** The outbox rows of `jobs` as JSON (for SQL functions that insert them: json_to_recordset). */
+export function outboxJson(jobs: JobSpec[]): string {
+  return JSON.stringify(
+    jobs.map(({ task, payload, opts = {} }) => ({
+      task,
+      payload: payload ?? {},
+      queue_name: opts.queueName ?? null,
+      run_at: opts.runAt ? opts.runAt.toISOString() : null,
+      max_attempts: opts.maxAttempts ?? null,
+      job_key: opts.jobKey ?? null,
+      priority: opts.priority ?? null,
+      preserve_run_at: opts.jobKey !== undefined && opts.jobKeyMode === 'preserve_run_at',
+    })),
+  );
+}
+
 /** Several jobs in one round trip, in order, each exactly as addJob would add it. */
 export async function addJobs(db: Trx | Db, jobs: JobSpec[]): Promise<void> {
   if (jobs.length === 0) return;

@@ -172,9 +172,11 @@ describe('crash safety', () => {
 
   it('a relay transaction that fails moves nothing and deletes nothing; the rows go once the cause is gone', async () => {
     const key = 'crash:poison';
-    await addJob(a.ctx.db, 'purchase_dispatch', { purchase_id: 10 }, { jobKey: key, runAt: LATER });
-    // A task name graphile-worker refuses (over 128 characters) makes add_jobs fail.
-    await sql`insert into job_outbox (task, payload) values (${'x'.repeat(200)}, '{}'::json)`.execute(a.ctx.db);
+    await a.ctx.db.transaction().execute(async (trx) => {
+      await addJob(trx, 'purchase_dispatch', { purchase_id: 10 }, { jobKey: key, runAt: LATER });
+      // A task name graphile-worker refuses (over 128 characters) makes add_jobs fail.
+      await sql`insert into job_outbox (task, payload) values (${'x'.repeat(200)}, '{}'::json)`.execute(trx);
+    });
     await expect(sql`select job_outbox_relay(500)`.execute(a.ctx.db)).rejects.toThrow();
     expect(await outboxCount(a.ctx.db, key)).toBe(1);
     expect(await jobs(a.ctx.db, key)).toEqual([]);

@@ -1,10 +1,12 @@
-// Statements per purchase creation (issue 12): the creation transaction is BEGIN, two statements,
-// COMMIT (create-repo.ts), and none of them touches graphile-worker (the jobs go to the outbox);
-// the whole request adds only the merchant_tx_id lookup before it. Counted on the pool's clients
+// Statements per purchase creation (issue 12): a purchase that succeeds is one statement with its
+// own commit (purchase_create_fast), after the merchant_tx_id lookup; one that fails is stored by
+// the transaction path (BEGIN, two statements, the failure, COMMIT). Nothing touches
+// graphile-worker (the jobs go to the outbox). Counted on the pool's clients
 // (no worker runs; the relay, the catalogue stamper and the listeners are told apart by their SQL).
 import { sql } from 'kysely';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { salePrice } from '../../src/modules/catalogue/catalogue-views.js';
 import { startTestGateway, type TestGateway } from '../helpers.js';
 
 let gw: TestGateway;
@@ -46,40 +48,73 @@ async function liveListing() {
 }
 
 describe('a purchase creation, statement by statement', () => {
-  it('by asset_id with a merchant_tx_id: lookup, BEGIN, claim + lock, debit + reserve + jobs, COMMIT', async () => {
+  it('by asset_id with a merchant_tx_id: the lookup, then one statement (its own commit): no transaction, no graphile_worker', async () => {
     const l = await liveListing();
+    const before = (await gw.merchant(m.api_key, 'GET', '/balance')).body.data.available;
     const { res, statements } = await counted({ asset_id: l.id, merchant_tx_id: 'rt-1' });
-    expect(res.body.data.status).toBe('pending');
-    expect(statements).toHaveLength(5);
-    expect(statements[0]).toMatch(/^select .* from "purchases" where "merchant_id" = \$1 and "merchant_tx_id" = \$2/);
-    expect(statements[1]).toBe('begin');
-    expect(statements[2]).toMatch(/^with p as \( insert into purchases .* for update ?\) select p\.\*/);
-    expect(statements[3]).toMatch(/^with live as .*update balances .*insert into ledger_entries .*update listings .*update purchases .*insert into job_outbox/);
-    expect(statements[4]).toBe('commit');
-    expect(statements.join('\n')).not.toMatch(/graphile_worker|savepoint|pg_notify/);
+    expect(res.body.data).toMatchObject({ status: 'pending', amount: l.price, item: { id: l.id, price: l.price } });
+    expect(statements).toHaveLength(2);
+    expect(statements[0]).toMatch(/^select \* from "purchases" where "merchant_id" = \$1 and "merchant_tx_id" = \$2/);
+    expect(statements[1]).toMatch(/^\/\* job_outbox:write \*\/ select \* from purchase_create_fast\(/);
+    expect(statements.join('\n')).not.toMatch(/graphile_worker|savepoint|pg_notify|^begin/m);
+    // what it did: the debit with its ledger key, the listing reserved, the two jobs
+    expect((await gw.merchant(m.api_key, 'GET', '/balance')).body.data.available).toBeCloseTo(before - l.price, 3);
+    const id = res.body.data.id as number;
+    const entry = await gw.ctx.db.selectFrom('ledger_entries').select(['key', 'available_delta']).where('ref_id', '=', id).where('ref_type', '=', 'purchase').execute();
+    expect(entry).toEqual([{ key: `purchase:${id}:reserve`, available_delta: -Math.round(l.price * 1000) }]);
+    expect((await gw.ctx.db.selectFrom('listings').select(['status', 'reserved_by']).where('id', '=', l.id).executeTakeFirstOrThrow())).toEqual({ status: 'reserved', reserved_by: id });
+    await gw.flushJobs();
+    const jobs = await sql<{ key: string; payload: unknown }>`select key, payload from graphile_worker._private_jobs where key like ${`%:${id}`} order by key`.execute(gw.ctx.db);
+    expect(jobs.rows).toEqual([
+      { key: `purchase_dispatch:${id}`, payload: { purchase_id: id } },
+      { key: `purchase_pending_watchdog:${id}`, payload: { purchase_id: id } },
+    ]);
+    // the same merchant_tx_id again: the stored purchase, from the lookup alone
+    const again = await counted({ asset_id: l.id, merchant_tx_id: 'rt-1' });
+    expect(again.res.body.data.id).toBe(id);
+    expect(again.statements).toHaveLength(1);
   });
 
-  it('by name without a merchant_tx_id: BEGIN, two statements, COMMIT', async () => {
+  it('by name without a merchant_tx_id: one statement', async () => {
     const l = await liveListing();
     const { res, statements } = await counted({ name: l.name });
     expect(res.body.data.status).toBe('pending');
-    expect(statements.map((s) => s.slice(0, 12))).toEqual(['begin', 'with p as ( ', 'with live as', 'commit']);
-    expect(statements[1]).toMatch(/for update skip locked/);
+    expect(statements).toHaveLength(1);
+    expect(statements[0]).toMatch(/purchase_create_fast/);
   });
 
-  it('insufficient balance: the debit statement changed nothing, the purchase is stored failed (no savepoint)', async () => {
+  it('insufficient balance: the one statement undoes itself; the transaction path stores the failure (BEGIN, claim + lock, debit refused, failed + webhook, COMMIT)', async () => {
     const poor = await gw.createMerchant({ name: 'Poor' });
     const l = await liveListing();
+    await gw.merchant(poor.api_key, 'GET', '/balance'); // its key now cached (and its last use written)
     log = [];
     const res = await gw.merchant(poor.api_key, 'POST', '/purchase', { partner: 12345678, token: 'abcdEFGH', game: 'csgo', asset_id: l.id });
     const statements = log;
     log = undefined;
     expect(res.body.data).toMatchObject({ status: 'failed', fail_reason: 'insufficient_balance', amount: l.price });
+    expect(statements[0]).toMatch(/purchase_create_fast/);
+    expect(statements.slice(1, 4).map((s) => s.slice(0, 12))).toEqual(['begin', 'with p as ( ', 'with live as']);
+    expect(statements.at(-1)).toBe('commit');
     expect(statements.join('\n')).not.toMatch(/savepoint|graphile_worker/);
     expect((await gw.ctx.db.selectFrom('ledger_entries').select('id').where('merchant_id', '=', poor.id).execute()).length).toBe(0);
     expect((await gw.ctx.db.selectFrom('listings').select('status').where('id', '=', l.id).executeTakeFirstOrThrow()).status).toBe('live');
+    expect(await gw.ctx.db.selectFrom('purchases').select('id').where('merchant_id', '=', poor.id).execute()).toHaveLength(1);
     await gw.flushJobs();
     const jobs = await sql<{ n: number }>`select count(*)::int as n from graphile_worker.jobs where key = ${`purchase_dispatch:${res.body.data.id}`}`.execute(gw.ctx.db);
     expect(jobs.rows[0].n).toBe(0); // a failed purchase is not dispatched
+  });
+});
+
+describe('sale_price (SQL) charges what salePrice (TypeScript) shows', () => {
+  it('for every markup step and prices around the rounding edges', async () => {
+    const markups = ['1', '0.5', '0.999999', '1.05', '1.1', '1.15', '1.333333', '2.5', '0.000001', '9.999999', '0.123457', '3.141593'];
+    const bases = [0, 1, 2, 3, 5, 7, 10, 99, 100, 101, 333, 499, 500, 501, 999, 1_000, 1_001, 12_345, 99_999, 1_000_000, 123_456_789, 2 ** 40 + 1];
+    for (let i = 0; i < 300; i++) bases.push(Math.floor(Math.random() * 10 ** (1 + (i % 9))));
+    const pairs = markups.flatMap((mk) => bases.map((b) => [b, mk] as const));
+    const r = await sql<{ base: number; markup: string; price: number }>`
+      select base, markup, sale_price(base, markup::numeric::float8) as price
+        from jsonb_to_recordset(${JSON.stringify(pairs.map(([base, markup]) => ({ base, markup })))}::jsonb) as x(base bigint, markup text)`.execute(gw.ctx.db);
+    expect(r.rows).toHaveLength(pairs.length);
+    for (const row of r.rows) expect([row.base, row.markup, row.price]).toEqual([row.base, row.markup, salePrice(row.base, { purchase_markup: row.markup })]);
   });
 });

@@ -23,11 +23,11 @@ import { MoneyError, usdToMills } from '../../domain/money.js';
 import type { CreationFailReason } from '../../domain/purchase-state.js';
 import { PlatformUnavailableError, PlatformUserError, platformIdOf, type PlatformUser, type TradingPlatform } from '../../platform/port.js';
 import type { ListingView } from '../catalogue/catalogue-repo.js';
-import { salePrice, type MerchantPricing } from '../catalogue/catalogue-views.js';
+import { markupOf, salePrice, type MerchantPricing } from '../catalogue/catalogue-views.js';
 import { enqueueWebhook } from '../webhooks/outbox.js';
 import { creationJobs, pendingLimitMs } from './purchase-jobs.js';
-import { claimAndLock, reserveAndDebit, type ListingChoice } from './create-repo.js';
-import { findPurchase, nameEverListed, updatePurchase, type PurchaseRow } from './purchase-repo.js';
+import { claimAndLock, createInOneStatement, NEW_PURCHASE_ID, reserveAndDebit, type ListingChoice } from './create-repo.js';
+import { findPurchase, nameEverListed, updatePurchase, type NewPurchase, type PurchaseRow } from './purchase-repo.js';
 import { purchaseWebhookPayload } from './purchase-views.js';
 
 export interface CreatePurchaseInput {
@@ -136,22 +136,31 @@ export function createCreateStage(deps: CreateDeps) {
 
     const now = clock.now();
     const choice: ListingChoice = input.asset_id !== undefined ? { assetId: input.asset_id, game: input.game } : { name: input.name!, game: input.game };
+    const newPurchase: NewPurchase = {
+      merchant_id: merchant.id,
+      merchant_tx_id: txId ?? null,
+      game: input.game,
+      partner: input.partner,
+      token: input.token,
+      platform_id: user?.platformId ?? platformIdOf(input.partner),
+      platform_name: storable(user?.name),
+      platform_avatar_url: storable(user?.avatarUrl),
+      created_at: now,
+    };
+    const watchdogAt = new Date(now.getTime() + pendingLimitMs(config));
+
+    // The usual case in one round trip (its own commit included); anything else — a failure to
+    // store with its reason, the provider down — takes the transaction below.
+    if (!providerDown) {
+      const fast = await createInOneStatement(db, { purchase: newPurchase, choice, markup: markupOf(merchant), maxPrice, jobs: creationJobs(NEW_PURCHASE_ID, watchdogAt) });
+      if (fast !== 'fallback') {
+        deps.onListingsChanged?.();
+        return fast === 'twin' ? storedTwin(merchant.id, txId) : { row: fast, created: true };
+      }
+    }
+
     const row = await db.transaction().execute(async (trx) => {
-      const { purchase: p, listing } = await claimAndLock(
-        trx,
-        {
-          merchant_id: merchant.id,
-          merchant_tx_id: txId ?? null,
-          game: input.game,
-          partner: input.partner,
-          token: input.token,
-          platform_id: user?.platformId ?? platformIdOf(input.partner),
-          platform_name: storable(user?.name),
-          platform_avatar_url: storable(user?.avatarUrl),
-          created_at: now,
-        },
-        choice,
-      );
+      const { purchase: p, listing } = await claimAndLock(trx, newPurchase, choice);
       if (!p) return undefined; // a twin with this merchant_tx_id committed first
 
       // The failed purchase shows what it would have bought.
@@ -161,14 +170,18 @@ export function createCreateStage(deps: CreateDeps) {
       if (!pick.ok) return failAtCreation(trx, p, pick.reason, pick.listing, pick.price);
 
       // One statement: the debit, the listing reserved, the item snapshot, the jobs — or nothing.
-      const jobs = creationJobs(p.id, new Date(now.getTime() + pendingLimitMs(config)));
+      const jobs = creationJobs(p.id, watchdogAt);
       const reserved = await reserveAndDebit(trx, { purchase: p, listing: pick.listing, price: pick.price, jobs, now });
       if (typeof reserved === 'string') return failAtCreation(trx, p, reserved, pick.listing, pick.price);
       return reserved;
     });
     deps.onListingsChanged?.();
-    if (row) return { row, created: true };
-    const twin = await findPurchase(db, merchant.id, { merchantTxId: txId });
+    return row ? { row, created: true } : storedTwin(merchant.id, txId);
+  }
+
+  /** The purchase a concurrent twin with this merchant_tx_id committed first. */
+  async function storedTwin(merchantId: number, txId: string | undefined): Promise<{ row: PurchaseRow; created: boolean }> {
+    const twin = await findPurchase(db, merchantId, { merchantTxId: txId });
     if (!twin) throw new Error('purchase: merchant_tx_id conflict without a stored purchase');
     return { row: twin, created: false };
   }
