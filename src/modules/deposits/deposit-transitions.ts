@@ -1,7 +1,8 @@
 // The only writer of a deposit's status. A transition of the state machine (src/domain/
 // deposit-state.ts) is one guarded UPDATE (WHERE status IN <from>) and, in the same transaction,
-// its ledger movement, the webhook of the status entered, the status's timed jobs and — for a
-// terminal status — the release of the user's reserved assets. Answers a result, never throws
+// the release of the user's reserved assets (terminal status), the webhook of the status entered,
+// the status's timed jobs and, last, its ledger movement (the balances row lock, shared by the
+// merchant's money transactions, is then held only to the commit). Answers a result, never throws
 // for a refused transition: each caller decides what a refusal means to it.
 import type { Updateable } from 'kysely';
 import type { Config } from '../../config.js';
@@ -42,8 +43,19 @@ export function createDepositTransitions(deps: DepositTransitionDeps) {
     return schedulePendingWatchdog(trx, id, new Date(clock.now().getTime() + config.depositTimeoutMs + 30_000));
   }
 
-  /** What `event` and entering `d.status` do: ledger movement, webhook, timed jobs. */
+  /** What `event` and entering `d.status` do: webhook, timed jobs, ledger movement. */
   async function effects(trx: Trx, d: DepositRow, event: DepositEvent): Promise<void> {
+    if (DEPOSIT_MACHINE.onEnter[d.status].webhook) {
+      await enqueueWebhook(trx, { merchantId: d.merchant_id, kind: 'deposit', recordId: d.id, status: d.status, resultUrl: d.result_url, payload: webhookPayload(d) });
+    }
+    // Time-driven transitions run as jobs; their handlers re-apply the same transition, which a
+    // deposit that has moved on refuses (so a late or repeated job does nothing).
+    if (d.status === 'pending') await watchPending(trx, d.id);
+    if (d.status === 'active' && d.trade_offer_expiry_at) await scheduleOfferExpiry(trx, d.id, new Date(d.trade_offer_expiry_at));
+    if (d.status === 'hold' && d.hold_end_date) await scheduleHoldEnd(trx, d.id, new Date(d.hold_end_date));
+    if (d.status === 'completed') await scheduleAddDepositItems(trx, d.id);
+    // The movement last: it takes the merchant's balances row lock (shared by every money
+    // transaction of the merchant), held from here to the commit — so only the commit follows it.
     const movement = DEPOSIT_MACHINE.transitions[event].movement;
     if (movement) {
       const m = DEPOSIT_MOVEMENTS[movement];
@@ -57,15 +69,6 @@ export function createDepositTransitions(deps: DepositTransitionDeps) {
         refId: d.id,
       });
     }
-    if (DEPOSIT_MACHINE.onEnter[d.status].webhook) {
-      await enqueueWebhook(trx, { merchantId: d.merchant_id, kind: 'deposit', recordId: d.id, status: d.status, resultUrl: d.result_url, payload: webhookPayload(d) });
-    }
-    // Time-driven transitions run as jobs; their handlers re-apply the same transition, which a
-    // deposit that has moved on refuses (so a late or repeated job does nothing).
-    if (d.status === 'pending') await watchPending(trx, d.id);
-    if (d.status === 'active' && d.trade_offer_expiry_at) await scheduleOfferExpiry(trx, d.id, new Date(d.trade_offer_expiry_at));
-    if (d.status === 'hold' && d.hold_end_date) await scheduleHoldEnd(trx, d.id, new Date(d.hold_end_date));
-    if (d.status === 'completed') await scheduleAddDepositItems(trx, d.id);
   }
 
   /** Applies `event` inside `trx`: guarded UPDATE, then its effects. */

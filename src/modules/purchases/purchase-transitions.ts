@@ -1,8 +1,8 @@
 // The only writer of a purchase's status after creation. A transition of the state machine
 // (src/domain/purchase-state.ts) is one guarded UPDATE (WHERE status = <from>) and, in the same
-// transaction, the refund (`purchase:<id>:refund`, only after a reserve), the webhook, the timed
-// jobs and — last, for the lock order of purchase-repo.ts — the listing effect (back on sale /
-// sold). Answers a result, never throws for a refused transition.
+// transaction, the webhook, the timed jobs, the refund (`purchase:<id>:refund`, only after a
+// reserve; late, so the balances row lock is held briefly) and — last, for the lock order of
+// purchase-repo.ts — the listing effect (back on sale / sold). Answers a result, never throws for a refused transition.
 import type { Db, Trx } from '../../db/database.js';
 import type { Clock } from '../../domain/clock.js';
 import { PURCHASE_MACHINE, type PurchaseEvent, type PurchaseFailReason } from '../../domain/purchase-state.js';
@@ -55,14 +55,15 @@ export function createPurchaseTransitions(deps: { db: Db; clock: Clock; onListin
     const p = await updatePurchaseGuarded(trx, cur.id, cur.status, patch);
     if (!p) return { ok: false, reason: 'lost_race' };
     const entry = PURCHASE_MACHINE.onEnter[p.status];
-    if (t.movement === 'refund' && p.amount > 0 && (await ledgerKeyExists(trx, `purchase:${p.id}:reserve`))) {
-      await applyMovement(trx, { merchantId: p.merchant_id, key: `purchase:${p.id}:refund`, kind: 'purchase_refund', availableDelta: p.amount, holdDelta: 0, refType: 'purchase', refId: p.id });
-    }
     if (entry.webhook) {
       await enqueueWebhook(trx, { merchantId: p.merchant_id, kind: 'purchase', recordId: p.id, status: p.status, payload: purchaseWebhookPayload(p) });
     }
     if (p.status === 'active' && p.offer_expires_at) await schedulePurchaseExpiry(trx, p.id, new Date(p.offer_expires_at));
     if (p.status === 'hold' && p.hold_end_date) await schedulePurchaseHoldEnd(trx, p.id, new Date(p.hold_end_date));
+    // The refund after the webhook and jobs: the balances row lock it takes is held to the commit.
+    if (t.movement === 'refund' && p.amount > 0 && (await ledgerKeyExists(trx, `purchase:${p.id}:reserve`))) {
+      await applyMovement(trx, { merchantId: p.merchant_id, key: `purchase:${p.id}:refund`, kind: 'purchase_refund', availableDelta: p.amount, holdDelta: 0, refType: 'purchase', refId: p.id });
+    }
     if (p.listing_id) {
       if (entry.listing === 'release') await releaseListing(trx, p.listing_id, p.id);
       if (entry.listing === 'sold') await markListingSold(trx, p.listing_id, p.id);
