@@ -10,6 +10,7 @@ import type { LoadResult } from './load.js';
 import { createDb, createPool } from '../src/db/database.js';
 import { createLedgerService } from '../src/modules/ledger/ledger-service.js';
 import { GAMES } from '../src/domain/games.js';
+import { webhookBacklog } from './webhook-backlog.js';
 
 export interface Row {
   name: string;
@@ -234,6 +235,7 @@ export async function scenarioPlan(env: PlanEnv) {
           { name: `webhook lag: p50 ${pct(lags, 0.5)} ms, p99 ${pct(lags, 0.99)} ms (${lags.length}/${done.length} received)`, target: 'p50 < 50, p99 < 250 ms' },
         ];
       });
+      await step('webhook backlog 10 000', () => webhookBacklog({ gatewayUrl: gw, dbUrl: env.dbUrl, adminHeaders: adminH, call }));
       let next = 0;
       const take = (n: number) => {
         const out = listings.slice(next, next + n);

@@ -42,7 +42,11 @@ export interface DispatcherStats {
   pollWakes: number;
   claims: number;
   claimed: number;
+  /** Time spent in claim statements, ms. */
+  claimMs: number;
+  settles: number;
   settled: number;
+  settleMs: number;
   inFlight: number;
   agents: number;
 }
@@ -52,7 +56,7 @@ export function createDispatcher(deps: DispatcherDeps) {
   const agents = new AgentPool();
   const attemptDeps: AttemptDeps = { log, config, lookup: deps.lookup, agents };
   const leaseMs = () => config.webhookTimeoutMs + config.webhookLeaseMarginMs;
-  const stats: DispatcherStats = { commitWakes: 0, settleWakes: 0, timerWakes: 0, pollWakes: 0, claims: 0, claimed: 0, settled: 0, inFlight: 0, agents: 0 };
+  const stats: DispatcherStats = { commitWakes: 0, settleWakes: 0, timerWakes: 0, pollWakes: 0, claims: 0, claimed: 0, claimMs: 0, settles: 0, settled: 0, settleMs: 0, inFlight: 0, agents: 0 };
 
   let running = false;
   let pool: pg.Pool | undefined;
@@ -107,7 +111,9 @@ export function createDispatcher(deps: DispatcherDeps) {
         claimAgain = false;
         while (running && inFlight < config.webhookConcurrency) {
           const want = Math.min(CLAIM_BATCH, config.webhookConcurrency - inFlight);
+          const t0 = performance.now();
           const rows = await repo.claimDue(db, { limit: want, leaseMs: leaseMs() });
+          stats.claimMs += performance.now() - t0;
           stats.claims++;
           stats.claimed += rows.length;
           for (const row of rows) send(row);
@@ -137,7 +143,10 @@ export function createDispatcher(deps: DispatcherDeps) {
     settling = (async () => {
       while (results.length) {
         const batch = results.splice(0, SETTLE_BATCH);
+        const t0 = performance.now();
         await settleBatch(batch);
+        stats.settleMs += performance.now() - t0;
+        stats.settles++;
         inFlight -= batch.length;
         stats.settled += batch.length;
       }

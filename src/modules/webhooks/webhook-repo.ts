@@ -37,8 +37,7 @@ export async function claimDue(db: Db | Trx, opts: { limit: number; leaseMs: num
     update webhook_events e
        set attempts = e.attempts + 1, last_attempt_at = now(), next_attempt_at = null, not_before = null,
            lease_until = now() + make_interval(secs => ${opts.leaseMs / 1000}::double precision)
-      from due
-     where e.id = due.id and e.state = 'pending' and e.lease_until is null
+     where e.id = any(array(select id from due)) -- by primary key: rows the CTE locked after re-checking them
     returning e.*, (select m.webhook_secret from merchants m where m.id = e.merchant_id) as webhook_secret`.execute(db);
   return r.rows;
 }
@@ -107,7 +106,8 @@ export async function settleAttempts(db: Db | Trx, batch: AttemptOutcome[], sche
         last_error = r.error,
         delivered_at = case when r.outcome = 'ack' then now() else e.delivered_at end
         from r
-       where e.id = r.id and e.state = 'pending' and e.attempts = r.attempt and e.lease_until is not null
+       where e.id = r.id and e.id = any(${col('eventId')}::bigint[]) -- by primary key, whatever the statistics say
+         and e.state = 'pending' and e.attempts = r.attempt and e.lease_until is not null
          and exists (select 1 from ins where ins.event_id = e.id)
       returning e.id, e.kind, e.record_id, e.state, e.next_attempt_at, e.merchant_id, e.attempts),
     later as (
