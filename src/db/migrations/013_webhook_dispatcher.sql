@@ -11,7 +11,9 @@ alter table webhook_events add column not_before timestamptz;
 -- (greatest() ignores a null not_before).
 create index webhook_events_due_idx on webhook_events ((greatest(coalesce(next_attempt_at, created_at), not_before)))
   where state = 'pending' and lease_until is null;
--- The sweeper's safety net for waits that outlived their reason (see webhook-repo releaseStaleWaits).
-create index webhook_events_waiting_idx on webhook_events (not_before) where state = 'pending' and not_before is not null;
+-- An event's creation time is when its row was written, not when its transaction began (a status
+-- change may wait on a balance row lock first): the delivery log, and the lag measured from it,
+-- then start at the write.
+alter table webhook_events alter column created_at set default clock_timestamp();
 -- Replaced by webhook_events_due_idx (it served the per-job sweeper, which is gone).
 drop index if exists webhook_events_overdue_idx;
