@@ -176,7 +176,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookLeaseMarginMs: int(env, 'WEBHOOK_LEASE_MARGIN_MS', 30000, 0),
     webhookSweepIntervalMs: int(env, 'WEBHOOK_SWEEP_INTERVAL_MS', 60000, 100),
     webhookPollMs: int(env, 'WEBHOOK_POLL_MS', 250, 10, 3_600_000),
-    webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 64, 1, 1000),
+    webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 128, 1, 1000),
     webhookRetentionDays: int(env, 'WEBHOOK_RETENTION_DAYS', 30, 0, 36500),
     priceRefreshSeconds: int(env, 'PRICE_REFRESH_SECONDS', 600, 1),
     priceMaxAgeSeconds: int(env, 'PRICE_MAX_AGE_SECONDS', 3600, 0),
