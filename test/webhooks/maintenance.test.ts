@@ -93,6 +93,50 @@ describe('sweeper', () => {
   });
 });
 
+describe('settling in batches', () => {
+  const outcome = (eventId: number, extra: Partial<repo.AttemptOutcome> = {}): repo.AttemptOutcome => ({
+    eventId, attempt: 1, generation: 0, statusCode: 500, latencyMs: 3, error: null, excerpt: 'boom', outcome: 'retry', delayMs: 3_600_000, ...extra,
+  });
+
+  it('a later event waits for the retry of the earlier one (not_before), and stops waiting when the earlier one is redelivered', async () => {
+    const record = nextRecord++;
+    const hold = await emit(record, 'hold');
+    expect((await claim(hold))?.attempts).toBe(1);
+    const [settled] = await repo.settleAttempts(gw.ctx.db, [outcome(hold)], 3);
+    expect(settled).toMatchObject({ id: hold, state: 'pending' });
+    const completed = await emit(record, 'completed');
+    const waiting = await repo.findEvent(gw.ctx.db, completed);
+    expect(waiting?.not_before).toEqual(settled!.next_attempt_at); // an hour away: out of the claim's scan until then
+    expect(await claim(completed)).toBeUndefined();
+    await gw.admin('POST', `/webhook-deliveries/${hold}/redeliver`);
+    expect((await repo.findEvent(gw.ctx.db, completed))?.not_before).toBeNull();
+    expect(await claim(completed)).toBeUndefined(); // still behind the hold, which is due now
+    expect((await claim(hold))?.attempts).toBe(2);
+    // the hold delivered: the completed goes at once
+    await repo.settleAttempts(gw.ctx.db, [outcome(hold, { attempt: 2, generation: 1, statusCode: 200, outcome: 'ack' })], 3);
+    expect((await claim(completed))?.attempts).toBe(1);
+    await gw.ctx.db.updateTable('webhook_events').set({ state: 'delivered', lease_until: null }).where('id', 'in', [hold, completed]).execute();
+  });
+
+  it('one statement settles many attempts; a NUL byte in an answer does not break it; exhaustion follows max attempts', async () => {
+    const ids = [await emit(nextRecord++), await emit(nextRecord++), await emit(nextRecord++)];
+    for (const id of ids) await claim(id);
+    const settled = await repo.settleAttempts(
+      gw.ctx.db,
+      [
+        outcome(ids[0]!, { statusCode: 200, outcome: 'ack', excerpt: 'o\u0000k' }),
+        outcome(ids[1]!, { outcome: 'final', error: 'payload refused: x' }),
+        outcome(ids[2]!),
+      ],
+      1, // a one-entry schedule: the first failed attempt is the last
+    );
+    expect(Object.fromEntries(settled.map((x) => [x.id, x.state]))).toEqual({ [ids[0]!]: 'delivered', [ids[1]!]: 'exhausted', [ids[2]!]: 'exhausted' });
+    expect((await gw.ctx.webhooks.getDelivery(ids[0]!)).attempts[0]!.response_excerpt).toBe('ok');
+    // settled already: the same results again change nothing
+    expect(await repo.settleAttempts(gw.ctx.db, [outcome(ids[2]!)], 3)).toEqual([]);
+  });
+});
+
 describe('the attempt deadline covers the name lookup', () => {
   it('a resolver slower than WEBHOOK_TIMEOUT_MS fails the attempt at the deadline, and it is retried', async () => {
     let calls = 0;
