@@ -95,7 +95,8 @@ describe('a worker that dies during an attempt', () => {
     // What the dead instance did: claimed attempt 1 (in the transaction that wrote the event, so
     // that this instance's dispatcher cannot take it first). Nothing else will ever happen to it.
     const { id, claimed } = await gw.ctx.db.transaction().execute(async (trx) => {
-      const eventId = await insertWithoutJob('/crash', nextRecord++, {}, trx);
+      // created_at at the transaction's start: an event written at clock time is not due yet within its own transaction
+      const eventId = await insertWithoutJob('/crash', nextRecord++, { created_at: sql`now()` }, trx);
       const [row] = await repo.claimDue(trx, { limit: 1, leaseMs: LEASE_MS, eventId });
       return { id: eventId, claimed: row };
     });
