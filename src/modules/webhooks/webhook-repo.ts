@@ -179,7 +179,7 @@ export function listEvents(
   return q.orderBy('id', 'desc').limit(opts.limit).offset(opts.offset).execute();
 }
 
-export async function attemptsOf(db: Db, eventIds: number[]): Promise<WebhookAttemptRow[]> {
+export async function attemptsOf(db: Db | Trx, eventIds: number[]): Promise<WebhookAttemptRow[]> {
   if (eventIds.length === 0) return [];
   return db.selectFrom('webhook_attempts').selectAll().where('event_id', 'in', eventIds).orderBy('event_id').orderBy('attempt').execute();
 }

@@ -9,7 +9,7 @@
 // is lost.
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
-import type { Db } from '../../db/database.js';
+import type { Db, Trx } from '../../db/database.js';
 import { isoUtc } from '../../domain/clock.js';
 import { notFound } from '../../domain/errors.js';
 import { findById as findMerchant } from '../merchants/merchant-repo.js';
@@ -130,11 +130,13 @@ export function createWebhookService(deps: WebhookDeps, opts: WebhookServiceOpti
     return events.map((e) => present(e, attempts.filter((a) => a.event_id === e.id)));
   }
 
-  async function getDelivery(eventId: number) {
-    const ev = await repo.findEvent(db, eventId);
+  async function readDelivery(from: Db | Trx, eventId: number) {
+    const ev = await repo.findEvent(from, eventId);
     if (!ev) throw notFound();
-    return present(ev, await repo.attemptsOf(db, [ev.id]));
+    return present(ev, await repo.attemptsOf(from, [ev.id]));
   }
+
+  const getDelivery = (eventId: number) => readDelivery(db, eventId);
 
   /**
    * Queues one more attempt now, whatever the state: a delivered or exhausted event reopens for
@@ -143,15 +145,18 @@ export function createWebhookService(deps: WebhookDeps, opts: WebhookServiceOpti
    * its settle not to close the event).
    */
   async function redeliver(eventId: number) {
-    await db.transaction().execute(async (trx) => {
+    // The answer is the event as reopened (read in the same transaction): the dispatcher, woken
+    // after the commit, may have made and settled the attempt before a later read.
+    const reopened = await db.transaction().execute(async (trx) => {
       const ev = await repo.lockEvent(trx, eventId);
       if (!ev) throw notFound();
       const currentMax = ev.max_attempts ?? config.webhookRetrySchedule.length;
       const max = ev.state === 'pending' ? Math.max(currentMax, ev.attempts + 1) : ev.attempts + 1;
       await repo.reopenEvent(trx, ev, max);
+      return readDelivery(trx, eventId);
     });
     dispatcher.wake();
-    return getDelivery(eventId);
+    return reopened;
   }
 
   return { deliver, listDeliveries, getDelivery, redeliver, sweep, prune, dispatcher };
