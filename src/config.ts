@@ -27,8 +27,12 @@ export interface Config {
   webhookAllowPrivate: boolean;
   /** Added to WEBHOOK_TIMEOUT_MS: how long an attempt may stay unsettled before it is presumed lost. */
   webhookLeaseMarginMs: number;
-  /** How often stalled webhook events (lost attempt, lost job) are looked for. */
+  /** How often attempts lost with their instance (lease run out) are looked for. */
   webhookSweepIntervalMs: number;
+  /** How often the dispatcher looks for due events it was not woken for (other instances', retries). */
+  webhookPollMs: number;
+  /** Webhook attempts in flight at once per instance. */
+  webhookConcurrency: number;
   /** Delivered webhook events (and their attempts) older than this are deleted; 0 keeps them forever. */
   webhookRetentionDays: number;
   priceRefreshSeconds: number;
@@ -171,6 +175,8 @@ export function loadConfig(env: Env = process.env): Config {
     webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', platform === 'sandbox'),
     webhookLeaseMarginMs: int(env, 'WEBHOOK_LEASE_MARGIN_MS', 30000, 0),
     webhookSweepIntervalMs: int(env, 'WEBHOOK_SWEEP_INTERVAL_MS', 60000, 100),
+    webhookPollMs: int(env, 'WEBHOOK_POLL_MS', 250, 10, 3_600_000),
+    webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 128, 1, 1000),
     webhookRetentionDays: int(env, 'WEBHOOK_RETENTION_DAYS', 30, 0, 36500),
     priceRefreshSeconds: int(env, 'PRICE_REFRESH_SECONDS', 600, 1),
     priceMaxAgeSeconds: int(env, 'PRICE_MAX_AGE_SECONDS', 3600, 0),
