@@ -9,7 +9,7 @@ import { ping } from '../db/database.js';
 import { registerRoutes } from './routes.js';
 import { registerOpenApi } from './openapi.js';
 import type { AppContext } from '../context.js';
-import type { Config } from '../config.js';
+import { AccessLog } from './access-log.js';
 
 const FASTIFY_CLIENT_ERRORS: Record<string, [number, string]> = {
   FST_ERR_CTP_INVALID_JSON_BODY: [400, 'invalid request body'],
@@ -53,8 +53,7 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
       return typeof given === 'string' && /^[\w.-]{1,100}$/.test(given) ? given : crypto.randomUUID();
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
-    // Fastify's own request logging writes two lines per request; accessLog() writes one.
-    disableRequestLogging: true,
+    logController: new AccessLog(ctx.config.logRequests),
     ...timeoutOptions(ctx.config),
     clientErrorHandler,
     frameworkErrors,
@@ -89,7 +88,6 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
     }
     done();
   });
-  accessLog(app, ctx.config.logRequests);
 
   app.setErrorHandler((err: FastifyError | AppError, request, reply) => {
     closeIfBodyUnread(request, reply);
@@ -135,21 +133,6 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
 
   await registerRoutes(app, ctx);
   return app;
-}
-
-/**
- * LOG_REQUESTS: one line per answer at info, written when the answer is sent (method, masked URL,
- * client address, status, time in ms, request id): `all`, `errors` (status ≥ 400) or `off`.
- */
-export function accessLog(app: FastifyInstance, mode: Config['logRequests']): void {
-  if (mode === 'off') return;
-  const minStatus = mode === 'errors' ? 400 : 0;
-  app.addHook('onResponse', (request, reply, done) => {
-    if (reply.statusCode >= minStatus) {
-      request.log.info({ req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime }, 'request completed');
-    }
-    done();
-  });
 }
 
 /** PostgreSQL SQLSTATE class 22 (data exception): numeric out of range, invalid text, bad encoding. */
