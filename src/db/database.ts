@@ -19,9 +19,34 @@ export function createPool(url: string, max = 20): pg.Pool {
   const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000 });
   // An idle client losing its connection must not crash the process.
   pool.on('error', () => {});
-  pool.on('connect', (client) => client.on('error', () => {}));
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+    runPreparedByName(client);
+  });
   return pool;
 }
+
+const PREPARED = /^\/\* prepared:([a-z0-9_]+) \*\//;
+
+/**
+ * A statement written as sql`/* prepared:<name> *\/ select …` (see `prepared`) runs as a named
+ * prepared statement: each connection parses and plans it once, then only binds and executes it.
+ * Kept for the hot reads (balance, status reads), where parsing and planning cost PostgreSQL as much
+ * as the read itself. The name must always go with the same text; other statements are unchanged.
+ */
+function runPreparedByName(client: pg.PoolClient): void {
+  const query = client.query;
+  client.query = function (this: pg.PoolClient, config: unknown, values?: unknown, callback?: unknown) {
+    if (typeof config === 'string' && config.startsWith('/* prepared:')) {
+      const name = PREPARED.exec(config)?.[1];
+      if (name) return (query as Function).call(this, { name, text: config, values }, callback);
+    }
+    return (query as Function).call(this, config, values, callback);
+  } as typeof client.query;
+}
+
+/** The marker of a named prepared statement (see runPreparedByName): `${prepared('x')} select …`. */
+export const prepared = (name: string) => sql.raw(`/* prepared:${name} */ `);
 
 export function createDb(pool: pg.Pool): Db {
   return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });

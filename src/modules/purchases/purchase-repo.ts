@@ -9,7 +9,7 @@
 // commit: creation does everything it can (the jobs) before applyMovement, so only the listing
 // UPDATE (together with the purchase snapshot, one statement) and COMMIT run while it is held.
 import { sql, type Selectable } from 'kysely';
-import type { Db, Trx } from '../../db/database.js';
+import { prepared, type Db, type Trx } from '../../db/database.js';
 import type { Game } from '../../domain/games.js';
 import type { PurchaseStatus } from '../../domain/purchase-state.js';
 import { LISTING_COLUMNS, type ListingView } from '../catalogue/catalogue-repo.js';
@@ -42,6 +42,28 @@ export async function findPurchase(db: Db | Trx, merchantId: number, q: { id?: n
   if (q.id !== undefined) query = query.where('id', '=', q.id);
   if (q.merchantTxId !== undefined) query = query.where('merchant_tx_id', '=', q.merchantTxId);
   return query.executeTakeFirst();
+}
+
+/** What the purchase's wire shape (purchase-views.ts) reads. */
+export const PURCHASE_WIRE_COLUMNS = [
+  'id', 'merchant_tx_id', 'status', 'fail_reason', 'platform_id', 'platform_name', 'platform_avatar_url', 'amount',
+  'listing_id', 'item_name', 'item_price', 'item_image_url', 'trade_offer_id', 'hold_end_date', 'created_at',
+] as const;
+export type PurchaseWireRow = Pick<PurchaseRow, (typeof PURCHASE_WIRE_COLUMNS)[number]>;
+
+/**
+ * purchase/status, a hot read: one prepared statement per lookup form, the merchant in the WHERE
+ * (another merchant's purchase is not found), only the columns the answer shows.
+ */
+export async function findPurchaseWire(db: Db, merchantId: number, q: { id?: number; merchantTxId?: string }): Promise<PurchaseWireRow | undefined> {
+  const cols = sql.raw(PURCHASE_WIRE_COLUMNS.join(', '));
+  const r =
+    q.id !== undefined && q.merchantTxId !== undefined
+      ? await sql<PurchaseWireRow>`${prepared('purchase_wire_by_id_tx')}select ${cols} from purchases where merchant_id = ${merchantId} and id = ${q.id} and merchant_tx_id = ${q.merchantTxId}`.execute(db)
+      : q.id !== undefined
+        ? await sql<PurchaseWireRow>`${prepared('purchase_wire_by_id')}select ${cols} from purchases where merchant_id = ${merchantId} and id = ${q.id}`.execute(db)
+        : await sql<PurchaseWireRow>`${prepared('purchase_wire_by_tx')}select ${cols} from purchases where merchant_id = ${merchantId} and merchant_tx_id = ${q.merchantTxId}`.execute(db);
+  return r.rows[0];
 }
 
 export async function getPurchase(db: Db | Trx, id: number): Promise<PurchaseRow | undefined> {
