@@ -1,7 +1,8 @@
 // CPU time per request of the hot reads, counted from /proc (user + system ticks of the gateway,
 // of every PostgreSQL process and of the baseline server), next to req/s: a number that the
 // machine's other load disturbs far less than throughput. Development aid for issue 12, not part
-// of `npm run bench`. `npx tsx bench/cpu-per-request.ts [seconds] [filter]` (under the bench lock).
+// of `npm run bench`. `npx tsx bench/cpu-per-request.ts [seconds] [filter]` (under the bench lock);
+// BENCH_GATEWAY_DIR measures another checkout, GW_ENV='{"LOG_REQUESTS":"off"}' adds settings.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -62,7 +63,7 @@ async function main() {
   const cluster = await startDurableCluster();
   const procs: ChildProcess[] = [];
   try {
-    const gw = await startGateway(process.cwd(), { DATABASE_URL: cluster.url, ADMIN_TOKEN: ADMIN, SANDBOX_CATALOGUE_SIZE: '2000', ...(process.env.GW_ENV ? JSON.parse(process.env.GW_ENV) : {}) });
+    const gw = await startGateway(path.resolve(process.env.BENCH_GATEWAY_DIR ?? process.cwd()), { DATABASE_URL: cluster.url, ADMIN_TOKEN: ADMIN, SANDBOX_CATALOGUE_SIZE: '2000', ...(process.env.GW_ENV ? JSON.parse(process.env.GW_ENV) : {}) });
     procs.push(gw.child);
     const adminH = { authorization: `Bearer ${ADMIN}` };
     const m = await call(`${gw.url}/api/admin/merchants`, 'POST', { name: 'cpu' }, adminH);
