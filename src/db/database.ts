@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import type { DB } from './types.js';
+import { runPreparedByName } from './prepared.js';
 
 // int8 (bigint) and numeric come back as strings by default; our money is integer mills well
 // inside the safe-integer range, so parse them as numbers (and refuse silently-rounded values).
@@ -26,27 +27,6 @@ export function createPool(url: string, max = 20): pg.Pool {
   return pool;
 }
 
-const PREPARED = /^\/\* prepared:([a-z0-9_]+) \*\//;
-
-/**
- * A statement written as sql`/* prepared:<name> *\/ select …` (see `prepared`) runs as a named
- * prepared statement: each connection parses and plans it once, then only binds and executes it.
- * Kept for the hot reads (balance, status reads), where parsing and planning cost PostgreSQL as much
- * as the read itself. The name must always go with the same text; other statements are unchanged.
- */
-function runPreparedByName(client: pg.PoolClient): void {
-  const query = client.query;
-  client.query = function (this: pg.PoolClient, config: unknown, values?: unknown, callback?: unknown) {
-    if (typeof config === 'string' && config.startsWith('/* prepared:')) {
-      const name = PREPARED.exec(config)?.[1];
-      if (name) return (query as Function).call(this, { name, text: config, values }, callback);
-    }
-    return (query as Function).call(this, config, values, callback);
-  } as typeof client.query;
-}
-
-/** The marker of a named prepared statement (see runPreparedByName): `${prepared('x')} select …`. */
-export const prepared = (name: string) => sql.raw(`/* prepared:${name} */ `);
 
 export function createDb(pool: pg.Pool): Db {
   return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });

@@ -1,6 +1,7 @@
 // SQL of the deposits feature. Every merchant-facing query filters by merchant_id.
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
-import { prepared, type Db, type Trx } from '../../db/database.js';
+import type { Db, Trx } from '../../db/database.js';
+import { findOwnRecord } from '../../db/prepared.js';
 import type { DepositStatus } from '../../domain/deposit-state.js';
 import type { DepositItemsTable, DepositsTable, SnapshotItem } from '../../db/tables/deposits.js';
 
@@ -30,19 +31,9 @@ export const DEPOSIT_STATUS_COLUMNS = [
 ] as const;
 export type DepositStatusRow = Pick<DepositRow, (typeof DEPOSIT_STATUS_COLUMNS)[number]>;
 
-/**
- * deposit/status, a hot read: one prepared statement per lookup form, the merchant in the WHERE
- * (another merchant's deposit is not found), only the columns the answer shows.
- */
-export async function findDepositStatus(db: Db, merchantId: number, by: { id?: number; merchantTxId?: string }): Promise<DepositStatusRow | undefined> {
-  const cols = sql.raw(DEPOSIT_STATUS_COLUMNS.join(', '));
-  const r =
-    by.id !== undefined && by.merchantTxId !== undefined
-      ? await sql<DepositStatusRow>`${prepared('deposit_status_by_id_tx')}select ${cols} from deposits where merchant_id = ${merchantId} and id = ${by.id} and merchant_tx_id = ${by.merchantTxId}`.execute(db)
-      : by.id !== undefined
-        ? await sql<DepositStatusRow>`${prepared('deposit_status_by_id')}select ${cols} from deposits where merchant_id = ${merchantId} and id = ${by.id}`.execute(db)
-        : await sql<DepositStatusRow>`${prepared('deposit_status_by_tx')}select ${cols} from deposits where merchant_id = ${merchantId} and merchant_tx_id = ${by.merchantTxId}`.execute(db);
-  return r.rows[0];
+/** deposit/status, a hot read: one round trip, a prepared statement per lookup form (db/prepared.ts). */
+export function findDepositStatus(db: Db, merchantId: number, by: { id?: number; merchantTxId?: string }): Promise<DepositStatusRow | undefined> {
+  return findOwnRecord<DepositStatusRow>(db, { table: 'deposits', columns: DEPOSIT_STATUS_COLUMNS, statement: 'deposit_status' }, merchantId, by);
 }
 
 /** The guarded status change: only a row still in one of `from` is updated (a concurrent change loses). */

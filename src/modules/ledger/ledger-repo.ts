@@ -1,7 +1,8 @@
 // The ledger: every balance movement is an immutable entry with a unique key, applied in the
 // caller's transaction together with a guarded update of the balance row.
 import { sql } from 'kysely';
-import { prepared, type Db, type Trx } from '../../db/database.js';
+import type { Db, Trx } from '../../db/database.js';
+import { prepared } from '../../db/prepared.js';
 
 export interface LedgerMovement {
   merchantId: number;

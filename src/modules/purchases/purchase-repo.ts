@@ -9,7 +9,8 @@
 // commit: creation does everything it can (the jobs) before applyMovement, so only the listing
 // UPDATE (together with the purchase snapshot, one statement) and COMMIT run while it is held.
 import { sql, type Selectable } from 'kysely';
-import { prepared, type Db, type Trx } from '../../db/database.js';
+import type { Db, Trx } from '../../db/database.js';
+import { findOwnRecord } from '../../db/prepared.js';
 import type { Game } from '../../domain/games.js';
 import type { PurchaseStatus } from '../../domain/purchase-state.js';
 import { LISTING_COLUMNS, type ListingView } from '../catalogue/catalogue-repo.js';
@@ -51,19 +52,9 @@ export const PURCHASE_WIRE_COLUMNS = [
 ] as const;
 export type PurchaseWireRow = Pick<PurchaseRow, (typeof PURCHASE_WIRE_COLUMNS)[number]>;
 
-/**
- * purchase/status, a hot read: one prepared statement per lookup form, the merchant in the WHERE
- * (another merchant's purchase is not found), only the columns the answer shows.
- */
-export async function findPurchaseWire(db: Db, merchantId: number, q: { id?: number; merchantTxId?: string }): Promise<PurchaseWireRow | undefined> {
-  const cols = sql.raw(PURCHASE_WIRE_COLUMNS.join(', '));
-  const r =
-    q.id !== undefined && q.merchantTxId !== undefined
-      ? await sql<PurchaseWireRow>`${prepared('purchase_wire_by_id_tx')}select ${cols} from purchases where merchant_id = ${merchantId} and id = ${q.id} and merchant_tx_id = ${q.merchantTxId}`.execute(db)
-      : q.id !== undefined
-        ? await sql<PurchaseWireRow>`${prepared('purchase_wire_by_id')}select ${cols} from purchases where merchant_id = ${merchantId} and id = ${q.id}`.execute(db)
-        : await sql<PurchaseWireRow>`${prepared('purchase_wire_by_tx')}select ${cols} from purchases where merchant_id = ${merchantId} and merchant_tx_id = ${q.merchantTxId}`.execute(db);
-  return r.rows[0];
+/** purchase/status, a hot read: one round trip, a prepared statement per lookup form (db/prepared.ts). */
+export function findPurchaseWire(db: Db, merchantId: number, q: { id?: number; merchantTxId?: string }): Promise<PurchaseWireRow | undefined> {
+  return findOwnRecord<PurchaseWireRow>(db, { table: 'purchases', columns: PURCHASE_WIRE_COLUMNS, statement: 'purchase_wire' }, merchantId, q);
 }
 
 export async function getPurchase(db: Db | Trx, id: number): Promise<PurchaseRow | undefined> {
