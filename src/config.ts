@@ -56,6 +56,8 @@ export interface Config {
   /** How often the database gauges of /metrics (queue depth, undelivered webhooks) are refreshed. */
   metricsRefreshMs: number;
   logLevel: string;
+  /** Access log (one line per answer, at info): every answer, only those with status ≥ 400, or none. */
+  logRequests: 'all' | 'errors' | 'off';
   workerConcurrency: number;
   jobLockTimeoutMs: number;
   /** PLATFORM=steam: bot secrets' AES-256-GCM key (BOT_SECRETS_KEY), raw text; parsed by the bot module. */
@@ -86,6 +88,13 @@ function int(env: Env, name: string, def: number, min = 0, max = Number.MAX_SAFE
   const n = Number(raw);
   if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
   return n;
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], def: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  if (!(allowed as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+  return raw as T;
 }
 
 function bool(env: Env, name: string, def: boolean): boolean {
@@ -191,6 +200,7 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken: env.METRICS_TOKEN || undefined,
     metricsRefreshMs: int(env, 'METRICS_REFRESH_MS', 15_000, 100, 3_600_000),
     logLevel: env.LOG_LEVEL || 'info',
+    logRequests: oneOf(env, 'LOG_REQUESTS', ['all', 'errors', 'off'] as const, 'all'),
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 4, 1, 100),
     jobLockTimeoutMs: int(env, 'JOB_LOCK_TIMEOUT_MS', 60_000, 1000),
     botSecretsKey: botSecretsKey(env, platform),
