@@ -10,6 +10,7 @@ import type { LoadResult } from './load.js';
 import { createDb, createPool } from '../src/db/database.js';
 import { createLedgerService } from '../src/modules/ledger/ledger-service.js';
 import { GAMES } from '../src/domain/games.js';
+import { webhookBacklog } from './webhook-backlog.js';
 
 export interface Row {
   name: string;
@@ -231,9 +232,11 @@ export async function scenarioPlan(env: PlanEnv) {
         const lags = await webhookLags(env.dbUrl, done, hooks.completedAt);
         return [
           row(`sandbox accept → completed (${ids.length} deposits${r.requests > ids.length ? ', EXHAUSTED' : ''})`, 16, r, vsC(r, '≥ 0.25')),
-          { name: `webhook lag: p50 ${pct(lags, 0.5)} ms, p99 ${pct(lags, 0.99)} ms (${lags.length}/${done.length} received)`, target: 'p50 < 50, p99 < 250 ms' },
+          { name: `webhook lag from the event's write: p50 ${pct(lags.fromWrite, 0.5)} ms, p99 ${pct(lags.fromWrite, 0.99)} ms (${lags.fromWrite.length}/${done.length} received)`, target: 'p50 < 50, p99 < 250 ms' },
+          { name: `webhook lag from the status change's transaction start: p50 ${pct(lags.fromTxn, 0.5)} ms, p99 ${pct(lags.fromTxn, 0.99)} ms` },
         ];
       });
+      await step('webhook backlog 10 000', () => webhookBacklog({ gatewayUrl: gw, dbUrl: env.dbUrl, adminHeaders: adminH, call }));
       let next = 0;
       const take = (n: number) => {
         const out = listings.slice(next, next + n);
@@ -267,20 +270,28 @@ export async function scenarioPlan(env: PlanEnv) {
   };
 }
 
-/** Webhook receipt time minus the time its outbox event was written with the status change (same machine clock). */
-async function webhookLags(dbUrl: string, ids: number[], receivedAt: Map<number, number>): Promise<number[]> {
+/**
+ * Webhook receipt time minus (1) the time its outbox event row was written (`created_at`) and (2)
+ * the start of the transaction that completed the deposit (`deposits.updated_at`, now()): the
+ * second includes the status change's own waits (balance row lock, commit), comparable across
+ * versions whatever `created_at` means (same machine clock).
+ */
+async function webhookLags(dbUrl: string, ids: number[], receivedAt: Map<number, number>): Promise<{ fromWrite: number[]; fromTxn: number[] }> {
   const c = new pg.Client({ connectionString: dbUrl });
   await c.connect();
   try {
     const r = await c.query(
-      `select record_id as id, (extract(epoch from created_at) * 1000)::float8 as at from webhook_events
-        where kind = 'deposit' and status = 'completed' and record_id = any($1::bigint[])`,
+      `select w.record_id as id, (extract(epoch from w.created_at) * 1000)::float8 as at, (extract(epoch from d.updated_at) * 1000)::float8 as txn
+         from webhook_events w join deposits d on d.id = w.record_id
+        where w.kind = 'deposit' and w.status = 'completed' and w.record_id = any($1::bigint[])`,
       [ids],
     );
-    const out: number[] = [];
+    const out = { fromWrite: [] as number[], fromTxn: [] as number[] };
     for (const row of r.rows) {
       const got = receivedAt.get(Number(row.id));
-      if (got !== undefined) out.push(got - Number(row.at));
+      if (got === undefined) continue;
+      out.fromWrite.push(got - Number(row.at));
+      out.fromTxn.push(got - Number(row.txn));
     }
     return out;
   } finally {

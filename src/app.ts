@@ -100,8 +100,10 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
       ? undefined
       : startJobLockReaper({ pool, events, timeoutMs: config.jobLockTimeoutMs, log: (msg, workers) => log.warn({ workers }, msg) });
     const worker = opts.worker === false ? undefined : await startWorker(ctx, events);
-    // A real platform starts driving its bots (leases, polls) with the worker.
+    // A real platform starts driving its bots (leases, polls) with the worker, and the webhook
+    // dispatcher claims with it (woken by this pool's commits of webhook events).
     if (worker) await ctx.platform.start?.();
+    if (worker) ctx.webhooks.dispatcher.start(pool);
     const app = await buildServer(ctx, { configure: opts.configureServer });
     let url = config.publicUrl;
     if (opts.listen !== false) {
@@ -124,6 +126,7 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
         await app.close();
         await ctx.platform.stop?.();
         await reaper?.stop();
+        await ctx.webhooks.dispatcher.stop();
         await worker?.stop();
         await ctx.jobRelay.flush(); // what the last jobs added (else the next start's relay moves it)
         await ctx.jobRelay.stop();

@@ -27,8 +27,12 @@ export interface Config {
   webhookAllowPrivate: boolean;
   /** Added to WEBHOOK_TIMEOUT_MS: how long an attempt may stay unsettled before it is presumed lost. */
   webhookLeaseMarginMs: number;
-  /** How often stalled webhook events (lost attempt, lost job) are looked for. */
+  /** How often attempts lost with their instance (lease run out) are looked for. */
   webhookSweepIntervalMs: number;
+  /** How often the dispatcher looks for due events it was not woken for (other instances', retries). */
+  webhookPollMs: number;
+  /** Webhook attempts in flight at once per instance. */
+  webhookConcurrency: number;
   /** Delivered webhook events (and their attempts) older than this are deleted; 0 keeps them forever. */
   webhookRetentionDays: number;
   priceRefreshSeconds: number;
@@ -52,6 +56,8 @@ export interface Config {
   /** How often the database gauges of /metrics (queue depth, undelivered webhooks) are refreshed. */
   metricsRefreshMs: number;
   logLevel: string;
+  /** Access log (one line per answer, at info): every answer, only those with status ≥ 400, or none. */
+  logRequests: 'all' | 'errors' | 'off';
   workerConcurrency: number;
   /** Database connections per instance (the HTTP handlers, the job worker and the relay share them). */
   dbPoolSize: number;
@@ -86,6 +92,13 @@ function int(env: Env, name: string, def: number, min = 0, max = Number.MAX_SAFE
   const n = Number(raw);
   if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
   return n;
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], def: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  if (!(allowed as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+  return raw as T;
 }
 
 function bool(env: Env, name: string, def: boolean): boolean {
@@ -175,6 +188,8 @@ export function loadConfig(env: Env = process.env): Config {
     webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', platform === 'sandbox'),
     webhookLeaseMarginMs: int(env, 'WEBHOOK_LEASE_MARGIN_MS', 30000, 0),
     webhookSweepIntervalMs: int(env, 'WEBHOOK_SWEEP_INTERVAL_MS', 60000, 100),
+    webhookPollMs: int(env, 'WEBHOOK_POLL_MS', 250, 10, 3_600_000),
+    webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 128, 1, 1000),
     webhookRetentionDays: int(env, 'WEBHOOK_RETENTION_DAYS', 30, 0, 36500),
     priceRefreshSeconds: int(env, 'PRICE_REFRESH_SECONDS', 600, 1),
     priceMaxAgeSeconds: int(env, 'PRICE_MAX_AGE_SECONDS', 3600, 0),
@@ -189,6 +204,7 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken: env.METRICS_TOKEN || undefined,
     metricsRefreshMs: int(env, 'METRICS_REFRESH_MS', 15_000, 100, 3_600_000),
     logLevel: env.LOG_LEVEL || 'info',
+    logRequests: oneOf(env, 'LOG_REQUESTS', ['all', 'errors', 'off'] as const, 'all'),
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 4, 1, 100),
     dbPoolSize: int(env, 'DB_POOL_SIZE', 20, 2, 1000),
     jobRelayPollMs: int(env, 'JOB_RELAY_POLL_MS', 250, 10, 60_000),

@@ -2,6 +2,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import { tapCommits, type CommitTaps } from './commit-taps.js';
 import type { DB } from './types.js';
+import { runPreparedByName } from './prepared.js';
 
 // int8 (bigint) and numeric come back as strings by default; our money is integer mills well
 // inside the safe-integer range, so parse them as numbers (and refuse silently-rounded values).
@@ -20,7 +21,10 @@ export function createPool(url: string, max = 20): pg.Pool {
   const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000 });
   // An idle client losing its connection must not crash the process.
   pool.on('error', () => {});
-  pool.on('connect', (client) => client.on('error', () => {}));
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+    runPreparedByName(client);
+  });
   return pool;
 }
 

@@ -5,8 +5,17 @@ export function randomSecret(prefix: string): string {
   return prefix + crypto.randomBytes(32).toString('base64url');
 }
 
+// crypto.hash (Node ≥ 20.12): a one-shot digest without a Hash object, for the per-request key hash.
+const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
+
 export function sha256Hex(s: string): string {
-  return crypto.createHash('sha256').update(s, 'utf8').digest('hex');
+  return oneShot ? oneShot('sha256', s, 'hex') : crypto.createHash('sha256').update(s, 'utf8').digest('hex');
+}
+
+/** Constant-time comparison of two SHA-256 hex digests (no further hashing: both are digests already). */
+export function digestsEqual(a: string, b: string): boolean {
+  if (a.length !== 64 || b.length !== 64) return false;
+  return crypto.timingSafeEqual(Buffer.from(a, 'hex'), Buffer.from(b, 'hex'));
 }
 
 /** Constant-time comparison of two strings of any length (compares their digests). */

@@ -82,30 +82,51 @@ export function closeIfBodyUnread(request: FastifyRequest, reply: FastifyReply):
   reply.raw.once('finish', () => raw.socket?.destroySoon?.());
 }
 
-// In /u mode a surrogate pair is one code point, so \p{Cs} matches only an unpaired half.
-const LONE_SURROGATE = /\p{Cs}/u;
+const NUL_MESSAGE = 'NUL characters (U+0000) are not allowed';
+const SURROGATE_MESSAGE = 'lone UTF-16 surrogates (\\ud800-\\udfff) are not allowed';
+// String.prototype.isWellFormed (V8 ≥ 11.3, Node 20): false exactly when a lone surrogate is present.
+const isWellFormed = (s: string): boolean => (s as unknown as { isWellFormed(): boolean }).isWellFormed();
 
-/** Path of the first string that cannot be stored or compared safely: U+0000 or a lone surrogate. */
+function badString(s: string): string | undefined {
+  return s.includes('\u0000') ? NUL_MESSAGE : isWellFormed(s) ? undefined : SURROGATE_MESSAGE;
+}
+
+/**
+ * Path of the first string that cannot be stored or compared safely: U+0000 or a lone surrogate.
+ * Runs on every request over body, query and params (2 000-name bodies included): paths are only
+ * built on a hit.
+ */
 export function findBadString(value: unknown, path: string, depth = 0): { path: string; message: string } | undefined {
-  const check = (s: string, p: string) =>
-    s.includes('\u0000')
-      ? { path: p, message: 'NUL characters (U+0000) are not allowed' }
-      : LONE_SURROGATE.test(s)
-        ? { path: p, message: 'lone UTF-16 surrogates (\\ud800-\\udfff) are not allowed' }
-        : undefined;
-  if (typeof value === 'string') return check(value, path);
+  if (typeof value === 'string') {
+    const message = badString(value);
+    return message ? { path, message } : undefined;
+  }
   if (value === null || typeof value !== 'object' || depth > 64) return undefined;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const hit = findBadString(value[i], `${path}[${i}]`, depth + 1);
-      if (hit) return hit;
+      const v: unknown = value[i];
+      if (typeof v === 'string') {
+        const message = badString(v);
+        if (message) return { path: `${path}[${i}]`, message };
+      } else if (v !== null && typeof v === 'object') {
+        const hit = findBadString(v, `${path}[${i}]`, depth + 1);
+        if (hit) return hit;
+      }
     }
     return undefined;
   }
-  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-    const p = path ? `${path}.${k}` : k;
-    const hit = check(k, p) ?? findBadString(v, p, depth + 1);
-    if (hit) return hit;
+  for (const k in value as Record<string, unknown>) {
+    if (!Object.prototype.hasOwnProperty.call(value, k)) continue;
+    const v = (value as Record<string, unknown>)[k];
+    const keyMessage = badString(k);
+    if (keyMessage) return { path: path ? `${path}.${k}` : k, message: keyMessage };
+    if (typeof v === 'string') {
+      const message = badString(v);
+      if (message) return { path: path ? `${path}.${k}` : k, message };
+    } else if (v !== null && typeof v === 'object') {
+      const hit = findBadString(v, path ? `${path}.${k}` : k, depth + 1);
+      if (hit) return hit;
+    }
   }
   return undefined;
 }

@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Db } from '../db/database.js';
 import { safeEqual } from '../domain/secrets.js';
 import { AppError } from './errors.js';
+import { registerRouteStats } from './route-stats.js';
 
 export interface MetricsOptions {
   /** Bearer token of /metrics; without one /metrics answers 401 to everything. */
@@ -33,19 +34,7 @@ async function readDbGauges(db: Db): Promise<DbGauges> {
 export function registerMetrics(app: FastifyInstance, db: Db, opts: MetricsOptions): client.Registry {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry });
-  const requests = new client.Counter({
-    name: 'gateway_http_requests_total',
-    help: 'HTTP requests by route, method and status',
-    labelNames: ['method', 'route', 'status'],
-    registers: [registry],
-  });
-  const latency = new client.Histogram({
-    name: 'gateway_http_request_duration_seconds',
-    help: 'HTTP request latency by route',
-    labelNames: ['method', 'route'],
-    buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
-  });
+  const stats = registerRouteStats(registry);
   const queueDepth = new client.Gauge({
     name: 'gateway_job_queue_depth',
     help: 'Jobs waiting in the queue (graphile-worker), by task; refreshed every METRICS_REFRESH_MS',
@@ -88,11 +77,9 @@ export function registerMetrics(app: FastifyInstance, db: Db, opts: MetricsOptio
     await refreshing;
   });
 
-  app.addHook('onResponse', async (request, reply) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    const labels = { method: request.method, route };
-    requests.inc({ ...labels, status: String(reply.statusCode) });
-    latency.observe(labels, reply.elapsedTime / 1000);
+  app.addHook('onResponse', (request, reply, done) => {
+    stats.observe(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+    done();
   });
 
   const onRequest = async (request: { headers: Record<string, string | string[] | undefined> }) => {

@@ -21,9 +21,9 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
   // Operator, console and dashboard writes may change a merchant (key, enabled, whitelist): the
   // NOTIFY reaches this instance's listener only after the answer, so a caller acting on that answer
   // at once (rotate, then use the old key) would still be served from memory. Forget before answering.
-  app.addHook('onSend', async (request, _reply, payload) => {
+  app.addHook('onSend', (request, _reply, payload, done) => {
     if (request.method !== 'GET' && request.method !== 'HEAD' && !request.url.startsWith('/api/v1/merchant/')) keys.flush();
-    return payload;
+    done(null, payload);
   });
   await app.register(
     async (merchantApi) => {

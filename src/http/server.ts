@@ -9,6 +9,7 @@ import { ping } from '../db/database.js';
 import { registerRoutes } from './routes.js';
 import { registerOpenApi } from './openapi.js';
 import type { AppContext } from '../context.js';
+import { AccessLog } from './access-log.js';
 
 const FASTIFY_CLIENT_ERRORS: Record<string, [number, string]> = {
   FST_ERR_CTP_INVALID_JSON_BODY: [400, 'invalid request body'],
@@ -52,6 +53,7 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
       return typeof given === 'string' && /^[\w.-]{1,100}$/.test(given) ? given : crypto.randomUUID();
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    logController: new AccessLog(ctx.config.logRequests),
     ...timeoutOptions(ctx.config),
     clientErrorHandler,
     frameworkErrors,
@@ -68,20 +70,23 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
     routeList.push({ url: r.url, methods: ([] as string[]).concat(r.method), hidden: Boolean((r.schema as { hide?: boolean } | undefined)?.hide) });
   });
 
-  app.addHook('onRequest', async (request, reply) => {
+  // Hooks on every request are written with `done` (no promise per request per hook).
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
   // PostgreSQL cannot store U+0000 in text, and a lone surrogate would be stored as U+FFFD (two
   // different ids colliding): refuse both up front for every route and part.
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     if (hasBadQueryEncoding(request.url)) {
-      throw validationError([{ field: 'query', code: 'format', message: 'the query string has a percent-encoding that is not valid UTF-8' }]);
+      return done(validationError([{ field: 'query', code: 'format', message: 'the query string has a percent-encoding that is not valid UTF-8' }]));
     }
     const title = (request.routeOptions.schema?.body as { title?: string } | undefined)?.title;
     const found = findBadString(request.body, title ?? '') ?? findBadString(request.query, '') ?? findBadString(request.params, '');
     if (found !== undefined) {
-      throw validationError([{ field: found.path || 'body', code: 'format', message: found.message }]);
+      return done(validationError([{ field: found.path || 'body', code: 'format', message: found.message }]));
     }
+    done();
   });
 
   app.setErrorHandler((err: FastifyError | AppError, request, reply) => {

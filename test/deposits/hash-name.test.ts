@@ -453,3 +453,33 @@ describe('POST /create-deposit-by-hash-name', () => {
     await expectBooksBalance(gw);
   });
 });
+
+describe('the quote of a draft (014_deposit_quotes.sql)', () => {
+  it('is one deposit_quotes row holding every priced line, 2000 names included, and nothing in deposit_quote_items', async () => {
+    const priced = gw.ctx.pricing.namesFor('csgo');
+    const many = Array.from({ length: 2000 }, (_, i) => (i < priced.length ? priced[i] : `Unpriced name #${i}`));
+    const res = await quote(m.api_key, { game: 'csgo', marketHashNames: many });
+    expect(res.status).toBe(200);
+    const d = res.body.data;
+    expect(d.total).toBe(Math.min(2000, priced.length));
+    const rows = await gw.ctx.db.selectFrom('deposit_quotes').selectAll().where('deposit_id', '=', d.id).execute();
+    expect(rows).toHaveLength(1);
+    expect(rows[0].lines).toEqual(d.items.map((i: any) => [i.name, Math.round(i.price * 1000), Math.round(i.originalPrice * 1000)]));
+    expect(await gw.ctx.db.selectFrom('deposit_quote_items').select('deposit_id').where('deposit_id', '=', d.id).execute()).toHaveLength(0);
+  });
+
+  it('a draft whose lines are in deposit_quote_items (quoted before 014) still commits at its quoted prices', async () => {
+    const q = await draft();
+    const lines = await gw.ctx.db.selectFrom('deposit_quotes').select('lines').where('deposit_id', '=', q.id).executeTakeFirstOrThrow();
+    await gw.ctx.db.deleteFrom('deposit_quotes').where('deposit_id', '=', q.id).execute();
+    await gw.ctx.db
+      .insertInto('deposit_quote_items')
+      .values(lines.lines.map(([name, price, original]) => ({ deposit_id: q.id, market_hash_name: name, price, original_price: original })))
+      .execute();
+    const res = await commit(m.api_key, commitBody(q));
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data).toMatchObject({ id: q.id, status: 'active', amount: q.sum });
+    const none = await commit(m.api_key, { ...commitBody(q), merchant_tx_id: nextTx('h') });
+    expect(none.status).not.toBe(200);
+  });
+});

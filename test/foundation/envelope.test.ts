@@ -146,6 +146,27 @@ describe('operational endpoints', () => {
     expect(res.body).toContain('gateway_webhook_events_undelivered{state="exhausted"} 0');
   });
 
+  it('/metrics counts each answer once by method, route and status, with a cumulative latency histogram', async () => {
+    const scrape = async () => (await gw.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).body;
+    const value = (text: string, series: string) => Number(new RegExp(`^${series.replace(/[{}()[\]|+.]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+    const before = await scrape();
+    for (let i = 0; i < 3; i++) await gw.app.inject({ method: 'GET', url: '/readyz' });
+    await gw.app.inject({ method: 'GET', url: '/no-such-route' });
+    const after = await scrape();
+    const ok = 'gateway_http_requests_total{method="GET",route="/readyz",status="200"}';
+    expect(value(after, ok) - value(before, ok)).toBe(3);
+    const unmatched = 'gateway_http_requests_total{method="GET",route="unmatched",status="404"}';
+    expect(value(after, unmatched) - value(before, unmatched)).toBe(1);
+    expect(after).toContain('# TYPE gateway_http_request_duration_seconds histogram');
+    const h = (le: string) => value(after, `gateway_http_request_duration_seconds_bucket{le="${le}",method="GET",route="/readyz"}`);
+    const count = value(after, 'gateway_http_request_duration_seconds_count{method="GET",route="/readyz"}');
+    expect(count).toBeGreaterThanOrEqual(3);
+    expect(h('+Inf')).toBe(count);
+    const les = ['0.002', '0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10', '+Inf'];
+    for (let i = 1; i < les.length; i++) expect(h(les[i])).toBeGreaterThanOrEqual(h(les[i - 1]));
+    expect(value(after, 'gateway_http_request_duration_seconds_sum{method="GET",route="/readyz"}')).toBeGreaterThan(0);
+  });
+
   it('/openapi.json documents the merchant and admin routes; /docs serves the UI', async () => {
     const res = await gw.app.inject({ method: 'GET', url: '/openapi.json' });
     expect(res.statusCode).toBe(200);

@@ -275,7 +275,7 @@ export class FakeSteam {
     const user = this.users.get(partner);
     const token = JSON.parse(form.get('trade_offer_create_params') || '{}').trade_offer_access_token;
     if (!user) return send(500, { strError: 'There was an error sending your trade offer.  Please try again later. (15)' });
-    if (user.token !== token) return send(500, { strError: 'There was an error sending your trade offer.  Please try again later. (26)' });
+    if (user.token !== token) return send(500, { strError: 'This Trade URL is no longer valid for sending a trade offer to Bob. (26)' });
     if (this.nextSendError) {
       const strError = this.nextSendError;
       this.nextSendError = undefined;

@@ -1,7 +1,7 @@
 // The steam adapter driven through the real libraries (steamcommunity, steam-tradeoffer-manager,
 // steam-totp) against a stand-in platform on 127.0.0.1; nothing may reach the network.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PlatformUnavailableError, PlatformUserError } from '../../src/platform/port.js';
+import { PlatformAssetsRefusedError, PlatformUnavailableError, PlatformUserError } from '../../src/platform/port.js';
 import { offline, startSteamWorld, type SteamWorld } from './steam-helpers.js';
 
 let w: SteamWorld;
@@ -119,6 +119,15 @@ describe('sending under rate limits, and the operator check', () => {
     expect(err).toBeInstanceOf(PlatformUserError);
     expect(err.code).toBe('trade_link_revoked');
     expect(await w.gw.ctx.db.selectFrom('steam_offers').select('record_id').where('record_id', '=', 555002).execute()).toEqual([]);
+  });
+
+  it("items gone from the user's inventory at send time (eresult 26) → assets refused, nothing recorded", async () => {
+    w.fake.addUser({ partner: 12345693, token: 'tok12345', items: [item(9002)] });
+    const gone = String(31_000_000_000 + 9003); // never in the user's inventory (traded away meanwhile)
+    const err = await w.platform.sendDepositOffer({ depositId: 555004, game: 'csgo', partner: 12345693, token: 'tok12345', assets: [{ assetId: item(9002).assetid, marketHashName: item(9002).name }, { assetId: gone, marketHashName: item(9003).name }] }).catch((e) => e);
+    expect(err).toBeInstanceOf(PlatformAssetsRefusedError);
+    expect(err.assetIds).toEqual([item(9002).assetid, gone]);
+    expect(await w.gw.ctx.db.selectFrom('steam_offers').select('record_id').where('record_id', '=', 555004).execute()).toEqual([]);
   });
 
   it('POST /api/admin/bots/:id/check signs the bot in and reports what it can do', async () => {

@@ -97,7 +97,8 @@ describe('send errors', () => {
   };
   it.each([
     ['There was an error sending your trade offer.  Please try again later. (16)', { kind: 'uncertain' }],
-    ['There was an error sending your trade offer.  Please try again later. (26)', { kind: 'user', code: 'trade_link_revoked' }],
+    ['There was an error sending your trade offer.  Please try again later. (26)', { kind: 'assets_unavailable' }],
+    ['This Trade URL is no longer valid for sending a trade offer to Bob. (26)', { kind: 'user', code: 'trade_link_revoked' }],
     ['There was an error sending your trade offer.  Please try again later. (15)', { kind: 'user', code: 'trade_link_invalid' }],
     ['There was an error sending your trade offer.  Please try again later. (20)', { kind: 'unavailable' }],
     ['You cannot trade with Bob because they have a trade ban.', { kind: 'user', code: 'trade_banned' }],

@@ -1,5 +1,5 @@
-// Webhook machinery driven by hand (no job worker running): the ordering claim, the sweeper's
-// choice of events, the per-attempt deadline covering the name lookup, retention pruning.
+// Webhook machinery driven by hand (no job worker, no dispatcher running): the ordering claim, the
+// sweeper's choice of events, the per-attempt deadline covering the name lookup, retention pruning.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../helpers.js';
@@ -31,14 +31,8 @@ async function emit(recordId: number, status = 'completed', resultUrl?: string) 
   return id!;
 }
 
-const jobOf = async (eventId: number) => {
-  await gw.flushJobs();
-  return (await sql<{ run_at: Date; locked_at: Date | null }>`select run_at, locked_at from graphile_worker.jobs where key = ${`webhook_event:${eventId}`}`.execute(gw.ctx.db)).rows[0];
-};
-const dropJob = async (eventId: number) => {
-  await gw.flushJobs();
-  await sql`select graphile_worker.remove_job(${`webhook_event:${eventId}`})`.execute(gw.ctx.db);
-};
+/** Claims the event's next attempt (as a dispatcher would), leased for `leaseMs`; undefined when not claimable. */
+const claim = async (eventId: number, leaseMs = LEASE_MS) => (await repo.claimDue(gw.ctx.db, { limit: 10, leaseMs, eventId }))[0];
 
 describe('per-record order is decided by the claim', () => {
   it('a later event of a record cannot be claimed while an earlier one is pending; other records are unaffected', async () => {
@@ -46,63 +40,101 @@ describe('per-record order is decided by the claim', () => {
     const hold = await emit(record, 'hold');
     const completed = await emit(record, 'completed');
     const other = await emit(nextRecord++, 'completed');
-    expect(await repo.claimAttempt(gw.ctx.db, completed, 0, LEASE_MS)).toBeUndefined();
-    expect((await repo.claimAttempt(gw.ctx.db, other, 0, LEASE_MS))?.attempts).toBe(1);
-    const claimed = await repo.claimAttempt(gw.ctx.db, hold, 0, LEASE_MS);
+    expect(await claim(completed)).toBeUndefined();
+    expect((await claim(other))?.attempts).toBe(1);
+    const claimed = await claim(hold);
     expect(claimed?.attempts).toBe(1);
-    // the same attempt is not claimed twice, and no second attempt while one is in flight
-    expect(await repo.claimAttempt(gw.ctx.db, hold, 0, LEASE_MS)).toBeUndefined();
-    expect(await repo.claimAttempt(gw.ctx.db, hold, 1, LEASE_MS)).toBeUndefined();
+    expect(claimed?.lease_until).not.toBeNull();
+    expect(claimed?.webhook_secret).toBe(m.webhook_secret);
+    // no second attempt while one is in flight
+    expect(await claim(hold)).toBeUndefined();
+    expect(await claim(completed)).toBeUndefined();
     // the hold is settled: the completed goes
     await gw.ctx.db.updateTable('webhook_events').set({ state: 'delivered', lease_until: null }).where('id', '=', hold).execute();
-    expect((await repo.claimAttempt(gw.ctx.db, completed, 0, LEASE_MS))?.attempts).toBe(1);
+    expect((await claim(completed))?.attempts).toBe(1);
     await gw.ctx.db.updateTable('webhook_events').set({ state: 'delivered', lease_until: null }).where('id', 'in', [completed, other]).execute();
   });
 });
 
 describe('sweeper', () => {
-  it('re-queues an event whose attempt lease ran out, and one left without a job; not one with a live job or a lease in force', async () => {
+  // Adapted from the job-per-event design: there is no delivery job to lose any more (the
+  // dispatcher claims every due event), so the sweeper only deals with attempts whose lease ran out.
+  it('records an attempt whose lease ran out as interrupted and schedules its retry; leaves a lease in force and unclaimed events alone', async () => {
     const crashed = await emit(nextRecord++);
-    await repo.claimAttempt(gw.ctx.db, crashed, 0, LEASE_MS);
-    await dropJob(crashed); // the job of the dead worker, as far as this event is concerned
+    expect((await claim(crashed))?.attempts).toBe(1); // the instance died during this attempt
     const inFlight = await emit(nextRecord++);
-    await repo.claimAttempt(gw.ctx.db, inFlight, 0, 60_000);
-    await dropJob(inFlight);
-    const orphan = await emit(nextRecord++);
-    await dropJob(orphan);
-    await gw.ctx.db.updateTable('webhook_events').set({ created_at: sql`now() - interval '1 minute'` as never }).where('id', '=', orphan).execute();
-    const waiting = await emit(nextRecord++); // has its job
+    await claim(inFlight, 60_000);
+    const waiting = await emit(nextRecord++); // never claimed: the dispatcher's business, not the sweeper's
     await gw.ctx.db.updateTable('webhook_events').set({ created_at: sql`now() - interval '1 minute'` as never }).where('id', '=', waiting).execute();
 
     await new Promise((r) => setTimeout(r, LEASE_MS + 100));
-    const fresh = await emit(nextRecord++);
-    await dropJob(fresh); // just created: not overdue yet (its job may still be on its way)
-    const swept = await gw.ctx.webhooks.sweep();
-    expect(swept).toEqual(expect.arrayContaining([crashed, orphan]));
-    for (const id of [inFlight, waiting, fresh]) expect(swept).not.toContain(id);
-    expect(await jobOf(crashed)).toBeDefined();
-    expect(await jobOf(orphan)).toBeDefined();
-    // collapsed: sweeping again adds nothing (a live job exists now)
-    const again = await gw.ctx.webhooks.sweep();
-    expect(again).not.toContain(crashed);
-    expect(again).not.toContain(orphan);
-
-    // the re-queued job settles the lost attempt as interrupted and schedules the retry
-    expect(await gw.ctx.webhooks.deliver(crashed)).toBe('pending');
+    expect(await gw.ctx.webhooks.sweep()).toEqual([crashed]);
     const ev = await gw.ctx.webhooks.getDelivery(crashed);
+    expect(ev.state).toBe('pending');
     expect(ev.attempts).toEqual([expect.objectContaining({ attempt: 1, status_code: null, error: expect.stringMatching(/^interrupted/) })]);
-    expect(ev.next_attempt_at).not.toBeNull();
-    expect(await jobOf(crashed)).toBeDefined();
-    // an attempt in flight is left alone: its job comes back at the end of the lease
+    expect(ev.next_attempt_at).not.toBeNull(); // the schedule's 1 s
+    expect((await repo.findEvent(gw.ctx.db, crashed))?.lease_until).toBeNull();
+    // settled once: sweeping again finds nothing, and the retry is not due yet
+    expect(await gw.ctx.webhooks.sweep()).toEqual([]);
+    expect(await gw.ctx.webhooks.deliver(crashed)).toBe('skipped');
+    // an attempt in flight is left alone
     expect(await gw.ctx.webhooks.deliver(inFlight)).toBe('skipped');
     expect((await gw.ctx.webhooks.getDelivery(inFlight)).attempts).toHaveLength(0);
-    await gw.ctx.db.updateTable('webhook_events').set({ state: 'delivered', lease_until: null }).where('id', 'in', [crashed, inFlight, orphan, waiting, fresh]).execute();
+    // a late result of the interrupted attempt is not applied (the first record of attempt 1 won)
+    const late = await repo.settleAttempts(gw.ctx.db, [{ eventId: crashed, attempt: 1, generation: 0, statusCode: 200, latencyMs: 5, error: null, excerpt: 'ok', outcome: 'ack', delayMs: 0 }], 3);
+    expect(late).toEqual([]);
+    expect((await gw.ctx.webhooks.getDelivery(crashed)).state).toBe('pending');
+    await gw.ctx.db.updateTable('webhook_events').set({ state: 'delivered', lease_until: null }).where('id', 'in', [crashed, inFlight, waiting]).execute();
   });
 
   it('start-up keeps one sweep job and one prune job scheduled', async () => {
     await gw.flushJobs();
     const keys = (await sql<{ key: string }>`select key from graphile_worker.jobs where key in (${WEBHOOK_SWEEP_TASK}, ${WEBHOOK_PRUNE_TASK}) order by key`.execute(gw.ctx.db)).rows;
     expect(keys.map((k) => k.key)).toEqual([WEBHOOK_PRUNE_TASK, WEBHOOK_SWEEP_TASK]);
+  });
+});
+
+describe('settling in batches', () => {
+  const outcome = (eventId: number, extra: Partial<repo.AttemptOutcome> = {}): repo.AttemptOutcome => ({
+    eventId, attempt: 1, generation: 0, statusCode: 500, latencyMs: 3, error: null, excerpt: 'boom', outcome: 'retry', delayMs: 3_600_000, ...extra,
+  });
+
+  it('a later event waits for the retry of the earlier one (not_before), and stops waiting when the earlier one is redelivered', async () => {
+    const record = nextRecord++;
+    const hold = await emit(record, 'hold');
+    expect((await claim(hold))?.attempts).toBe(1);
+    const [settled] = await repo.settleAttempts(gw.ctx.db, [outcome(hold)], 3);
+    expect(settled).toMatchObject({ id: hold, state: 'pending' });
+    const completed = await emit(record, 'completed');
+    const waiting = await repo.findEvent(gw.ctx.db, completed);
+    expect(waiting?.not_before).toEqual(settled!.next_attempt_at); // an hour away: out of the claim's scan until then
+    expect(await claim(completed)).toBeUndefined();
+    await gw.admin('POST', `/webhook-deliveries/${hold}/redeliver`);
+    expect((await repo.findEvent(gw.ctx.db, completed))?.not_before).toBeNull();
+    expect(await claim(completed)).toBeUndefined(); // still behind the hold, which is due now
+    expect((await claim(hold))?.attempts).toBe(2);
+    // the hold delivered: the completed goes at once
+    await repo.settleAttempts(gw.ctx.db, [outcome(hold, { attempt: 2, generation: 1, statusCode: 200, outcome: 'ack' })], 3);
+    expect((await claim(completed))?.attempts).toBe(1);
+    await gw.ctx.db.updateTable('webhook_events').set({ state: 'delivered', lease_until: null }).where('id', 'in', [hold, completed]).execute();
+  });
+
+  it('one statement settles many attempts; a NUL byte in an answer does not break it; exhaustion follows max attempts', async () => {
+    const ids = [await emit(nextRecord++), await emit(nextRecord++), await emit(nextRecord++)];
+    for (const id of ids) await claim(id);
+    const settled = await repo.settleAttempts(
+      gw.ctx.db,
+      [
+        outcome(ids[0]!, { statusCode: 200, outcome: 'ack', excerpt: 'o\u0000k' }),
+        outcome(ids[1]!, { outcome: 'final', error: 'payload refused: x' }),
+        outcome(ids[2]!),
+      ],
+      1, // a one-entry schedule: the first failed attempt is the last
+    );
+    expect(Object.fromEntries(settled.map((x) => [x.id, x.state]))).toEqual({ [ids[0]!]: 'delivered', [ids[1]!]: 'exhausted', [ids[2]!]: 'exhausted' });
+    expect((await gw.ctx.webhooks.getDelivery(ids[0]!)).attempts[0]!.response_excerpt).toBe('ok');
+    // settled already: the same results again change nothing
+    expect(await repo.settleAttempts(gw.ctx.db, [outcome(ids[2]!)], 3)).toEqual([]);
   });
 });
 
@@ -133,7 +165,6 @@ describe('the attempt deadline covers the name lookup', () => {
 describe('retention', () => {
   async function agedEvent(state: 'delivered' | 'exhausted' | 'pending', daysAgo: number) {
     const id = await emit(nextRecord++);
-    await dropJob(id);
     await gw.ctx.db
       .updateTable('webhook_events')
       .set({

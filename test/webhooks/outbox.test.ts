@@ -1,7 +1,7 @@
 // The outbox promise: an event exists if and only if the change that caused it committed.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enqueueWebhook } from '../../src/modules/webhooks/outbox.js';
+import { connectionsWithEvents, enqueueWebhook } from '../../src/modules/webhooks/outbox.js';
 import { startTestGateway, type TestGateway } from '../helpers.js';
 
 let gw: TestGateway;
@@ -32,12 +32,33 @@ describe('transactional outbox', () => {
     expect(await counts(m.id)).toEqual({ events: 0, jobs: 0 });
   });
 
-  it('a committed change leaves exactly one event and one delivery job', async () => {
+  it('an empty result_url falls back to the merchant webhook_url; neither set: no event', async () => {
+    const m = await gw.createMerchant({ webhook_url: 'http://127.0.0.1:9/merchant' });
+    const bare = await gw.createMerchant({});
+    const emit = (merchantId: number, resultUrl: string | null) =>
+      gw.ctx.db.transaction().execute((trx) => enqueueWebhook(trx, { merchantId, kind: 'deposit', recordId: 3, status: 'completed', resultUrl, payload: payload(3) }));
+    const id = await emit(m.id, '');
+    expect((await gw.ctx.webhooks.getDelivery(id!)).target_url).toBe('http://127.0.0.1:9/merchant');
+    expect(await emit(bare.id, null)).toBeNull();
+    expect(await emit(bare.id, '')).toBeNull();
+    const own = await emit(bare.id, 'http://127.0.0.1:9/own');
+    expect((await gw.ctx.webhooks.getDelivery(own!)).target_url).toBe('http://127.0.0.1:9/own');
+  });
+
+  // No job any more (the dispatcher claims events; a job's add_job would NOTIFY inside the
+  // business transaction): the event alone, and the connection marked so that this instance's
+  // dispatcher is woken when the pool gets it back after the commit.
+  it('a committed change leaves exactly one event, no job, and its connection marked for the after-commit wake-up', async () => {
     const m = await gw.createMerchant({ webhook_url: 'http://127.0.0.1:9/hook' });
-    const id = await gw.ctx.db.transaction().execute((trx) =>
-      enqueueWebhook(trx, { merchantId: m.id, kind: 'deposit', recordId: 2, status: 'completed', payload: payload(2) }),
-    );
+    let pid = 0;
+    const id = await gw.ctx.db.transaction().execute(async (trx) => {
+      pid = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)).rows[0]!.pid;
+      connectionsWithEvents.delete(pid);
+      const eventId = await enqueueWebhook(trx, { merchantId: m.id, kind: 'deposit', recordId: 2, status: 'completed', payload: payload(2) });
+      expect(connectionsWithEvents.has(pid)).toBe(true);
+      return eventId;
+    });
     expect(id).toBeGreaterThan(0);
-    expect(await counts(m.id)).toEqual({ events: 1, jobs: 1 });
+    expect(await counts(m.id)).toEqual({ events: 1, jobs: 0 });
   });
 });

@@ -31,6 +31,8 @@ export interface Receiver {
   /** Decides the answer to the n-th request (0-based) on a path; default 200. */
   respond: (req: Received, n: number) => Reply;
   on(path: string): Received[];
+  /** TCP connections accepted so far (keep-alive reuses them). */
+  connections(): number;
   close(): Promise<void>;
 }
 
@@ -62,7 +64,9 @@ export async function startReceiver(port = 0, respond?: Receiver['respond']): Pr
       })();
     });
   });
+  let accepted = 0;
   server.on('connection', (s) => {
+    accepted++;
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
@@ -77,6 +81,7 @@ export async function startReceiver(port = 0, respond?: Receiver['respond']): Pr
     received,
     respond: respond ?? (() => ({ status: 200 })),
     on: (path) => received.filter((r) => r.path === path),
+    connections: () => accepted,
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();

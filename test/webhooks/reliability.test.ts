@@ -1,7 +1,8 @@
-// Delivery under trouble, end to end (real gateway, job worker, real receiver): no per-record job
-// queues left behind, a worker dying during an attempt, a redelivery during an attempt, a receiver
+// Delivery under trouble, end to end (real gateway, job worker and dispatcher, real receiver): no
+// delivery jobs nor per-record job queues left behind, a worker dying during an attempt, a redelivery during an attempt, a receiver
 // whose 2xx body never ends. Small lease and sweep settings so the safety net acts within a test.
 import { sql } from 'kysely';
+import type { Db, Trx } from '../../src/db/database.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startTestGateway, type TestGateway } from '../helpers.js';
 import { enqueueWebhook, type WebhookEventInput } from '../../src/modules/webhooks/outbox.js';
@@ -42,9 +43,9 @@ async function emit(e: Pick<WebhookEventInput, 'kind' | 'recordId' | 'status'> &
   return id!;
 }
 
-/** An event row written without any delivery job (as if its job had been lost). */
-async function insertWithoutJob(path: string, recordId: number, extra: Record<string, unknown> = {}) {
-  const row = await gw.ctx.db
+/** An event row written without the outbox (nothing wakes the dispatcher for it). */
+async function insertWithoutJob(path: string, recordId: number, extra: Record<string, unknown> = {}, db: Trx | Db = gw.ctx.db) {
+  const row = await db
     .insertInto('webhook_events')
     .values({
       merchant_id: m.id,
@@ -84,16 +85,21 @@ describe('job queues', () => {
     expect(rx.on('/many')).toHaveLength(25);
     const queues = await sql<{ n: number }>`select count(*)::int as n from graphile_worker._private_job_queues`.execute(gw.ctx.db);
     expect(queues.rows[0]!.n).toBe(0);
-    const queued = await sql<{ n: number }>`select count(*)::int as n from graphile_worker.jobs where task_identifier = 'webhook_deliver' and queue_name is not null`.execute(gw.ctx.db);
+    const queued = await sql<{ n: number }>`select count(*)::int as n from graphile_worker.jobs where task_identifier = 'webhook_deliver'`.execute(gw.ctx.db);
     expect(queued.rows[0]!.n).toBe(0);
   });
 });
 
 describe('a worker that dies during an attempt', () => {
-  it('the attempt is claimed (leased) but never settled and its job is gone: the sweeper re-queues it, it is logged as interrupted and retried', async () => {
-    const id = await insertWithoutJob('/crash', nextRecord++);
-    // What the dead worker did: claimed attempt 1. Nothing else will ever happen to it.
-    const claimed = await repo.claimAttempt(gw.ctx.db, id, 0, LEASE_MS);
+  it('the attempt is claimed (leased) but never settled: the sweeper records it as interrupted, and it is retried', async () => {
+    // What the dead instance did: claimed attempt 1 (in the transaction that wrote the event, so
+    // that this instance's dispatcher cannot take it first). Nothing else will ever happen to it.
+    const { id, claimed } = await gw.ctx.db.transaction().execute(async (trx) => {
+      // created_at at the transaction's start: an event written at clock time is not due yet within its own transaction
+      const eventId = await insertWithoutJob('/crash', nextRecord++, { created_at: sql`now()` }, trx);
+      const [row] = await repo.claimDue(trx, { limit: 1, leaseMs: LEASE_MS, eventId });
+      return { id: eventId, claimed: row };
+    });
     expect(claimed?.attempts).toBe(1);
     expect(claimed?.lease_until).not.toBeNull();
     const started = Date.now();
@@ -109,7 +115,7 @@ describe('a worker that dies during an attempt', () => {
     expect(row?.lease_until).toBeNull();
   });
 
-  it('a pending event without any job (lost job) is re-queued by the sweeper', async () => {
+  it('a pending event written without the outbox (no wake-up) is found by the poll', async () => {
     const id = await insertWithoutJob('/orphan', nextRecord++, { created_at: sql`now() - interval '10 seconds'` });
     const ev = await delivered(id);
     expect(ev.attempts.map((a) => a.status_code)).toEqual([200]);

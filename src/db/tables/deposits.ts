@@ -75,6 +75,12 @@ export interface DepositQuoteItemsTable {
   original_price: number;
 }
 
+/** A get-prices quote (014): its lines as one JSON array of [market_hash_name, price, original_price]. */
+export interface DepositQuotesTable {
+  deposit_id: number;
+  lines: ColumnType<[string, number, number][], string, string>;
+}
+
 export interface InventorySnapshotsTable {
   id: Generated<number>;
   merchant_id: number;
@@ -103,5 +109,6 @@ export interface DepositTables {
   deposits: DepositsTable;
   deposit_items: DepositItemsTable;
   deposit_quote_items: DepositQuoteItemsTable;
+  deposit_quotes: DepositQuotesTable;
   inventory_snapshots: InventorySnapshotsTable;
 }

@@ -21,6 +21,8 @@ export interface WebhookEventsTable {
   lease_until: Timestamp | null;
   /** Bumped by each redelivery (an in-flight attempt then leaves the event pending when it settles). */
   redeliver_generation: Generated<number>;
+  /** Not claimed before this: an earlier event of the record waits for its retry until then (migration 013). */
+  not_before: Timestamp | null;
   last_attempt_at: Timestamp | null;
   last_status_code: number | null;
   last_error: string | null;

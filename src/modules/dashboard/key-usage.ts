@@ -11,14 +11,7 @@ const MAX_TRACKED = 50_000;
 
 export function recordKeyUsage(db: Db) {
   const written = new Map<string, number>();
-  return async function onResponse(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const m = (request as { merchant?: { id: number; api_key_prefix: string } }).merchant;
-    if (!m || reply.statusCode >= 500) return;
-    const key = `${m.id}:${m.api_key_prefix}`;
-    const now = Date.now();
-    if ((written.get(key) ?? 0) > now - EVERY_MS) return;
-    if (written.size >= MAX_TRACKED) written.clear();
-    written.set(key, now);
+  async function write(request: FastifyRequest, m: { id: number; api_key_prefix: string }): Promise<void> {
     try {
       await sql`insert into api_key_usage (merchant_id, key_prefix, last_used_at, last_ip)
                 values (${m.id}, ${m.api_key_prefix}, now(), ${normaliseIp(request.ip)})
@@ -27,6 +20,20 @@ export function recordKeyUsage(db: Db) {
     } catch (err) {
       request.log.warn({ err }, 'API key usage not recorded');
     }
+  }
+  // With `done`: no promise per request; the write, once a minute per key, runs after the answer.
+  return function onResponse(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+    const m = (request as { merchant?: { id: number; api_key_prefix: string } }).merchant;
+    if (m && reply.statusCode < 500) {
+      const key = `${m.id}:${m.api_key_prefix}`;
+      const now = Date.now();
+      if ((written.get(key) ?? 0) <= now - EVERY_MS) {
+        if (written.size >= MAX_TRACKED) written.clear();
+        written.set(key, now);
+        void write(request, m);
+      }
+    }
+    done();
   };
 }
 

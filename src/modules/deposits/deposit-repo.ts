@@ -1,6 +1,7 @@
 // SQL of the deposits feature. Every merchant-facing query filters by merchant_id.
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Db, Trx } from '../../db/database.js';
+import { findOwnRecord } from '../../db/prepared.js';
 import type { DepositStatus } from '../../domain/deposit-state.js';
 import type { DepositItemsTable, DepositsTable, SnapshotItem } from '../../db/tables/deposits.js';
 
@@ -21,6 +22,18 @@ export function findMerchantDeposit(q: Q, merchantId: number, by: { id?: number;
   if (by.id !== undefined) query = query.where('id', '=', by.id);
   if (by.merchantTxId !== undefined) query = query.where('merchant_tx_id', '=', by.merchantTxId);
   return query.executeTakeFirst();
+}
+
+/** What deposit/status (deposit-views.ts statusView) reads. */
+export const DEPOSIT_STATUS_COLUMNS = [
+  'id', 'merchant_tx_id', 'status', 'amount', 'bot_name', 'bot_platform_id', 'trade_offer_id', 'trade_offer_expiry_at',
+  'success_url', 'fail_url', 'hold_end_date', 'fail_reason', 'custom_currency', 'custom_currency_multiplier', 'custom_currency_rate',
+] as const;
+export type DepositStatusRow = Pick<DepositRow, (typeof DEPOSIT_STATUS_COLUMNS)[number]>;
+
+/** deposit/status, a hot read: one round trip, a prepared statement per lookup form (db/prepared.ts). */
+export function findDepositStatus(db: Db, merchantId: number, by: { id?: number; merchantTxId?: string }): Promise<DepositStatusRow | undefined> {
+  return findOwnRecord<DepositStatusRow>(db, { table: 'deposits', columns: DEPOSIT_STATUS_COLUMNS, statement: 'deposit_status' }, merchantId, by);
 }
 
 /** The guarded status change: only a row still in one of `from` is updated (a concurrent change loses). */
@@ -81,16 +94,32 @@ export function listItems(q: Q, depositId: number): Promise<DepositItemRow[]> {
   return q.selectFrom('deposit_items').selectAll().where('deposit_id', '=', depositId).orderBy('id').execute();
 }
 
-export async function insertQuoteItems(trx: Trx, depositId: number, items: { name: string; price: number; originalPrice: number }[]): Promise<void> {
-  if (items.length === 0) return;
-  await trx
-    .insertInto('deposit_quote_items')
-    .values(items.map((i) => ({ deposit_id: depositId, market_hash_name: i.name, price: i.price, original_price: i.originalPrice })))
-    .execute();
+/**
+ * get-prices: the draft and its quote in one statement (atomic on its own, one round trip). The
+ * lines are one deposit_quotes row (014_deposit_quotes.sql): 2 000 names are one insert and one
+ * foreign-key check, not 2 000 of each.
+ */
+export function insertQuoteDraft(
+  q: Q,
+  values: Insertable<DepositsTable>,
+  items: { name: string; price: number; originalPrice: number }[],
+): Promise<DepositRow> {
+  const lines = JSON.stringify(items.map((i) => [i.name, i.price, i.originalPrice]));
+  return q
+    .with('d', (db) => db.insertInto('deposits').values(values).returningAll())
+    .with('quote', (db) =>
+      db.insertInto('deposit_quotes').columns(['deposit_id', 'lines']).expression(sql`select d.id, ${lines}::json from d`),
+    )
+    .selectFrom('d')
+    .selectAll()
+    .executeTakeFirstOrThrow() as Promise<DepositRow>;
 }
 
-export function listQuoteItems(q: Q, depositId: number) {
-  return q.selectFrom('deposit_quote_items').selectAll().where('deposit_id', '=', depositId).execute();
+/** A draft's quote lines; drafts quoted before 014 have theirs in deposit_quote_items. */
+export async function listQuoteItems(q: Q, depositId: number): Promise<{ market_hash_name: string; price: number; original_price: number }[]> {
+  const quote = await q.selectFrom('deposit_quotes').select('lines').where('deposit_id', '=', depositId).executeTakeFirst();
+  if (quote) return quote.lines.map(([market_hash_name, price, original_price]) => ({ market_hash_name, price, original_price }));
+  return q.selectFrom('deposit_quote_items').select(['market_hash_name', 'price', 'original_price']).where('deposit_id', '=', depositId).execute();
 }
 
 /** One live snapshot per merchant, user and game: a new inventory call replaces the old one. */

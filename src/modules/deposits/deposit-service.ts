@@ -28,7 +28,7 @@ export interface DepositDeps {
   clock: Clock;
   log: Logger;
   platform: Pick<TradingPlatform, 'checkTradeLink' | 'loadInventory' | 'sendDepositOffer' | 'cancelOffer'>;
-  pricing: Pick<PricingService, 'quote' | 'assertFresh'>;
+  pricing: Pick<PricingService, 'quote' | 'price' | 'assertFresh'>;
 }
 
 export function createDepositService(deps: DepositDeps) {
@@ -43,7 +43,7 @@ export function createDepositService(deps: DepositDeps) {
     if (q.id === undefined && (q.merchant_tx_id === undefined || q.merchant_tx_id === '')) {
       throw validationError([{ field: 'id', code: 'required', message: 'id or merchant_tx_id is required' }]);
     }
-    const d = await repo.findMerchantDeposit(db, merchant.id, { id: q.id, merchantTxId: q.merchant_tx_id || undefined });
+    const d = await repo.findDepositStatus(db, merchant.id, { id: q.id, merchantTxId: q.merchant_tx_id || undefined });
     if (!d) throw notFound();
     return statusView(d);
   }

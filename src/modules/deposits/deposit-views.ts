@@ -2,12 +2,12 @@
 // as fixed-width UTC, bot_platform_id as an exact JSON integer (a BigInt the route serialiser writes).
 import { isoUtc } from '../../domain/clock.js';
 import { applyRate, millsToUsd } from '../../domain/money.js';
-import type { DepositRow } from './deposit-repo.js';
+import type { DepositRow, DepositStatusRow } from './deposit-repo.js';
 
 const iso = (d: Date | string | null | undefined) => (d ? isoUtc(d) : null);
 
 /** 64-bit platform IDs exceed 2^53: kept as BigInt so the JSON integer is exact. */
-export const botPlatformIdOf = (d: DepositRow): bigint | null => (d.bot_platform_id ? BigInt(d.bot_platform_id) : null);
+export const botPlatformIdOf = (d: Pick<DepositRow, 'bot_platform_id'>): bigint | null => (d.bot_platform_id ? BigInt(d.bot_platform_id) : null);
 
 /**
  * amount × rate × multiplier in the custom currency, or null when it cannot be shown exactly
@@ -26,7 +26,7 @@ export function commitView(d: DepositRow) {
 }
 
 /** The fields every deposit answer carries. */
-function coreView(d: DepositRow) {
+function coreView(d: DepositStatusRow) {
   return {
     id: d.id,
     merchant_tx_id: d.merchant_tx_id,
@@ -40,7 +40,7 @@ function coreView(d: DepositRow) {
 }
 
 /** deposit/status (4.7): conditional fields exactly as the spec lists them. */
-export function statusView(d: DepositRow) {
+export function statusView(d: DepositStatusRow) {
   const out: Record<string, unknown> = coreView(d);
   if (d.success_url) out.success_url = d.success_url;
   if (d.fail_url) out.fail_url = d.fail_url;

@@ -38,7 +38,7 @@ export interface QuoteDeps {
   config: Pick<Config, 'depositTimeoutMs' | 'quoteTtlSeconds'>;
   clock: Clock;
   platform: Pick<TradingPlatform, 'checkTradeLink' | 'loadInventory'>;
-  pricing: Pick<PricingService, 'quote' | 'assertFresh'>;
+  pricing: Pick<PricingService, 'quote' | 'price' | 'assertFresh'>;
 }
 
 function snapshotItem(it: PlatformItem, q: Quote): SnapshotItem {
@@ -98,23 +98,20 @@ export function createQuoteStage(deps: QuoteDeps) {
   async function getPrices(merchant: MerchantRow, req: GetPricesRequest) {
     pricing.assertFresh();
     const names = [...new Set(req.marketHashNames)];
-    const quotes = names.map((n) => pricing.quote(merchant, req.game, n)).filter((q): q is Quote => q !== undefined);
+    const quotes: Omit<Quote, 'card'>[] = [];
+    for (const n of names) {
+      const q = pricing.price(merchant, req.game, n);
+      if (q) quotes.push(q);
+    }
     if (quotes.length === 0) return { total: 0, sum: 0, items: null };
     const items = quotes.map((q) => ({ name: q.name, price: millsToUsd(q.price), originalPrice: millsToUsd(q.originalPrice) }));
     const sum = millsToUsd(sumMills(quotes.map((q) => q.price)));
     if (req.no_deposit_intent) return { total: quotes.length, sum, items };
-    const draft = await db.transaction().execute(async (trx) => {
-      const d = await repo.insertDeposit(trx, {
-        merchant_id: merchant.id,
-        flow: 'hash_name',
-        status: 'new',
-        game: req.game,
-        amount: 0,
-        quote_expires_at: plus(config.quoteTtlSeconds),
-      });
-      await repo.insertQuoteItems(trx, d.id, quotes);
-      return d;
-    });
+    const draft = await repo.insertQuoteDraft(
+      db,
+      { merchant_id: merchant.id, flow: 'hash_name', status: 'new', game: req.game, amount: 0, quote_expires_at: plus(config.quoteTtlSeconds) },
+      quotes,
+    );
     return { id: draft.id, total: quotes.length, sum, items };
   }
 

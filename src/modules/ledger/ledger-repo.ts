@@ -2,6 +2,7 @@
 // caller's transaction together with a guarded update of the balance row.
 import { sql } from 'kysely';
 import type { Db, Trx } from '../../db/database.js';
+import { prepared } from '../../db/prepared.js';
 
 export interface LedgerMovement {
   merchantId: number;
@@ -86,7 +87,9 @@ export interface BalanceRow {
 }
 
 export async function getBalance(db: Db | Trx, merchantId: number): Promise<BalanceRow | undefined> {
-  return db.selectFrom('balances').select(['available', 'hold']).where('merchant_id', '=', merchantId).executeTakeFirst();
+  // GET /merchant/balance: a hot read, prepared once per connection.
+  const r = await sql<BalanceRow>`${prepared('balance')}select available, hold from balances where merchant_id = ${merchantId}`.execute(db);
+  return r.rows[0];
 }
 
 export async function listEntries(db: Db, merchantId: number, limit: number, offset: number) {

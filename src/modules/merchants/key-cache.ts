@@ -15,6 +15,8 @@ const MAX_ENTRIES = 10_000;
 export interface KeyCache {
   /** The merchant owning this key hash, from memory when the listener is up. */
   lookup(hash: string): Promise<MerchantRow | undefined>;
+  /** The cached merchant of this key hash, without waiting (undefined: not cached, or cache off). */
+  cached(hash: string): MerchantRow | undefined;
   /** Whether entries are being served (the listener is connected). */
   readonly listening: boolean;
   /** Forgets every entry now (this instance changed merchants: its own NOTIFY is still on the way). */
@@ -57,6 +59,7 @@ export function createKeyCache(db: Db, connection: pg.ClientConfig, log: Logger)
       return listener.up;
     },
     flush,
+    cached: (hash) => (listener.up ? byHash.get(hash) : undefined),
     async lookup(hash) {
       if (!listener.up) return findByKeyHash(db, hash);
       const hit = byHash.get(hash);

@@ -10,6 +10,7 @@
 // (listing, snapshot, jobs) and COMMIT run while it is held.
 import { sql, type Selectable } from 'kysely';
 import type { Db, Trx } from '../../db/database.js';
+import { findOwnRecord } from '../../db/prepared.js';
 import type { Game } from '../../domain/games.js';
 import type { PurchaseStatus } from '../../domain/purchase-state.js';
 import type { PurchasesTable } from '../../db/tables/purchases.js';
@@ -27,6 +28,18 @@ export async function findPurchase(db: Db | Trx, merchantId: number, q: { id?: n
   if (q.id !== undefined) query = query.where('id', '=', q.id);
   if (q.merchantTxId !== undefined) query = query.where('merchant_tx_id', '=', q.merchantTxId);
   return query.executeTakeFirst();
+}
+
+/** What the purchase's wire shape (purchase-views.ts) reads. */
+export const PURCHASE_WIRE_COLUMNS = [
+  'id', 'merchant_tx_id', 'status', 'fail_reason', 'platform_id', 'platform_name', 'platform_avatar_url', 'amount',
+  'listing_id', 'item_name', 'item_price', 'item_image_url', 'trade_offer_id', 'hold_end_date', 'created_at',
+] as const;
+export type PurchaseWireRow = Pick<PurchaseRow, (typeof PURCHASE_WIRE_COLUMNS)[number]>;
+
+/** purchase/status, a hot read: one round trip, a prepared statement per lookup form (db/prepared.ts). */
+export function findPurchaseWire(db: Db, merchantId: number, q: { id?: number; merchantTxId?: string }): Promise<PurchaseWireRow | undefined> {
+  return findOwnRecord<PurchaseWireRow>(db, { table: 'purchases', columns: PURCHASE_WIRE_COLUMNS, statement: 'purchase_wire' }, merchantId, q);
 }
 
 export async function getPurchase(db: Db | Trx, id: number): Promise<PurchaseRow | undefined> {

@@ -12,7 +12,7 @@ import type { PurchaseEvent, PurchaseStatus } from '../../domain/purchase-state.
 import type { TradingPlatform } from '../../platform/port.js';
 import { createCreateStage, type CreatePurchaseInput, type MerchantRef } from './create.js';
 import { createDispatchStage } from './dispatch.js';
-import { findPurchase, listPurchases, type PurchaseRow, type PurchaseSort } from './purchase-repo.js';
+import { findPurchaseWire, listPurchases, type PurchaseRow, type PurchaseWireRow, type PurchaseSort } from './purchase-repo.js';
 import { createPurchaseTransitions, type EventOptions } from './purchase-transitions.js';
 import { purchaseWire, type PurchaseWire } from './purchase-views.js';
 
@@ -30,7 +30,7 @@ export interface PurchaseDeps {
 
 export function createPurchaseService(deps: PurchaseDeps) {
   const { config, db, clock } = deps;
-  const wire = (p: PurchaseRow) => purchaseWire(p, config.publicUrl);
+  const wire = (p: PurchaseWireRow) => purchaseWire(p, config.publicUrl);
   const transitions = createPurchaseTransitions(deps);
   const creation = createCreateStage(deps);
   const dispatch = createDispatchStage({ ...deps, transitions });
@@ -61,7 +61,7 @@ export function createPurchaseService(deps: PurchaseDeps) {
           { field: 'PurchaseStatusRequest.merchant_tx_id', code: 'required', message: 'id or merchant_tx_id is required' },
         ]);
       }
-      const p = await findPurchase(db, merchantId, q);
+      const p = await findPurchaseWire(db, merchantId, q);
       if (!p) throw notFound();
       return wire(p);
     },

@@ -4,7 +4,7 @@ import { isoUtc } from '../../domain/clock.js';
 import { millsToUsd } from '../../domain/money.js';
 import { PURCHASE_MACHINE, type PurchaseStatus } from '../../domain/purchase-state.js';
 import { absoluteUrl } from '../catalogue/catalogue-views.js';
-import type { PurchaseRow } from './purchase-repo.js';
+import type { PurchaseRow, PurchaseWireRow } from './purchase-repo.js';
 
 export interface PurchaseWire {
   id: number;
@@ -21,7 +21,7 @@ export interface PurchaseWire {
   item?: { id: string; name: string; price: number; image_url: string };
 }
 
-export function purchaseWire(p: PurchaseRow, publicUrl: string): PurchaseWire {
+export function purchaseWire(p: PurchaseWireRow, publicUrl: string): PurchaseWire {
   const out: PurchaseWire = {
     id: p.id,
     status: p.status,

@@ -1,7 +1,13 @@
 // The transactional outbox: a status change calls enqueueWebhook inside its own transaction,
 // so the event exists if and only if the change committed.
+//
+// No job and no NOTIFY here (a NOTIFY takes PostgreSQL's cluster-wide commit lock): the
+// dispatcher of this instance is woken right after the transaction commits. The insert returns
+// the backend pid of its connection; when the pool gets that connection back (Kysely releases it
+// after COMMIT or ROLLBACK), the dispatcher claims (see dispatcher.ts `watchCommits`). Other
+// instances find the event by their short poll.
+import { sql } from 'kysely';
 import type { Trx } from '../../db/database.js';
-import { scheduleDelivery } from './webhook-jobs.js';
 
 export interface WebhookEventInput {
   merchantId: number;
@@ -14,29 +20,27 @@ export interface WebhookEventInput {
   payload: Record<string, unknown>;
 }
 
+/** Backend pids of connections that wrote an event not yet handed back to their pool. */
+export const connectionsWithEvents = new Set<number>();
+/** A process whose pools never get a dispatcher (CLI, worker-less tests) must not grow the set forever. */
+const MAX_TRACKED = 10_000;
 
 /** Returns the event id, or null when neither result_url nor a merchant webhook_url is set. */
 export async function enqueueWebhook(trx: Trx, event: WebhookEventInput): Promise<number | null> {
-  let target = event.resultUrl ?? null;
-  if (!target) {
-    const m = await trx.selectFrom('merchants').select('webhook_url').where('id', '=', event.merchantId).executeTakeFirst();
-    target = m?.webhook_url ?? null;
-  }
-  if (!target) return null;
-  const row = await trx
-    .insertInto('webhook_events')
-    .values({
-      merchant_id: event.merchantId,
-      kind: event.kind,
-      record_id: event.recordId,
-      status: event.status,
-      payload: JSON.stringify(event.payload) as never,
-      target_url: target,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  // One keyed job per event. The order of a record's events (a completed never overtakes its hold)
-  // is kept by the delivery: an event is not claimed while an earlier one of its record is pending.
-  await scheduleDelivery(trx, { id: row.id });
-  return row.id;
+  // One statement: the target (result_url, else the merchant's webhook_url; none: no event), and
+  // the time an earlier event of the record waits for its retry, which this one waits for too.
+  const r = await sql<{ id: number; pid: number }>`
+    insert into webhook_events (merchant_id, kind, record_id, status, payload, target_url, not_before)
+    select m.id, ${event.kind}, ${event.recordId}, ${event.status}, ${JSON.stringify(event.payload)}::jsonb,
+           coalesce(nullif(${event.resultUrl ?? null}::text, ''), nullif(m.webhook_url, '')),
+           (select max(p.next_attempt_at) from webhook_events p
+             where p.kind = ${event.kind} and p.record_id = ${event.recordId} and p.state = 'pending')
+      from merchants m
+     where m.id = ${event.merchantId} and coalesce(nullif(${event.resultUrl ?? null}::text, ''), nullif(m.webhook_url, '')) is not null
+    returning id, pg_backend_pid() as pid`.execute(trx);
+  const row = r.rows[0];
+  if (!row) return null;
+  if (connectionsWithEvents.size >= MAX_TRACKED) connectionsWithEvents.clear();
+  connectionsWithEvents.add(row.pid);
+  return Number(row.id);
 }

@@ -10,167 +10,153 @@ export function findEvent(db: Db | Trx, id: number): Promise<WebhookEventRow | u
   return db.selectFrom('webhook_events').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** The oldest still-pending event of the same record before `event` (it must be delivered first). */
-export function earlierPending(db: Db | Trx, event: WebhookEventRow): Promise<WebhookEventRow | undefined> {
-  return pendingNeighbour(db, event, 'before');
-}
+/** A claimed event: the row after the claim, with the merchant's current webhook secret (null: no merchant). */
+export type ClaimedEvent = WebhookEventRow & { webhook_secret: string | null };
 
-/** The next pending event of the same record after `event` (woken when `event` settles). */
-export function laterPending(db: Db | Trx, event: WebhookEventRow): Promise<WebhookEventRow | undefined> {
-  return pendingNeighbour(db, event, 'after');
-}
-
-function pendingNeighbour(db: Db | Trx, event: WebhookEventRow, side: 'before' | 'after') {
-  return db
-    .selectFrom('webhook_events')
-    .selectAll()
-    .where('kind', '=', event.kind)
-    .where('record_id', '=', event.record_id)
-    .where('state', '=', 'pending')
-    .where('id', side === 'before' ? '<' : '>', event.id)
-    .orderBy('id')
-    .limit(1)
-    .executeTakeFirst();
-}
-
-/** The database's "now" plus a delay: run_at and next_attempt_at are both on the database clock. */
-export async function dbNowPlus(db: Db | Trx, ms: number): Promise<Date> {
-  const r = await sql<{ at: Date }>`select now() + make_interval(secs => ${ms / 1000}::double precision) as at`.execute(db);
-  return new Date(r.rows[0]!.at);
-}
-
-/** True when the event's next attempt is due (with a little slack for job-runner timing). */
-export async function isDue(db: Db | Trx, id: number): Promise<boolean> {
-  const r = await sql<{ due: boolean }>`
-    select (next_attempt_at is null or next_attempt_at <= now() + interval '200 milliseconds') as due
-      from webhook_events where id = ${id}`.execute(db);
-  return r.rows[0]?.due ?? false;
-}
-
-/** Whether an attempt of the event is in flight: none, still within its lease, or lease run out (lost). */
-export async function leaseState(db: Db | Trx, id: number): Promise<{ state: 'none' | 'active' | 'expired'; until: Date | null }> {
-  const r = await sql<{ until: Date | null; expired: boolean | null }>`
-    select lease_until as until, lease_until <= now() as expired from webhook_events where id = ${id}`.execute(db);
-  const row = r.rows[0];
-  if (!row || row.until === null) return { state: 'none', until: null };
-  return { state: row.expired ? 'expired' : 'active', until: new Date(row.until) };
-}
+const dueAt = sql`greatest(coalesce(e.next_attempt_at, e.created_at), e.not_before)`;
 
 /**
- * Claims attempt number `attempts + 1` and leases the event for `leaseMs`. Succeeds for one caller
- * only (compare-and-set on the counter), so two runners that both picked the event cannot both
- * send the same attempt; refused while another attempt is in flight (lease set) and while an
- * earlier event of the same record is pending: the per-record order is decided here, in the same
- * statement that takes the attempt, not by the job queue.
+ * Claims up to `limit` due events in one statement and leases each for `leaseMs` (its attempt
+ * counter moves by one: the attempt being made). Only the first pending event of each record is
+ * eligible, and none with an attempt in flight, so the per-record order is decided here, in the
+ * statement that takes the attempt. Rows another claim is locking are skipped (SKIP LOCKED): two
+ * dispatchers never take the same attempt, and a row claimed meanwhile fails the re-check of
+ * `lease_until is null` when its lock is granted.
  */
-export async function claimAttempt(db: Db | Trx, id: number, seenAttempts: number, leaseMs: number): Promise<WebhookEventRow | undefined> {
-  return db
-    .updateTable('webhook_events as e')
-    .set({
-      attempts: sql`e.attempts + 1` as never,
-      last_attempt_at: sql`now()` as never,
-      next_attempt_at: null,
-      lease_until: sql`now() + make_interval(secs => ${leaseMs / 1000}::double precision)` as never,
-    })
-    .where('e.id', '=', id)
-    .where('e.state', '=', 'pending')
-    .where('e.attempts', '=', seenAttempts)
-    .where('e.lease_until', 'is', null)
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('webhook_events as p')
-            .select('p.id')
-            .whereRef('p.kind', '=', 'e.kind')
-            .whereRef('p.record_id', '=', 'e.record_id')
-            .where('p.state', '=', 'pending')
-            .whereRef('p.id', '<', 'e.id'),
-        ),
-      ),
-    )
-    .returningAll()
-    .executeTakeFirst();
+export async function claimDue(db: Db | Trx, opts: { limit: number; leaseMs: number; eventId?: number }): Promise<ClaimedEvent[]> {
+  const only = opts.eventId === undefined ? sql`` : sql`and e.id = ${opts.eventId}`;
+  const r = await sql<ClaimedEvent>`
+    with due as (
+      select e.id from webhook_events e
+       where e.state = 'pending' and e.lease_until is null and ${dueAt} <= now() ${only}
+         and not exists (select 1 from webhook_events p
+                          where p.kind = e.kind and p.record_id = e.record_id and p.state = 'pending' and p.id < e.id)
+       order by ${dueAt}
+       limit ${opts.limit}
+       for update of e skip locked)
+    update webhook_events e
+       set attempts = e.attempts + 1, last_attempt_at = now(), next_attempt_at = null, not_before = null,
+           lease_until = now() + make_interval(secs => ${opts.leaseMs / 1000}::double precision)
+     where e.id = any(array(select id from due)) -- by primary key: rows the CTE locked after re-checking them
+    returning e.*, (select m.webhook_secret from merchants m where m.id = e.merchant_id) as webhook_secret`.execute(db);
+  return r.rows;
 }
 
-/** The event row, locked for the rest of the transaction (settle and redeliver serialise on it). */
+/** What one attempt came to: acknowledged, failed and retryable (after delayMs), or failed for good. */
+export interface AttemptOutcome {
+  eventId: number;
+  attempt: number;
+  /** redeliver_generation when the attempt was claimed. */
+  generation: number;
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+  excerpt: string | null;
+  outcome: 'ack' | 'retry' | 'final';
+  /** Before the next attempt, when 'retry' and attempts remain. */
+  delayMs: number;
+}
+
+export interface SettledEvent {
+  id: number;
+  state: WebhookState;
+  next_attempt_at: Date | null;
+  merchant_id: number;
+  attempts: number;
+}
+
+// PostgreSQL text cannot hold NUL: a receiver's answer must not make its settle fail.
+const pgText = (s: string | null) => (s === null ? null : s.replace(/\u0000/g, ''));
+
+/**
+ * Settles a batch of attempts in one statement: records each attempt (the first record of an
+ * attempt number wins: a result arriving after its attempt was given up as interrupted is not
+ * applied), and for those still open (pending, this attempt, lease set) decides delivered, retry at
+ * now + delay, or exhausted (the last attempt of `max_attempts`, else of the schedule of
+ * `scheduleLength` entries). A redelivery during the attempt (generation moved) leaves the event
+ * pending and due now. The later pending events of each settled record wait for its retry
+ * (not_before) or, when it left pending, not at all. Returns the events settled; the others were
+ * given up meanwhile.
+ */
+export async function settleAttempts(db: Db | Trx, batch: AttemptOutcome[], scheduleLength: number): Promise<SettledEvent[]> {
+  if (batch.length === 0) return [];
+  const col = <K extends keyof AttemptOutcome>(k: K) => batch.map((b) => b[k]);
+  const r = await sql<SettledEvent>`
+    with r as (
+      select * from unnest(${col('eventId')}::bigint[], ${col('attempt')}::int[], ${col('generation')}::int[],
+                           ${col('statusCode')}::int[], ${col('latencyMs')}::int[], ${batch.map((b) => pgText(b.error))}::text[],
+                           ${batch.map((b) => pgText(b.excerpt))}::text[], ${col('outcome')}::text[], ${col('delayMs')}::float8[])
+        as r(id, attempt, gen, status_code, latency_ms, error, excerpt, outcome, delay_ms)),
+    ins as (
+      insert into webhook_attempts (event_id, attempt, target_url, status_code, latency_ms, error, response_excerpt)
+      select r.id, r.attempt, e.target_url, r.status_code, r.latency_ms, r.error, r.excerpt
+        from r join webhook_events e on e.id = r.id
+      on conflict (event_id, attempt) do nothing
+      returning event_id),
+    upd as (
+      update webhook_events e set
+        state = case when e.redeliver_generation <> r.gen then 'pending'
+                     when r.outcome = 'ack' then 'delivered'
+                     when r.outcome = 'final' or r.attempt >= coalesce(e.max_attempts, ${scheduleLength}) then 'exhausted'
+                     else 'pending' end,
+        next_attempt_at = case when e.redeliver_generation = r.gen and r.outcome = 'retry' and r.attempt < coalesce(e.max_attempts, ${scheduleLength})
+                               then now() + make_interval(secs => r.delay_ms / 1000) end,
+        lease_until = null,
+        last_status_code = r.status_code,
+        last_error = r.error,
+        delivered_at = case when r.outcome = 'ack' then now() else e.delivered_at end
+        from r
+       where e.id = r.id and e.id = any(${col('eventId')}::bigint[]) -- by primary key, whatever the statistics say
+         and e.state = 'pending' and e.attempts = r.attempt and e.lease_until is not null
+         and exists (select 1 from ins where ins.event_id = e.id)
+      returning e.id, e.kind, e.record_id, e.state, e.next_attempt_at, e.merchant_id, e.attempts),
+    later as (
+      update webhook_events l set not_before = u.wait
+        from (select upd.*, case when upd.state = 'pending' then upd.next_attempt_at end as wait from upd) u
+       where l.kind = u.kind and l.record_id = u.record_id and l.state = 'pending' and l.id > u.id
+         and l.id not in (select id from r) and l.not_before is distinct from u.wait
+      returning l.id)
+    select id, state, next_attempt_at, merchant_id, attempts from upd`.execute(db);
+  return r.rows;
+}
+
+/** Pending events whose attempt lease ran out without a result (the instance died during it), oldest first. */
+export async function expiredLeases(db: Db | Trx, limit: number): Promise<Pick<WebhookEventRow, 'id' | 'attempts' | 'redeliver_generation'>[]> {
+  return db
+    .selectFrom('webhook_events')
+    .select(['id', 'attempts', 'redeliver_generation'])
+    .where('state', '=', 'pending')
+    .where('lease_until', 'is not', null)
+    .where('lease_until', '<=', sql<Date>`now()`)
+    .orderBy('lease_until')
+    .limit(limit)
+    .execute();
+}
+
+/** The event row, locked for the rest of the transaction (redeliver serialises on it). */
 export function lockEvent(trx: Trx, id: number): Promise<WebhookEventRow | undefined> {
   return trx.selectFrom('webhook_events').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
-export async function insertAttempt(
-  trx: Trx,
-  a: { event_id: number; attempt: number; target_url: string; status_code: number | null; latency_ms: number; error: string | null; response_excerpt: string | null },
-): Promise<boolean> {
-  const r = await trx
-    .insertInto('webhook_attempts')
-    .values(a)
-    .onConflict((oc) => oc.columns(['event_id', 'attempt']).doNothing())
-    .returning('id')
-    .executeTakeFirst();
-  return r !== undefined;
-}
-
-/** Closes the attempt in flight (lease cleared) and sets the outcome; delivered_at is set on a 2xx. */
-export async function settleEvent(
-  trx: Trx,
-  id: number,
-  fields: { state: WebhookState; next_attempt_at: Date | null; last_status_code: number | null; last_error: string | null; acknowledged: boolean },
-): Promise<WebhookEventRow | undefined> {
-  const { acknowledged, ...rest } = fields;
-  return trx
-    .updateTable('webhook_events')
-    .set({
-      ...rest,
-      lease_until: null,
-      delivered_at: acknowledged ? (sql`now()` as never) : undefined,
-    })
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst();
-}
-
-/** Pending again for `maxAttempts`, due now; the generation tells an attempt in flight that this happened. */
-export async function reopenEvent(trx: Trx, id: number, maxAttempts: number): Promise<WebhookEventRow | undefined> {
-  return trx
-    .updateTable('webhook_events')
-    .set({
-      state: 'pending',
-      max_attempts: maxAttempts,
-      next_attempt_at: null,
-      redeliver_generation: sql`redeliver_generation + 1` as never,
-    })
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst();
-}
-
 /**
- * Pending events that nothing will move: an attempt whose lease ran out (the worker died during
- * it), or no attempt in flight and overdue by more than a lease, and in both cases no live delivery
- * job (a waiting runnable one, or one locked less than a lease ago).
+ * Pending again for `maxAttempts`, due now; the generation tells an attempt in flight that this
+ * happened. Later pending events of the record stop waiting for this one's old retry time.
  */
-export async function stalledEvents(db: Db | Trx, leaseMs: number, limit: number): Promise<number[]> {
-  const lease = sql`make_interval(secs => ${leaseMs / 1000}::double precision)`;
-  // Two index range scans (webhook_events_lease_idx, webhook_events_overdue_idx), oldest first; the
-  // job check is applied before the limit, so events that do have a job never hide those that do not.
-  const noLiveJob = sql`not exists (
-         select 1 from graphile_worker.jobs j
-          where j.key = 'webhook_event:' || e.id
-            and ((j.locked_at is null and j.attempts < j.max_attempts) or j.locked_at > now() - ${lease}))`;
-  const r = await sql<{ id: number }>`
-    select id from (
-        (select e.id from webhook_events e
-          where e.state = 'pending' and e.lease_until is not null and e.lease_until <= now() and ${noLiveJob}
-          order by e.lease_until limit ${limit})
-        union all
-        (select e.id from webhook_events e
-          where e.state = 'pending' and e.lease_until is null
-            and coalesce(e.next_attempt_at, e.created_at) < now() - ${lease} and ${noLiveJob}
-          order by coalesce(e.next_attempt_at, e.created_at) limit ${limit})
-      ) stalled
-     order by id
-     limit ${limit}`.execute(db);
-  return r.rows.map((x) => Number(x.id));
+export async function reopenEvent(trx: Trx, ev: WebhookEventRow, maxAttempts: number): Promise<void> {
+  await trx
+    .updateTable('webhook_events')
+    .set({ state: 'pending', max_attempts: maxAttempts, next_attempt_at: null, not_before: null, redeliver_generation: sql`redeliver_generation + 1` as never })
+    .where('id', '=', ev.id)
+    .execute();
+  await trx
+    .updateTable('webhook_events')
+    .set({ not_before: null })
+    .where('kind', '=', ev.kind)
+    .where('record_id', '=', ev.record_id)
+    .where('state', '=', 'pending')
+    .where('id', '>', ev.id)
+    .where('not_before', 'is not', null)
+    .execute();
 }
 
 /** Deletes up to `limit` delivered events (attempts cascade) delivered more than `days` ago; returns how many. */
@@ -193,7 +179,7 @@ export function listEvents(
   return q.orderBy('id', 'desc').limit(opts.limit).offset(opts.offset).execute();
 }
 
-export async function attemptsOf(db: Db, eventIds: number[]): Promise<WebhookAttemptRow[]> {
+export async function attemptsOf(db: Db | Trx, eventIds: number[]): Promise<WebhookAttemptRow[]> {
   if (eventIds.length === 0) return [];
   return db.selectFrom('webhook_attempts').selectAll().where('event_id', 'in', eventIds).orderBy('event_id').orderBy('attempt').execute();
 }

@@ -114,6 +114,12 @@ export type SendFailure =
   | { kind: 'user'; code: UserErrorCode }
   /** The bot cannot trade (NewDevice, a lock, its own ban): out of rotation, tell the operator. */
   | { kind: 'bot'; reason: string }
+  /**
+   * eresult 26 (Revoked) on a send: an asset in the offer is no longer in its owner's inventory
+   * (traded away, already in another offer, gone non-tradable) — the platform's answer for items
+   * that are not there to trade. A revoked trade link comes with its own message (checked first).
+   */
+  | { kind: 'assets_unavailable' }
   /** Too many requests: back off and try again. */
   | { kind: 'rate_limited' }
   /** The offer may exist (eresult 16 Timeout, a lost answer): look it up before any resend. */
@@ -131,7 +137,8 @@ export function classifySendError(err: SteamError): SendFailure {
   if (err.cause === 'TargetCannotTrade') return { kind: 'user', code: 'trade_banned' };
   if (err.cause === 'OfferLimitExceeded') return { kind: 'unavailable' };
   if (err.cause === 'ItemServerUnavailable') return { kind: 'unavailable' };
-  if (eresult === ERESULT.Revoked) return { kind: 'user', code: 'trade_link_revoked' };
+  if (/trade url is no longer valid/i.test(err.message)) return { kind: 'user', code: 'trade_link_revoked' };
+  if (eresult === ERESULT.Revoked) return { kind: 'assets_unavailable' };
   if (eresult === ERESULT.AccessDenied) return { kind: 'user', code: 'trade_link_invalid' };
   if (eresult === ERESULT.Timeout) return { kind: 'uncertain' };
   if (eresult === ERESULT.ServiceUnavailable || eresult === ERESULT.LimitExceeded) return { kind: 'unavailable' };

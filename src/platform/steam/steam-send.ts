@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Game } from '../../domain/games.js';
-import { PlatformUnavailableError, PlatformUserError, platformIdOf, type SentOffer } from '../port.js';
+import { PlatformAssetsRefusedError, PlatformUnavailableError, PlatformUserError, platformIdOf, type SentOffer } from '../port.js';
 import { RateLimitedError } from './backoff.js';
 import type { BotDriver } from './steam-bot.js';
 import { APP_IDS, OfferState, TRADABLE_CONTEXT, classifySendError, offerMessage, userErrorOfMessage } from './steam-mapping.js';
@@ -84,6 +84,9 @@ export async function sendOffer(ctx: SendContext, kind: offers.OfferKind, record
     }
     await offers.dropClaim(db, kind, recordId);
     if (failure.kind === 'user') throw new PlatformUserError(failure.code);
+    // The user's items are gone: the deposit fails item_not_available (nothing credited). For a
+    // purchase our own asset was checked just before, so it is retried (the next attempt looks again).
+    if (failure.kind === 'assets_unavailable' && req.receive.length > 0) throw new PlatformAssetsRefusedError(req.receive);
     if (failure.kind === 'bot') {
       await ctx.outOfRotation(driver.bot.id, failure.reason);
       throw new PlatformUnavailableError('the bot cannot trade');

@@ -1,0 +1,102 @@
+// Bench scenario: a backlog of 10 000 undelivered webhook events to a receiver that comes back.
+//
+// The merchant's receiver is down (nothing listens on its port) while 5 000 deposits each have
+// a `hold` event that failed once (ECONNREFUSED, in the delivery log) and a `completed` event
+// waiting behind it: the state an outage leaves, written straight into the outbox tables here
+// because 10 000 transitions through the API would take minutes. Every hold's retry falls due at
+// the moment T the receiver comes back (the completeds wait for it, as the outbox marks them).
+// Measured: deliveries/s from T to the last delivery received, and per record at the receiver
+// that no `completed` arrived before its `hold`, and no event twice.
+import http from 'node:http';
+import pg from 'pg';
+import { freePort } from '../src/db/embedded.js';
+import type { Row } from './scenarios.js';
+
+const RECORDS = 5_000;
+const FIRST_RECORD = 900_000_000;
+
+interface Backlog {
+  gatewayUrl: string;
+  dbUrl: string;
+  adminHeaders: Record<string, string>;
+  call(url: string, method?: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
+}
+
+export async function webhookBacklog(env: Backlog): Promise<Row[]> {
+  const port = await freePort();
+  const target = `http://127.0.0.1:${port}/backlog`;
+  const m = await env.call(`${env.gatewayUrl}/api/admin/merchants`, 'POST', { name: 'bench-backlog', webhook_url: target }, env.adminHeaders);
+  if (m.status !== 201) throw new Error(`create merchant: ${m.status} ${JSON.stringify(m.body)}`);
+  const merchantId = m.body.data.id as number;
+
+  const c = new pg.Client({ connectionString: env.dbUrl });
+  await c.connect();
+  let backAt: number;
+  try {
+    const t = await c.query(`select now() + interval '4 seconds' as t, (extract(epoch from now() + interval '4 seconds') * 1000)::float8 as ms`);
+    const dueAt = t.rows[0].t as Date;
+    backAt = Number(t.rows[0].ms);
+    const body = (status: string) => `jsonb_build_object('status', '${status}', 'trade_id', r, 'trade_date', '2026-10-06T10:00:12.512Z',
+        'merchant_tx_id', 'backlog-' || r, 'platform_id', '76561197960265736', 'offer_id', '7310000001', 'amount', 12.34, 'amount_currency', 'usd'
+        ${status === 'hold' ? ", 'hold_end_date', '2026-10-13T10:00:12.512Z'" : ''})`;
+    const records = `select generate_series(${FIRST_RECORD + 1}, ${FIRST_RECORD + RECORDS}) as r`;
+    await c.query(
+      `with holds as (
+         insert into webhook_events (merchant_id, kind, record_id, status, payload, target_url, attempts, next_attempt_at, last_attempt_at, last_error)
+         select $1, 'deposit', r, 'hold', ${body('hold')}, $2, 1, $3, now(), 'ECONNREFUSED: receiver down' from (${records}) s order by r
+         returning id)
+       insert into webhook_attempts (event_id, attempt, target_url, error) select id, 1, $2, 'ECONNREFUSED: receiver down' from holds`,
+      [merchantId, target, dueAt],
+    );
+    await c.query(
+      `insert into webhook_events (merchant_id, kind, record_id, status, payload, target_url, not_before)
+       select $1, 'deposit', r, 'completed', ${body('completed')}, $2, $3 from (${records}) s order by r`,
+      [merchantId, target, dueAt],
+    );
+  } finally {
+    await c.end();
+  }
+
+  // The receiver comes back at T.
+  const seen = new Map<number, string[]>();
+  const ids = new Set<string>();
+  let received = 0;
+  let duplicates = 0;
+  let last = 0;
+  let resolveAll!: () => void;
+  const all = new Promise<void>((r) => (resolveAll = r));
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (ch: Buffer) => chunks.push(ch));
+    req.on('end', () => {
+      last = Date.now();
+      const id = String(req.headers['webhook-id']);
+      if (ids.has(id)) duplicates++;
+      ids.add(id);
+      const b = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { trade_id: number; status: string };
+      seen.set(b.trade_id, [...(seen.get(b.trade_id) ?? []), b.status]);
+      res.writeHead(200).end('ok');
+      if (++received === RECORDS * 2) resolveAll();
+    });
+  });
+  await new Promise((r) => setTimeout(r, Math.max(0, backAt - Date.now())));
+  await new Promise<void>((r) => server.listen(port, '127.0.0.1', () => r()));
+  const startedAt = Math.max(backAt, Date.now());
+  const timeout = new Promise<void>((r) => setTimeout(r, 120_000).unref());
+  await Promise.race([all, timeout]);
+  server.close();
+  server.closeAllConnections();
+
+  const orderBroken = [...seen.values()].filter((s) => s.indexOf('completed') !== -1 && s.indexOf('hold') > s.indexOf('completed')).length;
+  const secs = Math.max(1, last - startedAt) / 1000;
+  const rate = received / secs;
+  return [
+    {
+      name: `webhook backlog: ${received}/${RECORDS * 2} events (${RECORDS} records × hold, completed) delivered in ${secs.toFixed(1)} s after the receiver came back; ` +
+        `order broken in ${orderBroken} records, ${duplicates} duplicates`,
+      rps: rate,
+      bad: orderBroken + duplicates + (RECORDS * 2 - received),
+      target: '≥ 1 000/s, order kept',
+    },
+  ];
+}

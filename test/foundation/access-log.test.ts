@@ -1,0 +1,68 @@
+// LOG_REQUESTS (src/http/access-log.ts): one access line per answer, written when it is sent, with
+// the request id, method, masked URL, status and time; `errors` keeps answers with status ≥ 400,
+// `off` none. Hosted page tokens never reach the log.
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../helpers.js';
+
+const started: TestGateway[] = [];
+afterAll(async () => {
+  for (const g of started) await g.stop();
+});
+
+async function gatewayLogging(mode: string | undefined) {
+  const lines: Record<string, any>[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l));
+      cb();
+    },
+  });
+  const gw = await startTestGateway(mode === undefined ? {} : { LOG_REQUESTS: mode }, { logger: pino({ level: 'info' }, sink), worker: false });
+  started.push(gw);
+  const access = () => lines.filter((l) => l.msg === 'request completed');
+  return { gw, lines, access };
+}
+
+describe('access log', () => {
+  it('by default writes one line per answer, none when the request arrives, with the token masked', async () => {
+    const { gw, lines, access } = await gatewayLogging(undefined);
+    const m = await gw.createMerchant();
+    const before = access().length;
+    const ok = await gw.merchant(m.api_key, 'GET', '/balance', undefined, { 'x-request-id': 'log-test-1' });
+    expect(ok.status).toBe(200);
+    await gw.app.inject({ method: 'GET', url: '/api/v1/hosted/secretTOKEN123/status' });
+    const mine = access().slice(before);
+    expect(mine).toHaveLength(2);
+    expect(mine[0]).toMatchObject({ reqId: 'log-test-1', req: { method: 'GET', url: '/api/v1/merchant/balance' }, res: { statusCode: 200 } });
+    expect(typeof mine[0].responseTime).toBe('number');
+    expect(mine[1].req.url).toBe('/api/v1/hosted/***/status');
+    expect(JSON.stringify(lines)).not.toContain('secretTOKEN123');
+    expect(lines.filter((l) => l.msg === 'incoming request')).toHaveLength(0);
+  });
+
+  it('errors: only answers with status 400 or more', async () => {
+    const { gw, access } = await gatewayLogging('errors');
+    const m = await gw.createMerchant();
+    const before = access().length;
+    expect((await gw.merchant(m.api_key, 'GET', '/balance')).status).toBe(200);
+    expect((await gw.merchant('sk_wrong', 'GET', '/balance')).status).toBe(401);
+    expect((await gw.merchant(m.api_key, 'GET', '/purchase/status?id=999999')).status).toBe(404);
+    expect(access().slice(before).map((l) => l.res.statusCode)).toEqual([401, 404]);
+  });
+
+  it('off: no access lines', async () => {
+    const { gw, access } = await gatewayLogging('off');
+    const m = await gw.createMerchant();
+    expect((await gw.merchant(m.api_key, 'GET', '/balance')).status).toBe(200);
+    expect((await gw.merchant('sk_wrong', 'GET', '/balance')).status).toBe(401);
+    expect(access()).toHaveLength(0);
+  });
+
+  it('refuses an unknown mode', async () => {
+    const { loadConfig } = await import('../../src/config.js');
+    expect(() => loadConfig({ LOG_REQUESTS: 'some' })).toThrow(/LOG_REQUESTS must be one of all, errors, off/);
+    expect(loadConfig({}).logRequests).toBe('all');
+  });
+});

@@ -1,0 +1,223 @@
+// The webhook dispatcher: batch claims shared by two instances on one database, per-record order
+// under concurrency and retries, the after-commit wake-up (not the poll), a backlog to a receiver
+// that comes back, keep-alive connections.
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, freshDatabase, startTestGateway, type TestGateway } from '../helpers.js';
+import { enqueueWebhook } from '../../src/modules/webhooks/outbox.js';
+import * as repo from '../../src/modules/webhooks/webhook-repo.js';
+import { freePort, startReceiver, verifySpecSign, type Receiver } from './receiver.js';
+
+const payload = (id: number, status: string) => ({ status, trade_id: id, trade_date: '2026-10-06T10:00:12.512Z', merchant_tx_id: `d-${id}`, amount: 1, amount_currency: 'usd' });
+
+/** Events of `records` × `statuses`, written through the outbox of `gw`, in order per record. */
+async function emitAll(gw: TestGateway, merchantId: number, records: number[], statuses: string[], resultUrl?: string): Promise<number[]> {
+  const ids: number[] = [];
+  for (const status of statuses) {
+    await gw.ctx.db.transaction().execute(async (trx) => {
+      for (const r of records) ids.push((await enqueueWebhook(trx, { merchantId, kind: 'deposit', recordId: r, status, resultUrl, payload: payload(r, status) }))!);
+    });
+  }
+  return ids;
+}
+
+/** Per record, the statuses in the order the receiver got them. */
+function arrivalsByRecord(rx: Receiver, path: string): Map<number, string[]> {
+  const out = new Map<number, string[]>();
+  for (const r of rx.on(path)) out.set(r.body.trade_id, [...(out.get(r.body.trade_id) ?? []), r.body.status]);
+  return out;
+}
+
+describe('two dispatchers on one database', () => {
+  let a: TestGateway;
+  let b: TestGateway;
+  let rx: Receiver;
+  const ENV = { WEBHOOK_RETRY_SCHEDULE: '0,1,1,1,1,1', WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_CONCURRENCY: '16' };
+
+  beforeAll(async () => {
+    const databaseUrl = await freshDatabase();
+    rx = await startReceiver();
+    a = await startTestGateway(ENV, { databaseUrl, worker: false });
+    b = await startTestGateway(ENV, { databaseUrl, worker: false });
+  });
+  afterAll(async () => {
+    await a?.ctx.webhooks.dispatcher.stop();
+    await b?.ctx.webhooks.dispatcher.stop();
+    await a?.stop();
+    await b?.stop();
+    await rx?.close();
+  });
+
+  it('concurrent batch claims from two instances never hand one attempt to both', async () => {
+    const m = await a.createMerchant({ name: 'Claims', webhook_url: 'http://127.0.0.1:9/none' });
+    const records = Array.from({ length: 400 }, (_, i) => 100_000 + i);
+    const ids = await emitAll(a, m.id, records, ['completed']);
+    const claimedBy = { a: [] as number[], b: [] as number[] };
+    // Both instances claim in parallel (4 claims in flight each, batches of 25) until nothing is left.
+    const drain = async (gw: TestGateway, into: number[]) => {
+      for (;;) {
+        const rows = await repo.claimDue(gw.ctx.db, { limit: 25, leaseMs: 60_000 });
+        if (rows.length === 0) return;
+        into.push(...rows.map((r) => Number(r.id)));
+      }
+    };
+    await Promise.all([...Array.from({ length: 4 }, () => drain(a, claimedBy.a)), ...Array.from({ length: 4 }, () => drain(b, claimedBy.b))]);
+    const all = [...claimedBy.a, ...claimedBy.b];
+    expect(new Set(all).size).toBe(all.length); // nobody got an attempt twice
+    expect([...all].sort((x, y) => x - y)).toEqual([...ids].sort((x, y) => x - y)); // and all were claimed
+    expect(claimedBy.a.length).toBeGreaterThan(0);
+    expect(claimedBy.b.length).toBeGreaterThan(0);
+    const rows = await a.ctx.db.selectFrom('webhook_events').select(['attempts']).where('id', 'in', ids).execute();
+    expect(rows.every((r) => r.attempts === 1)).toBe(true);
+    await a.ctx.db.updateTable('webhook_events').set({ state: 'delivered', lease_until: null }).where('id', 'in', ids).execute();
+  });
+
+  it('both dispatchers running: every event delivered exactly once, in order per record, failures and retries included', async () => {
+    const m = await a.createMerchant({ name: 'Two dispatchers', webhook_url: rx.url('/two') });
+    // A third of the first attempts fail: the record's later events must wait for the retry.
+    const tried = new Set<string>();
+    rx.respond = (r) => {
+      const key = String(r.headers['webhook-id']);
+      const first = !tried.has(key);
+      tried.add(key);
+      return first && r.body.trade_id % 3 === 0 ? { status: 500 } : { status: 200 };
+    };
+    a.ctx.webhooks.dispatcher.start(a.ctx.pool);
+    b.ctx.webhooks.dispatcher.start(b.ctx.pool);
+    const statuses = ['hold', 'completed', 'reverted'];
+    const onA = Array.from({ length: 60 }, (_, i) => 200_000 + i * 2);
+    const onB = Array.from({ length: 60 }, (_, i) => 200_001 + i * 2);
+    // The events of one record come from both instances, one status at a time, as transitions do.
+    for (const status of statuses) {
+      await Promise.all([emitAll(a, m.id, onA, [status]), emitAll(b, m.id, onB, [status])]);
+    }
+    const total = (onA.length + onB.length) * statuses.length;
+    await eventually(async () => {
+      const n = await a.ctx.db.selectFrom('webhook_events').select((eb) => eb.fn.countAll<number>().as('n')).where('merchant_id', '=', m.id).where('state', '=', 'delivered').executeTakeFirstOrThrow();
+      return Number(n.n) === total;
+    }, 30_000);
+    const got = rx.on('/two');
+    // Each event sent once, or twice when its first attempt failed: never a duplicate attempt.
+    const sends = new Map<string, number>();
+    for (const r of got) sends.set(String(r.headers['webhook-id']), (sends.get(String(r.headers['webhook-id'])) ?? 0) + 1);
+    expect(sends.size).toBe(total);
+    for (const r of got) expect(sends.get(String(r.headers['webhook-id']))).toBe(r.body.trade_id % 3 === 0 ? 2 : 1);
+    for (const [record, seen] of arrivalsByRecord(rx, '/two')) {
+      const expected = record % 3 === 0 ? statuses.flatMap((s) => [s, s]) : statuses;
+      expect(seen, `record ${record}`).toEqual(expected);
+    }
+    expect(got.every((r) => verifySpecSign(r.body, m.webhook_secret))).toBe(true);
+    // Both instances took part, and each was woken by its own commits.
+    for (const gw of [a, b]) {
+      const s = gw.ctx.webhooks.dispatcher.stats();
+      expect(s.claimed).toBeGreaterThan(0);
+      expect(s.commitWakes).toBeGreaterThan(0);
+    }
+  }, 40_000);
+});
+
+describe('wake-up', () => {
+  let gw: TestGateway;
+  let rx: Receiver;
+
+  beforeAll(async () => {
+    rx = await startReceiver();
+    // A poll of an hour: whatever is delivered here was not found by polling.
+    gw = await startTestGateway({ WEBHOOK_POLL_MS: '3600000', WEBHOOK_RETRY_SCHEDULE: '0,1' });
+  });
+  afterAll(async () => {
+    await gw?.stop();
+    await rx?.close();
+  });
+
+  it('an event is claimed because its transaction committed, not because of the poll', async () => {
+    const m = await gw.createMerchant({ name: 'Wake', webhook_url: rx.url('/wake') });
+    const before = gw.ctx.webhooks.dispatcher.stats();
+    await emitAll(gw, m.id, [1], ['completed']);
+    await eventually(async () => rx.on('/wake').length === 1, 5000);
+    const after = gw.ctx.webhooks.dispatcher.stats();
+    expect(after.commitWakes).toBeGreaterThan(before.commitWakes);
+    expect(after.pollWakes).toBe(0);
+  });
+
+  it('a rolled-back transaction wakes it too but delivers nothing; an event written past the outbox waits for a wake-up', async () => {
+    const m = await gw.createMerchant({ name: 'Wake 2', webhook_url: rx.url('/wake2') });
+    const before = gw.ctx.webhooks.dispatcher.stats();
+    await expect(
+      gw.ctx.db.transaction().execute(async (trx) => {
+        await enqueueWebhook(trx, { merchantId: m.id, kind: 'deposit', recordId: 2, status: 'completed', payload: payload(2, 'completed') });
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    await eventually(async () => gw.ctx.webhooks.dispatcher.stats().commitWakes > before.commitWakes);
+    // Written by SQL alone: nothing tells the dispatcher (another instance's event, seen by the poll).
+    const row = await gw.ctx.db
+      .insertInto('webhook_events')
+      .values({ merchant_id: m.id, kind: 'deposit', record_id: 3, status: 'completed', payload: JSON.stringify(payload(3, 'completed')) as never, target_url: rx.url('/wake2') })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await new Promise((r) => setTimeout(r, 500));
+    expect(rx.on('/wake2')).toHaveLength(0);
+    gw.ctx.webhooks.dispatcher.wake();
+    await eventually(async () => rx.on('/wake2').length === 1, 5000);
+    expect(rx.on('/wake2')[0]!.headers['webhook-id']).toBe(`evt_${row.id}`);
+  });
+
+  it('a retry comes due on its timer (the poll would take an hour)', async () => {
+    const m = await gw.createMerchant({ name: 'Retry timer', webhook_url: rx.url('/retry') });
+    rx.respond = (r, n) => (r.path === '/retry' && n === 0 ? { status: 503 } : { status: 200 });
+    const before = gw.ctx.webhooks.dispatcher.stats();
+    await emitAll(gw, m.id, [4], ['completed']);
+    await eventually(async () => rx.on('/retry').length === 2, 5000);
+    expect(gw.ctx.webhooks.dispatcher.stats().timerWakes).toBeGreaterThan(before.timerWakes);
+    expect(gw.ctx.webhooks.dispatcher.stats().pollWakes).toBe(0);
+  });
+});
+
+describe('a backlog to a receiver that comes back', () => {
+  let gw: TestGateway;
+  let back: Receiver | undefined;
+
+  beforeAll(async () => {
+    gw = await startTestGateway({ WEBHOOK_RETRY_SCHEDULE: '0,2,2,2', WEBHOOK_POLL_MS: '100' });
+  });
+  afterAll(async () => {
+    await gw?.stop();
+    await back?.close();
+  });
+
+  it('drains completely, in order per record, each event once, over kept-alive connections', async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}/backlog`;
+    const m = await gw.createMerchant({ name: 'Backlog', webhook_url: url });
+    const records = Array.from({ length: 300 }, (_, i) => 300_000 + i);
+    const holds = await emitAll(gw, m.id, records, ['hold']);
+    // The receiver is down: every hold fails once and waits for its retry.
+    await eventually(async () => {
+      const r = await gw.ctx.db.selectFrom('webhook_events').select((eb) => eb.fn.countAll<number>().as('n')).where('id', 'in', holds).where('attempts', '=', 1).where('lease_until', 'is', null).executeTakeFirstOrThrow();
+      return Number(r.n) === holds.length;
+    }, 15_000);
+    const completeds = await emitAll(gw, m.id, records, ['completed']);
+    // Each completed waits for its hold's retry time (not_before), so the due scan skips it until then.
+    const waits = await sql<{ ok: boolean }>`
+      select bool_and(c.not_before = h.next_attempt_at and c.attempts = 0) as ok
+        from webhook_events c join webhook_events h on h.kind = c.kind and h.record_id = c.record_id and h.status = 'hold'
+       where c.id = any(${completeds}::bigint[])`.execute(gw.ctx.db);
+    expect(waits.rows[0]!.ok).toBe(true);
+
+    back = await startReceiver(port);
+    await eventually(async () => back!.received.length >= records.length * 2, 20_000);
+    await eventually(async () => {
+      const r = await gw.ctx.db.selectFrom('webhook_events').select((eb) => eb.fn.countAll<number>().as('n')).where('merchant_id', '=', m.id).where('state', '=', 'delivered').executeTakeFirstOrThrow();
+      return Number(r.n) === records.length * 2;
+    });
+    expect(back.received).toHaveLength(records.length * 2);
+    for (const [, seen] of arrivalsByRecord(back, '/backlog')) expect(seen).toEqual(['hold', 'completed']);
+    expect(new Set(back.received.map((r) => r.headers['webhook-id'])).size).toBe(records.length * 2);
+    // Kept-alive connections: far fewer than the 600 requests.
+    expect(back.connections()).toBeLessThanOrEqual(gw.ctx.config.webhookConcurrency);
+    const holdLog = await gw.ctx.webhooks.getDelivery(holds[0]!);
+    expect(holdLog.attempts.map((x) => x.status_code)).toEqual([null, 200]);
+    expect(holdLog.attempts[0]!.error).toMatch(/ECONNREFUSED/);
+  });
+});
