@@ -79,7 +79,7 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
     const weak = await nonDurableSettings(db);
     if (weak.length) log.warn(`the database runs with ${weak.join(', ')}: acknowledged writes can be lost in a crash`);
     const adminToken = await resolveAdminToken(config, log);
-    const ctx = createContext({ config: { ...config, adminToken }, db, pool, clock: opts.clock ?? systemClock, log, steamSessions: opts.steamSessions });
+    const ctx = createContext({ config: { ...config, adminToken }, db, pool, commitTaps: taps, clock: opts.clock ?? systemClock, log, steamSessions: opts.steamSessions });
     relay = ctx.jobRelay;
     taps.on(JOB_OUTBOX, relay.poke);
     relay.start();
@@ -103,7 +103,7 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
     // A real platform starts driving its bots (leases, polls) with the worker, and the webhook
     // dispatcher claims with it (woken by this pool's commits of webhook events).
     if (worker) await ctx.platform.start?.();
-    if (worker) ctx.webhooks.dispatcher.start(pool);
+    if (worker) ctx.webhooks.dispatcher.start(taps);
     const app = await buildServer(ctx, { configure: opts.configureServer });
     let url = config.publicUrl;
     if (opts.listen !== false) {

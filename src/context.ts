@@ -19,11 +19,14 @@ import { createIntentService } from './modules/intents/intent-service.js';
 import { createHostedService } from './modules/hosted/hosted-service.js';
 import { createBotService } from './modules/bots/bot-service.js';
 import { createJobRelay } from './jobs/relay.js';
+import type { CommitTaps } from './db/commit-taps.js';
 
 export interface BaseContext {
   config: Config;
   db: Db;
   pool: pg.Pool;
+  /** After-commit signals of `db` (the job relay and the webhook dispatcher are woken by them). */
+  commitTaps: CommitTaps;
   clock: Clock;
   log: Logger;
   /** PLATFORM=steam: the bots' sign-in (default steam-session); a stand-in platform's tests pass their own. */

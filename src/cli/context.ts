@@ -1,5 +1,6 @@
 // The CLI's database: DATABASE_URL, else the embedded cluster under DATA_DIR — the running
 // gateway's if it is up (its port is remembered in DATA_DIR), otherwise started for the command.
+import { CommitTaps } from '../db/commit-taps.js';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
@@ -38,9 +39,12 @@ export async function openCliContext(config: Config): Promise<CliContext> {
     }
   }
   const pool = createPool(url, 5);
-  const db = createDb(pool);
+  // Nothing in the CLI listens to commits: its job rows and webhook events are moved by the
+  // running gateways' relay and dispatchers (their polls).
+  const commitTaps = new CommitTaps();
+  const db = createDb(pool, commitTaps);
   await migrate(pool);
-  const ctx = createContext({ config, db, pool, clock: systemClock, log: pino({ level: 'warn' }) });
+  const ctx = createContext({ config, db, pool, commitTaps, clock: systemClock, log: pino({ level: 'warn' }) });
   return Object.assign(ctx, {
     async close() {
       await db.destroy();

@@ -1,7 +1,7 @@
 // The outbox promise: an event exists if and only if the change that caused it committed.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectionsWithEvents, enqueueWebhook } from '../../src/modules/webhooks/outbox.js';
+import { enqueueWebhook, WEBHOOK_EVENTS_WRITE } from '../../src/modules/webhooks/outbox.js';
 import { startTestGateway, type TestGateway } from '../helpers.js';
 
 let gw: TestGateway;
@@ -46,19 +46,28 @@ describe('transactional outbox', () => {
   });
 
   // No job any more (the dispatcher claims events; a job's add_job would NOTIFY inside the
-  // business transaction): the event alone, and the connection marked so that this instance's
-  // dispatcher is woken when the pool gets it back after the commit.
-  it('a committed change leaves exactly one event, no job, and its connection marked for the after-commit wake-up', async () => {
+  // business transaction): the event alone, and a commit tap fired after the commit (never before
+  // it, never after a rollback) so that this instance's dispatcher is woken.
+  it('a committed change leaves exactly one event, no job, and fires the after-commit tap once it committed', async () => {
     const m = await gw.createMerchant({ webhook_url: 'http://127.0.0.1:9/hook' });
-    let pid = 0;
-    const id = await gw.ctx.db.transaction().execute(async (trx) => {
-      pid = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)).rows[0]!.pid;
-      connectionsWithEvents.delete(pid);
-      const eventId = await enqueueWebhook(trx, { merchantId: m.id, kind: 'deposit', recordId: 2, status: 'completed', payload: payload(2) });
-      expect(connectionsWithEvents.has(pid)).toBe(true);
-      return eventId;
-    });
-    expect(id).toBeGreaterThan(0);
-    expect(await counts(m.id)).toEqual({ events: 1, jobs: 0 });
+    let fired = 0;
+    const untap = gw.ctx.commitTaps.on(WEBHOOK_EVENTS_WRITE, () => fired++);
+    try {
+      const id = await gw.ctx.db.transaction().execute(async (trx) => {
+        const eventId = await enqueueWebhook(trx, { merchantId: m.id, kind: 'deposit', recordId: 2, status: 'completed', payload: payload(2) });
+        expect(fired).toBe(0); // not before the commit
+        return eventId;
+      });
+      expect(id).toBeGreaterThan(0);
+      expect(fired).toBe(1);
+      expect(await counts(m.id)).toEqual({ events: 1, jobs: 0 });
+      await gw.ctx.db.transaction().execute(async (trx) => {
+        await enqueueWebhook(trx, { merchantId: m.id, kind: 'deposit', recordId: 3, status: 'completed', payload: payload(3) });
+        throw new Error('roll back');
+      }).catch(() => undefined);
+      expect(fired).toBe(1); // a rolled-back event wakes nobody
+    } finally {
+      untap();
+    }
   });
 });

@@ -2,18 +2,18 @@
 // pending event of each record, leased), sends them concurrently (at most WEBHOOK_CONCURRENCY at
 // once, keep-alive connections per target), and settles the results in batched statements.
 //
-// When it claims: right after a transaction of this instance that wrote events commits (the pool
-// gets back a connection the outbox marked, see outbox.ts), after each settle (slots are free, and
+// When it claims: right after a transaction of this instance that wrote events commits (the
+// commit tap on the outbox insert's marker, see outbox.ts and src/db/commit-taps.ts), after each settle (slots are free, and
 // the next event of a settled record may go), when a retry it scheduled comes due (a timer), and
 // every WEBHOOK_POLL_MS (other instances' events, and retries scheduled elsewhere). Claims never
 // overlap within an instance; across instances SKIP LOCKED and the lease keep every attempt single.
-import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import { AgentPool } from './http-sender.js';
 import { attemptDelivery, failure, outcomeOf, type AttemptDeps } from './delivery.js';
-import { connectionsWithEvents } from './outbox.js';
+import { WEBHOOK_EVENTS_WRITE } from './outbox.js';
+import type { CommitTaps } from '../../db/commit-taps.js';
 import * as repo from './webhook-repo.js';
 import type { AttemptOutcome, ClaimedEvent } from './webhook-repo.js';
 import type { Lookup } from './target.js';
@@ -59,7 +59,7 @@ export function createDispatcher(deps: DispatcherDeps) {
   const stats: DispatcherStats = { commitWakes: 0, settleWakes: 0, timerWakes: 0, pollWakes: 0, claims: 0, claimed: 0, claimMs: 0, settles: 0, settled: 0, settleMs: 0, inFlight: 0, agents: 0 };
 
   let running = false;
-  let pool: pg.Pool | undefined;
+  let untap: (() => void) | undefined;
   let inFlight = 0; // claimed and not yet settled
   let claiming = false;
   let claimAgain = false;
@@ -190,21 +190,17 @@ export function createDispatcher(deps: DispatcherDeps) {
     }
   }
 
-  const onRelease = (_err: Error | undefined, client: pg.PoolClient) => {
-    const pid = (client as pg.PoolClient & { processID?: number }).processID;
-    if (pid !== undefined && connectionsWithEvents.delete(pid)) {
-      stats.commitWakes++;
-      void claim();
-    }
+  const onCommit = () => {
+    stats.commitWakes++;
+    void claim();
   };
 
   return {
-    /** Starts claiming; `watch` is the pool whose committed events wake it (the pool of `db`). */
-    start(watch: pg.Pool): void {
+    /** Starts claiming; `taps` are the commit taps of `db`: a commit that wrote events wakes it. */
+    start(taps: CommitTaps): void {
       if (running) return;
       running = true;
-      pool = watch;
-      pool.on('release', onRelease);
+      untap = taps.on(WEBHOOK_EVENTS_WRITE, onCommit);
       pollTimer = setInterval(() => {
         stats.pollWakes++;
         agents.prune();
@@ -244,7 +240,8 @@ export function createDispatcher(deps: DispatcherDeps) {
     async stop(): Promise<void> {
       if (!running) return;
       running = false;
-      pool?.off('release', onRelease);
+      untap?.();
+      untap = undefined;
       clearInterval(pollTimer);
       clearTimeout(dueTimer);
       dueTimes = [];

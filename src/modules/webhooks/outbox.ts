@@ -2,10 +2,9 @@
 // so the event exists if and only if the change committed.
 //
 // No job and no NOTIFY here (a NOTIFY takes PostgreSQL's cluster-wide commit lock): the
-// dispatcher of this instance is woken right after the transaction commits. The insert returns
-// the backend pid of its connection; when the pool gets that connection back (Kysely releases it
-// after COMMIT or ROLLBACK), the dispatcher claims (see dispatcher.ts `watchCommits`). Other
-// instances find the event by their short poll.
+// dispatcher of this instance is woken right after the transaction commits, by the commit tap on
+// the statement's marker (src/db/commit-taps.ts, as the job relay is). Other instances find the
+// event by their short poll.
 import { sql } from 'kysely';
 import type { Trx } from '../../db/database.js';
 
@@ -20,16 +19,14 @@ export interface WebhookEventInput {
   payload: Record<string, unknown>;
 }
 
-/** Backend pids of connections that wrote an event not yet handed back to their pool. */
-export const connectionsWithEvents = new Set<number>();
-/** A process whose pools never get a dispatcher (CLI, worker-less tests) must not grow the set forever. */
-const MAX_TRACKED = 10_000;
+/** Names the event insert for the commit taps: its commit wakes the dispatcher. */
+export const WEBHOOK_EVENTS_WRITE = '/* webhook_events:write */';
 
 /** Returns the event id, or null when neither result_url nor a merchant webhook_url is set. */
 export async function enqueueWebhook(trx: Trx, event: WebhookEventInput): Promise<number | null> {
   // One statement: the target (result_url, else the merchant's webhook_url; none: no event), and
   // the time an earlier event of the record waits for its retry, which this one waits for too.
-  const r = await sql<{ id: number; pid: number }>`
+  const r = await sql<{ id: number }>`${sql.raw(WEBHOOK_EVENTS_WRITE)}
     insert into webhook_events (merchant_id, kind, record_id, status, payload, target_url, not_before)
     select m.id, ${event.kind}, ${event.recordId}, ${event.status}, ${JSON.stringify(event.payload)}::jsonb,
            coalesce(nullif(${event.resultUrl ?? null}::text, ''), nullif(m.webhook_url, '')),
@@ -37,10 +34,8 @@ export async function enqueueWebhook(trx: Trx, event: WebhookEventInput): Promis
              where p.kind = ${event.kind} and p.record_id = ${event.recordId} and p.state = 'pending')
       from merchants m
      where m.id = ${event.merchantId} and coalesce(nullif(${event.resultUrl ?? null}::text, ''), nullif(m.webhook_url, '')) is not null
-    returning id, pg_backend_pid() as pid`.execute(trx);
+    returning id`.execute(trx);
   const row = r.rows[0];
   if (!row) return null;
-  if (connectionsWithEvents.size >= MAX_TRACKED) connectionsWithEvents.clear();
-  connectionsWithEvents.add(row.pid);
   return Number(row.id);
 }
