@@ -10,6 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { execFile } from 'node:child_process';
 import { startDurableCluster } from './durable-pg.js';
+import { sumTicks, ticks, tree, TICK_US, postmasterPid } from './proc-cpu.js';
 import { startGateway, stopProcess } from './gateway-process.js';
 import type { LoadResult, LoadSpec } from './load.js';
 
@@ -17,35 +18,6 @@ const exec = promisify(execFile);
 const S = Number(process.argv[2] ?? 5);
 const ONLY = process.argv[3];
 const ADMIN = 'bench-admin-token-0123456789abcdef';
-const TICK_US = 1e6 / 100; // USER_HZ
-
-async function ticks(pid: number): Promise<number> {
-  const s = await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-  const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-  return Number(f[11] ?? 0) + Number(f[12] ?? 0); // utime, stime
-}
-
-/** pid and every descendant (the PostgreSQL postmaster and its backends). */
-async function tree(root: number): Promise<number[]> {
-  const out = [root];
-  for (const d of await fs.readdir('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    const s = await fs.readFile(`/proc/${d}/stat`, 'utf8').catch(() => '');
-    const ppid = Number(s.slice(s.lastIndexOf(')') + 2).split(' ')[1]);
-    if (out.includes(ppid)) out.push(Number(d));
-  }
-  return out;
-}
-
-/** The tree's ticks, with those of exited children (the postmaster's cutime and cstime). */
-async function sumTicks(pids: number[]): Promise<number> {
-  let t = 0;
-  for (const p of pids) t += await ticks(p);
-  const s = await fs.readFile(`/proc/${pids[0]}/stat`, 'utf8').catch(() => '');
-  const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-  return t + Number(f[13] ?? 0) + Number(f[14] ?? 0);
-}
-
 async function load(spec: Omit<LoadSpec, 'durationS'>): Promise<LoadResult> {
   const file = path.join(os.tmpdir(), `cpu-load-${process.pid}.json`);
   await fs.writeFile(file, JSON.stringify({ durationS: S, ...spec }));
@@ -90,7 +62,7 @@ async function main() {
         if (mm) resolve(mm[1]);
       });
     });
-    const pgPid = Number((await fs.readFile(path.join(cluster.dir, 'pg', 'postmaster.pid'), 'utf8')).split('\n')[0]);
+    const pgPid = await postmasterPid(path.join(cluster.dir, 'pg'));
 
     const scenarios: { name: string; url: string; pid: number; spec: Omit<LoadSpec, 'durationS' | 'url'> }[] = [
       { name: '(a) const', url: baseUrl, pid: base.pid!, spec: { connections: 50, paths: ['/const'] } },

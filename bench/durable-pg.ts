@@ -20,7 +20,11 @@ export async function startDurableCluster(): Promise<{ url: string; dir: string;
     createPostgresUser: os.userInfo().uid === 0,
     authMethod: 'scram-sha-256',
     initdbFlags: ['--encoding=UTF8', '--locale=C'],
-    postgresFlags: ['-c', 'max_connections=300', '-c', 'fsync=on', '-c', 'synchronous_commit=on'],
+    postgresFlags: [
+      '-c', 'max_connections=300', '-c', 'fsync=on', '-c', 'synchronous_commit=on',
+      // BENCH_PG_STATEMENTS=1: the statements' costs are recorded (pg_stat_statements) and printed.
+      ...(process.env.BENCH_PG_STATEMENTS ? ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all'] : []),
+    ],
     onLog: () => {},
     onError: () => {},
   });

@@ -21,6 +21,7 @@ import { startDurableCluster } from './durable-pg.js';
 import { startGateway as startGatewayProcess, stopProcess, peakRssMb, startToReady } from './gateway-process.js';
 import type { LoadResult, LoadSpec } from './load.js';
 import { scenarioPlan, type Row } from './scenarios.js';
+import { cpuMeter, postmasterPid } from './proc-cpu.js';
 
 const exec = promisify(execFile);
 const DURATION_S = Number(process.env.BENCH_S ?? 8);
@@ -88,6 +89,28 @@ async function updateLoop(url: string, clients: number): Promise<{ tps: number; 
   return { tps: Number(stdout.trim()), tool: 'node update loop' };
 }
 
+async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
+/** The 15 statements that took the most database time over the run (BENCH_PG_STATEMENTS=1). */
+async function topStatements(url: string): Promise<string> {
+  const r = await withClient(url, (c) =>
+    c.query(`select calls, round(total_exec_time)::bigint as total_ms, round((total_exec_time / greatest(calls, 1) * 1000)::numeric)::bigint as mean_us,
+                    shared_blks_hit + shared_blks_read as blocks, left(query, 400) as query
+               from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database())
+              order by total_exec_time desc limit 15`),
+  );
+  const lines = r.rows.map((x) => `| ${x.calls} | ${x.total_ms} | ${x.mean_us} | ${x.blocks} | \`${String(x.query).replace(/\s+/g, ' ').slice(0, 140).replace(/\|/g, '\\|').replace(/`/g, "'")}\` |`);
+  return ['| calls | total ms | mean µs | blocks | statement |', '| --- | --- | --- | --- | --- |', ...lines].join('\n');
+}
+
 function table(rows: Row[]): string {
   const head = ['scenario', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx/err', 'baseline', 'ratio', 'target'];
   const lines = rows.map((r) => [
@@ -122,7 +145,11 @@ async function main() {
     });
     procs.push(gateway.child);
 
-    const plan = await scenarioPlan({ gatewayUrl: gateway.url, dbUrl, durationS: DURATION_S, only: ONLY, procs, updateLoop });
+    const cpu = cluster
+      ? { pg: cpuMeter(await postmasterPid(path.join(cluster.dir, 'pg'))), gateway: cpuMeter(gateway.child.pid!) }
+      : undefined;
+    if (process.env.BENCH_PG_STATEMENTS && cluster) await withClient(dbUrl, (c) => c.query('create extension if not exists pg_stat_statements'));
+    const plan = await scenarioPlan({ gatewayUrl: gateway.url, dbUrl, durationS: DURATION_S, only: ONLY, procs, updateLoop, cpu });
     const rows = await plan.run();
     const rss = await peakRssMb(gateway.child.pid!);
     const verify = await plan.verify();
@@ -136,6 +163,7 @@ async function main() {
     if (startup) {
       console.log(`start to ready (embedded, DATA_DIR): first start ${startup.firstMs} ms, existing DATA_DIR ${startup.againMs} ms; idle RSS ${startup.idleRssMb} MB`);
     }
+    if (process.env.BENCH_PG_STATEMENTS && cluster) console.log(`\n${await topStatements(dbUrl)}`);
     console.log(`overdrafts: ${verify.overdrafts}; ledger verify: ${verify.mismatches === 0 ? 'balanced' : `${verify.mismatches} MISMATCHES`} (${verify.checked} balances)`);
   } finally {
     for (const p of procs) await stopProcess(p);

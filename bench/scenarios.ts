@@ -31,6 +31,8 @@ interface PlanEnv {
   only?: string;
   procs: ChildProcess[];
   updateLoop(url: string, clients: number): Promise<{ tps: number; tool: string }>;
+  /** CPU µs used since the last call by PostgreSQL (all its processes) and by the gateway; absent on BENCH_DATABASE_URL. */
+  cpu?: { pg(): Promise<number>; gateway(): Promise<number> };
 }
 
 const TOKEN = 'abcdefgh';
@@ -213,8 +215,21 @@ export async function scenarioPlan(env: PlanEnv) {
         const r = await load({ url: gw, connections: 4, method: 'POST', paths: ['/api/v1/merchant/get-prices'], headers: key, body: { game: 'csgo', marketHashNames: names } });
         return row('POST get-prices, 2000 names', 4, r, { target: 'p99 < 30 ms' });
       });
+      // CPU per write: how much of the gap to (c) is the database's own work for a purchase.
+      const cpuPer: { name: string; pg: number; gw?: number }[] = [];
+      const measured = async <T,>(name: string, count: (r: T) => number, fn: () => Promise<T>, withGateway = true): Promise<T> => {
+        if (!env.cpu) return fn();
+        await env.cpu.pg();
+        await env.cpu.gateway();
+        const r = await fn();
+        const n = Math.max(1, count(r));
+        const pgUs = await env.cpu.pg();
+        const gwUs = await env.cpu.gateway();
+        cpuPer.push({ name, pg: pgUs / n, ...(withGateway ? { gw: gwUs / n } : {}) });
+        return r;
+      };
       await step('(c) single-row UPDATE loop', async () => {
-        const u = await env.updateLoop(env.dbUrl, 64);
+        const u = await measured('(c) UPDATE', (x) => x.tps * env.durationS, () => env.updateLoop(env.dbUrl, 64), false);
         c = u.tps;
         return { name: `(c) single-row UPDATE loop (${u.tool})`, connections: 64, rps: u.tps };
       }, true);
@@ -245,13 +260,23 @@ export async function scenarioPlan(env: PlanEnv) {
       };
       const perRun = Math.floor(listings.length / 2);
       await step('POST purchase, 64 clients, one merchant', async () => {
-        const r = await load({ url: gw, connections: 64, paths: [], keys: [main.key], purchase: { listings: take(perRun), runId: `${runId}-one` } });
+        const r = await measured('purchase, one merchant', (x) => x.requests - x.non2xx, () => load({ url: gw, connections: 64, paths: [], keys: [main.key], purchase: { listings: take(perRun), runId: `${runId}-one` } }));
         return row('POST purchase, 64 clients, one merchant', 64, r, vsC(r, '≥ 0.50'));
       });
       await step('POST purchase, 64 clients, 64 merchants', async () => {
-        const r = await load({ url: gw, connections: 64, paths: [], keys: spread.map((m) => m.key), purchase: { listings: take(perRun), runId: `${runId}-spread` } });
+        const r = await measured('purchase, 64 merchants', (x) => x.requests - x.non2xx, () => load({ url: gw, connections: 64, paths: [], keys: spread.map((m) => m.key), purchase: { listings: take(perRun), runId: `${runId}-spread` } }));
         return row('POST purchase, 64 clients, 64 merchants', 64, r, vsC(r, '≥ 0.50'));
       });
+      const base = cpuPer.find((x) => x.name === '(c) UPDATE');
+      if (base && cpuPer.length > 1) {
+        const us = (n: number) => `${Math.round(n)} µs`;
+        for (const x of cpuPer.filter((y) => y !== base)) {
+          rows.push({
+            name: `CPU per ${x.name}: PostgreSQL ${us(x.pg)}, gateway ${us(x.gw ?? 0)} (per (c) UPDATE: PostgreSQL ${us(base.pg)}); ` +
+              `PostgreSQL's own work alone caps it at ≈ ${(base.pg / x.pg).toFixed(2)} of (c)`,
+          });
+        }
+      }
       hooks.close();
       return rows;
     },
