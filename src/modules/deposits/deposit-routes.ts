@@ -9,6 +9,7 @@ import { forbidden } from '../../domain/errors.js';
 import * as S from './deposit-schemas.js';
 
 const tags = ['deposits'];
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 export const depositRoutes = (ctx: { deposits: DepositService }): FastifyPluginAsync => async (app) => {
   app.post<{ Body: Static<typeof S.InventoryRequest> }>(
@@ -50,7 +51,10 @@ export const depositRoutes = (ctx: { deposits: DepositService }): FastifyPluginA
         response: { 200: envelopeOf(S.QuoteResponse) },
       },
     },
-    async (request) => ok(await ctx.deposits.getPrices(request.merchant, request.body), 'prices quoted'),
+    // Up to 2 000 lines: one native JSON.stringify (keys in the schema's order, so the bytes are
+    // those the response schema's serializer would write; test/deposits/get-prices-wire.test.ts).
+    async (request, reply) =>
+      reply.type(JSON_TYPE).send(JSON.stringify(ok(await ctx.deposits.getPrices(request.merchant, request.body), 'prices quoted'))),
   );
 
   app.post<{ Body: Static<typeof S.CreateDepositByHashNameRequest> }>(

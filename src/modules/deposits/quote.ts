@@ -97,22 +97,30 @@ export function createQuoteStage(deps: QuoteDeps) {
   /** 4.4 get-prices: quotes by name; unless no_deposit_intent, a draft trade (status new) holds them. */
   async function getPrices(merchant: MerchantRow, req: GetPricesRequest) {
     pricing.assertFresh();
-    const names = [...new Set(req.marketHashNames)];
+    // One pass over up to 2 000 names: first occurrence only, unpriced names left out.
+    const seen = new Set<string>();
     const quotes: Omit<Quote, 'card'>[] = [];
-    for (const n of names) {
+    const items: { name: string; price: number; originalPrice: number }[] = [];
+    let sum = 0;
+    for (const n of req.marketHashNames) {
+      if (seen.has(n)) continue;
+      seen.add(n);
       const q = pricing.price(merchant, req.game, n);
-      if (q) quotes.push(q);
+      if (!q) continue;
+      quotes.push(q);
+      items.push({ name: q.name, price: millsToUsd(q.price), originalPrice: millsToUsd(q.originalPrice) });
+      sum += q.price;
     }
     if (quotes.length === 0) return { total: 0, sum: 0, items: null };
-    const items = quotes.map((q) => ({ name: q.name, price: millsToUsd(q.price), originalPrice: millsToUsd(q.originalPrice) }));
-    const sum = millsToUsd(sumMills(quotes.map((q) => q.price)));
-    if (req.no_deposit_intent) return { total: quotes.length, sum, items };
+    const quoted = { total: quotes.length, sum: millsToUsd(sum), items };
+    if (req.no_deposit_intent) return quoted;
     const draft = await repo.insertQuoteDraft(
       db,
       { merchant_id: merchant.id, flow: 'hash_name', status: 'new', game: req.game, amount: 0, quote_expires_at: plus(config.quoteTtlSeconds) },
       quotes,
     );
-    return { id: draft.id, total: quotes.length, sum, items };
+    // id last: where the schema serializer wrote it (optional properties after the required ones).
+    return { ...quoted, id: draft.id };
   }
 
   /** 4.6 deposit-preview: no record, no snapshot. */
