@@ -1,12 +1,14 @@
 // get-prices skips two per-request costs: Ajv's per-item walk (a hand-written check accepts only
 // certainly valid bodies, Ajv words every error) and the schema serializer (one JSON.stringify).
-// Both must be invisible on the wire: same bytes, same acceptance, same errors.
+// Both must be invisible on the wire: same bytes, same acceptance, same errors. The answer's lines
+// are serialised once per price-book load and multiplier (quote-wire.ts).
 import build from 'fast-json-stringify';
 import { describe, expect, it } from 'vitest';
 import { validatorCompiler } from '../../src/http/validation.js';
 import { envelopeOf } from '../../src/http/schemas.js';
 import { ok } from '../../src/http/envelope.js';
 import { GetPricesRequest, QuoteResponse } from '../../src/modules/deposits/deposit-schemas.js';
+import { createQuoteFragments, quoteAnswer, quoteFragment, quoteLines } from '../../src/modules/deposits/quote-wire.js';
 
 const schemaSerializer = build(envelopeOf(QuoteResponse) as object);
 const validate = validatorCompiler({ schema: GetPricesRequest, httpPart: 'body', method: 'POST', url: '/get-prices' }) as (
@@ -16,16 +18,52 @@ const validate = validatorCompiler({ schema: GetPricesRequest, httpPart: 'body',
 const ajvOnly = validatorCompiler({ schema: structuredClone(GetPricesRequest), httpPart: 'body', method: 'POST', url: '/get-prices' }) as typeof validate;
 
 describe('get-prices wire', () => {
-  it('the hand-built answer is byte-identical to the response schema serializer', () => {
-    const names = ['AK-47 | Redline (Field-Tested)', 'StatTrak™ M4A1-S | "Quoted" \\ back', '★ Karambit | Doppler (Factory New)', 'tab\there\nnew line', 'ünïcødé 𝔘'];
-    const items = names.map((name, i) => ({ name, price: (i * 1234 + 7) / 1000, originalPrice: (i * 1500 + 10) / 1000 }));
-    const cases = [
-      { total: items.length, sum: 12.345, items, id: 42 }, // the service's key order
-      { total: items.length, sum: 0.001, items },
-      { total: 0, sum: 0, items: null },
-      { total: 1, sum: 1000000, items: [{ name: 'x', price: 1000000, originalPrice: 0.5 }], id: 9007199254740991 },
-    ];
-    for (const c of cases) expect(JSON.stringify(ok(c, 'prices quoted'))).toBe(schemaSerializer(ok(c, 'prices quoted')));
+  it('the answer built from fragments is byte-identical to the response schema serializer', () => {
+    const names = ['AK-47 | Redline (Field-Tested)', 'StatTrak™ M4A1-S | "Quoted" \\ back', '★ Karambit | Doppler (Factory New)', 'tab\there\nnew line', 'ünïcødé 𝔘', '</script>'];
+    const quotes = names.map((name, i) => ({ name, price: i * 1234 + 7, originalPrice: i * 1500 + 10 }));
+    quotes.push({ name: 'big', price: 999_999_999_999, originalPrice: 1_000_000_000_000 });
+    const frags = quotes.map(quoteFragment);
+    const items = quotes.map((q) => ({ name: q.name, price: q.price / 1000, originalPrice: q.originalPrice / 1000 }));
+    const sum = quotes.reduce((a, q) => a + q.price, 0);
+    const envelope = (data: object) => schemaSerializer(ok(data, 'prices quoted'));
+    expect(quoteAnswer(frags, sum, 42)).toBe(envelope({ id: 42, total: quotes.length, sum: sum / 1000, items }));
+    expect(quoteAnswer(frags, sum)).toBe(envelope({ total: quotes.length, sum: sum / 1000, items }));
+    expect(quoteAnswer([], 0)).toBe(envelope({ total: 0, sum: 0, items: null }));
+    expect(quoteAnswer(frags.slice(0, 1), 7, 9007199254740991)).toBe(envelope({ id: 9007199254740991, total: 1, sum: 0.007, items: items.slice(0, 1) }));
+    expect(JSON.parse(quoteAnswer(frags, sum, 42)).data.items).toEqual(items);
+    // The stored lines: what JSON.stringify wrote before (deposit_quotes.lines).
+    expect(quoteLines(frags)).toBe(JSON.stringify(quotes.map((q) => [q.name, q.price, q.originalPrice])));
+    expect(quoteLines([])).toBe('[]');
+  });
+
+  it('fragments are cached per multiplier and game, and dropped when the price book is reloaded', () => {
+    let loadedAt = new Date(1);
+    let base = 1000;
+    let calls = 0;
+    const pricing = {
+      loadedAt: () => loadedAt,
+      price: (m: { deposit_multiplier: number }, _g: string, name: string) => {
+        calls++;
+        return name === 'unpriced' ? undefined : { name, price: Math.round(base * Number(m.deposit_multiplier)), originalPrice: base };
+      },
+    };
+    const fragmentsFor = createQuoteFragments(pricing as never);
+    const half = { deposit_multiplier: 0.5 };
+    expect(fragmentsFor(half, 'csgo')('a')!.price).toBe(500);
+    expect(fragmentsFor(half, 'csgo')('a')!.price).toBe(500);
+    expect(calls).toBe(1);
+    expect(fragmentsFor({ deposit_multiplier: 0.9 }, 'csgo')('a')!.price).toBe(900); // another rate: its own entry
+    expect(fragmentsFor(half, 'rust')('a')!.price).toBe(500);
+    expect(calls).toBe(3);
+    // Unpriced names are asked every time (never remembered: any string may be sent).
+    expect(fragmentsFor(half, 'csgo')('unpriced')).toBeUndefined();
+    expect(fragmentsFor(half, 'csgo')('unpriced')).toBeUndefined();
+    expect(calls).toBe(5);
+    // A reload (new loadedAt) with new prices: the old fragments are gone.
+    base = 2000;
+    loadedAt = new Date(1); // same instant, another load
+    expect(fragmentsFor(half, 'csgo')('a')!.price).toBe(1000);
+    expect(fragmentsFor(half, 'csgo')('a')!.item).toBe('{"name":"a","price":1,"originalPrice":2}');
   });
 
   it('a valid body passes as Ajv would pass it, with no_deposit_intent defaulted to false', () => {

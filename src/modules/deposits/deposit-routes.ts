@@ -51,10 +51,9 @@ export const depositRoutes = (ctx: { deposits: DepositService }): FastifyPluginA
         response: { 200: envelopeOf(S.QuoteResponse) },
       },
     },
-    // Up to 2 000 lines: one native JSON.stringify (keys in the schema's order, so the bytes are
-    // those the response schema's serializer would write; test/deposits/get-prices-wire.test.ts).
-    async (request, reply) =>
-      reply.type(JSON_TYPE).send(JSON.stringify(ok(await ctx.deposits.getPrices(request.merchant, request.body), 'prices quoted'))),
+    // The envelope comes as JSON text built from cached fragments (quote-wire.ts); the schema
+    // above still documents it.
+    async (request, reply) => reply.type(JSON_TYPE).send(await ctx.deposits.getPrices(request.merchant, request.body)),
   );
 
   app.post<{ Body: Static<typeof S.CreateDepositByHashNameRequest> }>(
