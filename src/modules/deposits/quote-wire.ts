@@ -14,8 +14,9 @@ export interface QuoteFragment {
   line: string;
 }
 
-/** At most this many (multiplier, game) pairs keep fragments (merchants mostly share a few); the oldest goes first. */
-const MAX_CACHES = 32;
+/** At most this many (multiplier, game) pairs keep fragments (merchants mostly share a few), each at most the
+ * priced names of one game; the oldest pair goes first. */
+const MAX_CACHES = 8;
 
 export function quoteFragment(q: Omit<Quote, 'card'>): QuoteFragment {
   const name = JSON.stringify(q.name);
