@@ -102,9 +102,9 @@ export function listItems(q: Q, depositId: number): Promise<DepositItemRow[]> {
 export function insertQuoteDraft(
   q: Q,
   values: Insertable<DepositsTable>,
-  items: { name: string; price: number; originalPrice: number }[],
+  /** JSON text: [[market_hash_name, price, original_price], …] (quote-wire.ts builds it). */
+  lines: string,
 ): Promise<DepositRow> {
-  const lines = JSON.stringify(items.map((i) => [i.name, i.price, i.originalPrice]));
   return q
     .with('d', (db) => db.insertInto('deposits').values(values).returningAll())
     .with('quote', (db) =>

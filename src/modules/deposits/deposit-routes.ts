@@ -9,6 +9,7 @@ import { forbidden } from '../../domain/errors.js';
 import * as S from './deposit-schemas.js';
 
 const tags = ['deposits'];
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 export const depositRoutes = (ctx: { deposits: DepositService }): FastifyPluginAsync => async (app) => {
   app.post<{ Body: Static<typeof S.InventoryRequest> }>(
@@ -50,7 +51,9 @@ export const depositRoutes = (ctx: { deposits: DepositService }): FastifyPluginA
         response: { 200: envelopeOf(S.QuoteResponse) },
       },
     },
-    async (request) => ok(await ctx.deposits.getPrices(request.merchant, request.body), 'prices quoted'),
+    // The envelope comes as JSON text built from cached fragments (quote-wire.ts); the schema
+    // above still documents it.
+    async (request, reply) => reply.type(JSON_TYPE).send(await ctx.deposits.getPrices(request.merchant, request.body)),
   );
 
   app.post<{ Body: Static<typeof S.CreateDepositByHashNameRequest> }>(

@@ -13,6 +13,7 @@ import type { MerchantRow } from '../merchants/merchant-repo.js';
 import type { PricingService, Quote } from '../pricing/pricing-service.js';
 import * as repo from './deposit-repo.js';
 import { callPlatform } from './deposit-platform.js';
+import { createQuoteFragments, quoteAnswer, quoteLines, type QuoteFragment } from './quote-wire.js';
 
 export interface TradeKey {
   game: Game;
@@ -38,7 +39,7 @@ export interface QuoteDeps {
   config: Pick<Config, 'depositTimeoutMs' | 'quoteTtlSeconds'>;
   clock: Clock;
   platform: Pick<TradingPlatform, 'checkTradeLink' | 'loadInventory'>;
-  pricing: Pick<PricingService, 'quote' | 'price' | 'assertFresh'>;
+  pricing: Pick<PricingService, 'quote' | 'price' | 'assertFresh' | 'loadedAt'>;
 }
 
 function snapshotItem(it: PlatformItem, q: Quote): SnapshotItem {
@@ -61,6 +62,7 @@ function cardView(s: SnapshotItem) {
 
 export function createQuoteStage(deps: QuoteDeps) {
   const { db, config, clock, platform, pricing } = deps;
+  const fragmentsFor = createQuoteFragments(pricing);
   const plus = (seconds: number) => new Date(clock.now().getTime() + seconds * 1000);
 
   // User errors become 400 domain codes, failure or silence 500 integration service error.
@@ -94,25 +96,32 @@ export function createQuoteStage(deps: QuoteDeps) {
     };
   }
 
-  /** 4.4 get-prices: quotes by name; unless no_deposit_intent, a draft trade (status new) holds them. */
-  async function getPrices(merchant: MerchantRow, req: GetPricesRequest) {
+  /**
+   * 4.4 get-prices: quotes by name; unless no_deposit_intent, a draft trade (status new) holds them.
+   * Returns the answer envelope as JSON text (quote-wire.ts), committed before it is returned.
+   */
+  async function getPrices(merchant: MerchantRow, req: GetPricesRequest): Promise<string> {
     pricing.assertFresh();
-    const names = [...new Set(req.marketHashNames)];
-    const quotes: Omit<Quote, 'card'>[] = [];
-    for (const n of names) {
-      const q = pricing.price(merchant, req.game, n);
-      if (q) quotes.push(q);
+    // One pass over up to 2 000 names: first occurrence only, unpriced names left out.
+    const lookup = fragmentsFor(merchant, req.game);
+    const seen = new Set<string>();
+    const frags: QuoteFragment[] = [];
+    let sum = 0;
+    for (const n of req.marketHashNames) {
+      if (seen.has(n)) continue;
+      seen.add(n);
+      const f = lookup(n);
+      if (!f) continue;
+      frags.push(f);
+      sum += f.price;
     }
-    if (quotes.length === 0) return { total: 0, sum: 0, items: null };
-    const items = quotes.map((q) => ({ name: q.name, price: millsToUsd(q.price), originalPrice: millsToUsd(q.originalPrice) }));
-    const sum = millsToUsd(sumMills(quotes.map((q) => q.price)));
-    if (req.no_deposit_intent) return { total: quotes.length, sum, items };
+    if (frags.length === 0 || req.no_deposit_intent) return quoteAnswer(frags, sum);
     const draft = await repo.insertQuoteDraft(
       db,
       { merchant_id: merchant.id, flow: 'hash_name', status: 'new', game: req.game, amount: 0, quote_expires_at: plus(config.quoteTtlSeconds) },
-      quotes,
+      quoteLines(frags),
     );
-    return { id: draft.id, total: quotes.length, sum, items };
+    return quoteAnswer(frags, sum, draft.id);
   }
 
   /** 4.6 deposit-preview: no record, no snapshot. */
