@@ -17,6 +17,10 @@ export interface LoadSpec {
   purchase?: { listings: { id: string; game: string }[]; runId: string };
   /** POST body for every request (JSON). */
   body?: unknown;
+  /** Stop after this many requests (duration then ignored): each path once, never a refused repeat. */
+  amount?: number;
+  /** A 2xx answer whose data.status is not this one counts as refused (purchases: 'pending'). */
+  expectStatus?: string;
 }
 
 export interface LoadResult {
@@ -29,6 +33,9 @@ export interface LoadResult {
   /** Answers of 2xx whose data.status was not the expected one (purchases: not 'pending'). */
   refused: number;
   bytesPerSec: number;
+  /** 2xx answers not refused, and the run's length in seconds (rate of successes: ok / elapsedS). */
+  ok: number;
+  elapsedS: number;
 }
 
 async function main() {
@@ -37,10 +44,12 @@ async function main() {
   let connection = 0;
   let refused = 0;
   const headers = { ...(spec.headers ?? {}), ...(spec.body !== undefined || spec.purchase ? { 'content-type': 'application/json' } : {}) };
+  const expectStatus = spec.expectStatus ?? (spec.purchase ? 'pending' : undefined);
   const result = await autocannon({
     url: spec.url,
     connections: spec.connections,
     duration: spec.durationS,
+    ...(spec.amount !== undefined ? { amount: spec.amount } : {}),
     pipelining: 1,
     requests: [
       {
@@ -56,11 +65,11 @@ async function main() {
           }
           return { ...req, path: spec.paths[i % spec.paths.length], headers: h, body: spec.body === undefined ? undefined : JSON.stringify(spec.body) };
         },
-        onResponse: spec.purchase
+        onResponse: expectStatus
           ? (status: number, body: string) => {
               if (status !== 200) return;
               try {
-                if (JSON.parse(body)?.data?.status !== 'pending') refused++;
+                if (JSON.parse(body)?.data?.status !== expectStatus) refused++;
               } catch {
                 refused++;
               }
@@ -78,6 +87,8 @@ async function main() {
     errors: result.errors + result.timeouts,
     refused,
     bytesPerSec: result.throughput.average,
+    ok: result['2xx'] - refused,
+    elapsedS: result.duration,
   };
   console.log(JSON.stringify(out));
 }

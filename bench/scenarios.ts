@@ -220,19 +220,28 @@ export async function scenarioPlan(env: PlanEnv) {
       }, true);
       const vsC = (r: LoadResult, target: string) => ({ baseline: '(c)', ratio: r.rps / c, target });
       await step('sandbox accept → completed + webhook', async () => {
-        const n = Math.min(4000, 120 * D);
-        process.stderr.write(`  creating ${n} active deposits…\n`);
-        const ids: number[] = [];
-        await pool(8, Array.from({ length: n }), async () => void ids.push(await activeDeposit()));
-        const r = await load({ url: gw, connections: 16, method: 'POST', paths: ids.map((id) => `/api/v1/merchant/sandbox/deposit/${id}/accept`), headers: key, body: { hold: false } });
-        const accepted = Math.min(ids.length, r.requests);
-        const done = ids.slice(0, accepted);
+        // Every request accepts a deposit of its own (autocannon's `amount`: no path twice, so no
+        // refused repeat), and only answers with status 'completed' count. A probe sizes the run:
+        // enough deposits for about BENCH_S seconds at the probe's rate.
+        const prepare = async (n: number) => {
+          const ids: number[] = [];
+          await pool(32, Array.from({ length: n }), async () => void ids.push(await activeDeposit()));
+          return ids;
+        };
+        const accept = (ids: number[]) =>
+          load({ url: gw, connections: 16, method: 'POST', amount: ids.length, expectStatus: 'completed', paths: ids.map((id) => `/api/v1/merchant/sandbox/deposit/${id}/accept`), headers: key, body: { hold: false } });
+        const probe = await accept(await prepare(240));
+        const n = Math.max(240, Math.min(8000, Math.ceil((probe.ok / probe.elapsedS) * D * 1.2)));
+        process.stderr.write(`  probe: ${Math.round(probe.ok / probe.elapsedS)} transitions/s; creating ${n} active deposits…\n`);
+        const ids = await prepare(n);
+        const r = await accept(ids);
         // let the last webhooks arrive (up to 30 s)
-        for (let t = 0; t < 300 && done.some((id) => !hooks.completedAt.has(id)); t++) await new Promise((res) => setTimeout(res, 100));
-        const lags = await webhookLags(env.dbUrl, done, hooks.completedAt);
+        for (let t = 0; t < 300 && ids.some((id) => !hooks.completedAt.has(id)); t++) await new Promise((res) => setTimeout(res, 100));
+        const lags = await webhookLags(env.dbUrl, ids, hooks.completedAt);
+        const rate = { ...r, rps: r.ok / r.elapsedS };
         return [
-          row(`sandbox accept → completed (${ids.length} deposits${r.requests > ids.length ? ', EXHAUSTED' : ''})`, 16, r, vsC(r, '≥ 0.25')),
-          { name: `webhook lag from the event's write: p50 ${pct(lags.fromWrite, 0.5)} ms, p99 ${pct(lags.fromWrite, 0.99)} ms (${lags.fromWrite.length}/${done.length} received)`, target: 'p50 < 50, p99 < 250 ms' },
+          row(`sandbox accept → completed (${r.ok} of ${ids.length} completed in ${r.elapsedS} s)`, 16, rate, vsC(rate, '≥ 0.25')),
+          { name: `webhook lag from the event's write: p50 ${pct(lags.fromWrite, 0.5)} ms, p99 ${pct(lags.fromWrite, 0.99)} ms (${lags.fromWrite.length}/${ids.length} received)`, target: 'p50 < 50, p99 < 250 ms' },
           { name: `webhook lag from the status change's transaction start: p50 ${pct(lags.fromTxn, 0.5)} ms, p99 ${pct(lags.fromTxn, 0.99)} ms` },
         ];
       });
