@@ -36,21 +36,38 @@ export function findDepositStatus(db: Db, merchantId: number, by: { id?: number;
   return findOwnRecord<DepositStatusRow>(db, { table: 'deposits', columns: DEPOSIT_STATUS_COLUMNS, statement: 'deposit_status' }, merchantId, by);
 }
 
-/** The guarded status change: only a row still in one of `from` is updated (a concurrent change loses). */
-export function updateStatusGuarded(
+/**
+ * The guarded status change: only a row still in one of `from` is updated (a concurrent change
+ * loses). `release`: in the same statement, the deposit's reserved assets are freed (a terminal status).
+ */
+export async function updateStatusGuarded(
   trx: Trx,
   id: number,
   from: readonly DepositStatus[],
   set: Updateable<DepositsTable>,
   merchantId?: number,
+  release = false,
 ): Promise<DepositRow | undefined> {
-  let query = trx
+  let update = trx
     .updateTable('deposits')
     .set({ ...set, updated_at: sql`now()` as never })
     .where('id', '=', id)
     .where('status', 'in', [...from]);
-  if (merchantId !== undefined) query = query.where('merchant_id', '=', merchantId);
-  return query.returningAll().executeTakeFirst();
+  if (merchantId !== undefined) update = update.where('merchant_id', '=', merchantId);
+  if (!release) return update.returningAll().executeTakeFirst();
+  const changed = update.returningAll();
+  return trx
+    .with('changed', () => changed)
+    .with('released', (db) =>
+      db
+        .updateTable('deposit_items')
+        .set({ reserved: false })
+        .where('deposit_id', 'in', db.selectFrom('changed').select('changed.id'))
+        .where('reserved', '=', true),
+    )
+    .selectFrom('changed')
+    .selectAll()
+    .executeTakeFirst() as Promise<DepositRow | undefined>;
 }
 
 export type NewDepositItem = Omit<Insertable<DepositItemsTable>, 'deposit_id' | 'game' | 'partner' | 'reserved'>;
@@ -69,11 +86,6 @@ export async function insertItems(trx: Trx, depositId: number, key: { game: stri
     .insertInto('deposit_items')
     .values(items.map((i) => ({ ...i, deposit_id: depositId, game: key.game, partner: key.partner, reserved: i.asset_id != null })))
     .execute();
-}
-
-/** Frees the assets of a deposit that reached a terminal status (same transaction as the change). */
-export async function releaseItems(trx: Trx, depositId: number): Promise<void> {
-  await trx.updateTable('deposit_items').set({ reserved: false }).where('deposit_id', '=', depositId).where('reserved', '=', true).execute();
 }
 
 /** Which of `assetIds` are reserved by a live deposit of this user (for error messages and pre-checks). */

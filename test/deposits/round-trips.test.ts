@@ -1,0 +1,96 @@
+// Statements per status transition (issue 12): the sandbox accept of an active deposit with
+// hold:false (→ completed) is the guarded status change with the items' release, then one
+// statement for all its effects (webhook event, catalogue-listing job, ledger movement), then
+// COMMIT; the sandbox platform's own record of the departed assets follows in its own statement.
+// Counted on the pool's clients (no worker runs; the relay, the catalogue stamper and the
+// listeners are told apart by their SQL).
+import { sql } from 'kysely';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../helpers.js';
+import { activeDeposit, balance, expectBooksBalance, webhookEvents } from './deposit-helpers.js';
+
+let gw: TestGateway;
+let m: { id: number; api_key: string };
+let log: string[] | undefined;
+const BACKGROUND = /job_outbox_relay|catalogue_stamp_events|^\s*listen |catalogue_pages|webhook_events where state <> 'delivered'|_private_jobs|api_key_usage/;
+
+beforeAll(async () => {
+  gw = await startTestGateway({}, { worker: false });
+  m = await gw.createMerchant({ name: 'Counted', webhook_url: 'http://127.0.0.1:9/hook' });
+  const wrapped = new WeakSet<pg.PoolClient>();
+  const wrap = (client: pg.PoolClient) => {
+    if (wrapped.has(client)) return;
+    wrapped.add(client);
+    const query = client.query.bind(client) as (...a: unknown[]) => unknown;
+    (client as { query: unknown }).query = (...args: unknown[]) => {
+      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string })?.text ?? '';
+      if (log && !BACKGROUND.test(text)) log.push(text.replace(/\s+/g, ' ').trim());
+      return query(...args);
+    };
+  };
+  gw.ctx.pool.on('acquire', wrap);
+});
+afterAll(async () => gw?.stop());
+
+async function counted(path: string, body: unknown) {
+  log = [];
+  const res = await gw.merchant(m.api_key, 'POST', path, body);
+  const statements = log;
+  log = undefined;
+  return { res, statements };
+}
+
+describe('sandbox accept (hold:false) → completed, statement by statement', () => {
+  it('no read before the change: BEGIN, the guarded update (items released with it), one statement of effects, COMMIT, the platform record', async () => {
+    const d = await activeDeposit(gw, m.api_key);
+    const before = await balance(gw, m.api_key);
+    const { res, statements } = await counted(`/sandbox/deposit/${d.id}/accept`, { hold: false });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data).toMatchObject({ id: d.id, status: 'completed', amount: d.amount });
+    expect(statements, statements.join('\n')).toHaveLength(5);
+    expect(statements[0]).toBe('begin');
+    expect(statements[1]).toMatch(/^with "changed" as \(update "deposits" set/);
+    expect(statements[2]).toMatch(/webhook_events:write .*job_outbox:write .*insert into ledger_entries/);
+    expect(statements[3]).toBe('commit');
+    expect(statements[4]).toMatch(/insert into sandbox_departed_assets/);
+    expect(statements.join('\n')).not.toMatch(/graphile_worker|savepoint|pg_notify/);
+
+    // what it did: every rule of the transition is still there
+    expect((await balance(gw, m.api_key)).available).toBeCloseTo(before.available + d.amount, 3);
+    const entries = await gw.ctx.db.selectFrom('ledger_entries').select('key').where('ref_type', '=', 'deposit').where('ref_id', '=', d.id).execute();
+    expect(entries.map((e) => e.key)).toEqual([`deposit:${d.id}:credit`]);
+    const events = await webhookEvents(gw, d.id);
+    expect(events.map((e) => e.status)).toEqual(['completed']); // active sends none (DEPOSIT_MACHINE.onEnter)
+    const reserved = await gw.ctx.db.selectFrom('deposit_items').select('reserved').where('deposit_id', '=', d.id).execute();
+    expect(reserved.length).toBeGreaterThan(0);
+    expect(reserved.every((r) => r.reserved === false)).toBe(true);
+    await gw.flushJobs();
+    const jobs = await sql<{ key: string }>`select key from graphile_worker._private_jobs where key = ${`catalogue_add_deposit_items:${d.id}`}`.execute(gw.ctx.db);
+    expect(jobs.rows).toHaveLength(1);
+    await expectBooksBalance(gw);
+  });
+
+  it('a refused accept (already completed) reads the row once to answer 409, and changes nothing', async () => {
+    const d = await activeDeposit(gw, m.api_key);
+    await gw.merchant(m.api_key, 'POST', `/sandbox/deposit/${d.id}/accept`, { hold: false });
+    const { res, statements } = await counted(`/sandbox/deposit/${d.id}/accept`, { hold: false });
+    expect(res.status).toBe(409);
+    expect(res.body).toMatchObject({ success: false, message: 'invalid transition' });
+    expect(statements.join('\n')).not.toMatch(/ledger_entries|webhook_events:write|sandbox_departed_assets/);
+    expect((await webhookEvents(gw, d.id)).map((e) => e.status)).toEqual(['completed']);
+    expect(statements.filter((s) => /^select .* from "deposits" where "id" = \$1$/.test(s))).toHaveLength(1);
+  });
+
+  it("another merchant's deposit is a 404, and nothing changes", async () => {
+    const d = await activeDeposit(gw, m.api_key);
+    const other = await gw.createMerchant({ name: 'Other' });
+    const res = await gw.merchant(other.api_key, 'POST', `/sandbox/deposit/${d.id}/accept`, { hold: false });
+    expect(res.status).toBe(404);
+    const row = await gw.ctx.db.selectFrom('deposits').select('status').where('id', '=', d.id).executeTakeFirstOrThrow();
+    expect(row.status).toBe('active');
+    expect(res.body).toMatchObject({ success: false });
+    expect(await webhookEvents(gw, d.id)).toEqual([]);
+    expect((await gw.ctx.db.selectFrom('deposit_items').select('reserved').where('deposit_id', '=', d.id).execute()).every((r) => r.reserved)).toBe(true);
+  });
+});
