@@ -20,7 +20,7 @@ export async function startDurableCluster(): Promise<{ url: string; dir: string;
     createPostgresUser: os.userInfo().uid === 0,
     authMethod: 'scram-sha-256',
     initdbFlags: ['--encoding=UTF8', '--locale=C'],
-    postgresFlags: ['-c', 'max_connections=300', '-c', 'fsync=on', '-c', 'synchronous_commit=on'],
+    postgresFlags: ['-c', 'max_connections=300', '-c', 'fsync=on', '-c', 'synchronous_commit=on', ...(process.env.BENCH_PG_STATS ? ['-c', 'shared_preload_libraries=pg_stat_statements'] : [])],
     onLog: () => {},
     onError: () => {},
   });

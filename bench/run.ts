@@ -9,7 +9,8 @@
 // Prints one table with ratios, the gateway's peak RSS and the ledger verify result.
 // BENCH_S (seconds per scenario, default 8), BENCH_ONLY (scenario name filter; baselines always
 // run), BENCH_CATALOGUE_SIZE (default 50 000), BENCH_GATEWAY_DIR (the checkout to start, default
-// this one: measure another branch's gateway with this harness).
+// this one: measure another branch's gateway with this harness), BENCH_PG_STATS=1 (embedded
+// cluster: load pg_stat_statements and print the top statements of the scenarios on stderr).
 import { execFile, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
 import fs from 'node:fs/promises';
@@ -27,6 +28,7 @@ const DURATION_S = Number(process.env.BENCH_S ?? 8);
 const CATALOGUE_SIZE = Number(process.env.BENCH_CATALOGUE_SIZE ?? 50_000);
 const GATEWAY_DIR = path.resolve(process.env.BENCH_GATEWAY_DIR ?? process.cwd());
 const ONLY = process.env.BENCH_ONLY;
+const PG_STATS = !!process.env.BENCH_PG_STATS;
 export const ADMIN = 'bench-admin-token-0123456789abcdef';
 
 /** Runs autocannon in its own process. */
@@ -88,6 +90,25 @@ async function updateLoop(url: string, clients: number): Promise<{ tps: number; 
   return { tps: Number(stdout.trim()), tool: 'node update loop' };
 }
 
+/** BENCH_PG_STATS=1 (embedded cluster only): the statements of the scenarios by total time (pg_stat_statements). */
+async function pgStats(url: string, what: 'reset' | 'print'): Promise<void> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    if (what === 'reset') {
+      await c.query('create extension if not exists pg_stat_statements');
+      await c.query('select pg_stat_statements_reset()');
+      return;
+    }
+    const r = await c.query(`select calls, round(total_exec_time)::int as total_ms, round(mean_exec_time::numeric, 3) as mean_ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) as q
+                               from pg_stat_statements order by total_exec_time desc limit 25`);
+    console.error('\npg_stat_statements, top 25 by total time:');
+    for (const row of r.rows) console.error(`${String(row.calls).padStart(8)} ${String(row.total_ms).padStart(7)} ms ${String(row.mean_ms).padStart(9)} ms  ${row.q}`);
+  } finally {
+    await c.end();
+  }
+}
+
 function table(rows: Row[]): string {
   const head = ['scenario', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx/err', 'baseline', 'ratio', 'target'];
   const lines = rows.map((r) => [
@@ -123,7 +144,9 @@ async function main() {
     procs.push(gateway.child);
 
     const plan = await scenarioPlan({ gatewayUrl: gateway.url, dbUrl, durationS: DURATION_S, only: ONLY, procs, updateLoop });
+    if (PG_STATS) await pgStats(dbUrl, 'reset');
     const rows = await plan.run();
+    if (PG_STATS) await pgStats(dbUrl, 'print');
     const rss = await peakRssMb(gateway.child.pid!);
     const verify = await plan.verify();
 
