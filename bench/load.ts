@@ -10,6 +10,8 @@ export interface LoadSpec {
   method?: 'GET' | 'POST';
   /** Request paths, taken round robin. */
   paths: string[];
+  /** Instead of paths: each request the next path with its own API key (records of several merchants). */
+  keyedPaths?: { key: string; path: string }[];
   headers?: Record<string, string>;
   /** One API key per connection (round robin over connections); overrides headers' x-api-key. */
   keys?: string[];
@@ -63,7 +65,12 @@ async function main() {
             const body = { partner: 10_000_000 + (i % 80_000_000), token: 'abcdefgh', game: l.game, asset_id: l.id, merchant_tx_id: `bench-${spec.purchase.runId}-${i}` };
             return { ...req, method: 'POST', path: '/api/v1/merchant/purchase', headers: h, body: JSON.stringify(body) };
           }
-          return { ...req, path: spec.paths[i % spec.paths.length], headers: h, body: spec.body === undefined ? undefined : JSON.stringify(spec.body) };
+          const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
+          if (spec.keyedPaths) {
+            const k = spec.keyedPaths[i % spec.keyedPaths.length];
+            return { ...req, path: k.path, headers: { ...h, 'x-api-key': k.key }, body };
+          }
+          return { ...req, path: spec.paths[i % spec.paths.length], headers: h, body };
         },
         onResponse: expectStatus
           ? (status: number, body: string) => {

@@ -78,11 +78,6 @@ export interface OfferFeature<R extends OfferRecord> {
   gameHoldSeconds(record: R): number;
   /** Applies the event as the record's transition. */
   apply(record: R, e: OfferEventOf, merchantId: number | undefined): Promise<TransitionResult<R>>;
-  /**
-   * Optional: applies the event knowing only the record's id (no read first; the transition's
-   * guarded update scopes and refuses). Answers undefined when the event needs the record.
-   */
-  applyById?(recordId: number, e: OfferEventOf, merchantId: number | undefined): Promise<TransitionResult<R>> | undefined;
   /** Adds the cancel job of an unrecorded offer (runAt: now when absent). */
   scheduleCancel(db: Db | Trx, recordId: number, tradeOfferId: string, runAt?: Date): Promise<void>;
   /** How long to wait before looking again at a record still pending. */
@@ -153,19 +148,9 @@ export function createOffers<R extends OfferRecord>(deps: OfferDeps, feature: Of
      */
     async applyChange(change: OfferChange): Promise<R> {
       const { recordId, merchantId } = change;
-      // Without a read first when the change alone decides the event (no offer to match, an
-      // acceptance that says whether it is a hold): the guarded update is the only check needed.
-      const byId =
-        change.tradeOfferId === undefined && (change.change !== 'accepted' || change.hold !== undefined)
-          ? feature.applyById?.(recordId, offerEventOf(change, 0), merchantId)
-          : undefined;
-      let r: TransitionResult<R>;
-      if (byId) r = await byId;
-      else {
-        const record = await feature.find(recordId, merchantId);
-        if (!record || (change.tradeOfferId !== undefined && record.trade_offer_id !== change.tradeOfferId)) throw notFound();
-        r = await feature.apply(record, offerEventOf(change, feature.gameHoldSeconds(record)), merchantId);
-      }
+      const record = await feature.find(recordId, merchantId);
+      if (!record || (change.tradeOfferId !== undefined && record.trade_offer_id !== change.tradeOfferId)) throw notFound();
+      const r = await feature.apply(record, offerEventOf(change, feature.gameHoldSeconds(record)), merchantId);
       if (r.ok) return r.row;
       if (r.reason === 'not_found') throw notFound();
       throw invalidTransition(r.current, OFFER_CHANGE_ACTION[change.change]);

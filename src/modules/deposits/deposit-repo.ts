@@ -1,5 +1,6 @@
 // SQL of the deposits feature. Every merchant-facing query filters by merchant_id.
-import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { sql, type Insertable, type RawBuilder, type Selectable, type Updateable } from 'kysely';
+import { alongsideCtes } from '../../db/statement-parts.js';
 import type { Db, Trx } from '../../db/database.js';
 import { findOwnRecord } from '../../db/prepared.js';
 import type { DepositStatus } from '../../domain/deposit-state.js';
@@ -68,6 +69,52 @@ export async function updateStatusGuarded(
     .selectFrom('changed')
     .selectAll()
     .executeTakeFirst() as Promise<DepositRow | undefined>;
+}
+
+/** "The status change of changeInOneStatement happened": the condition of its other parts. */
+export const CHANGED = sql`exists (select 1 from changed)`;
+
+/**
+ * A deposit's whole transition as one statement with its own commit (deposit-transitions.ts
+ * applyFrom): the update guarded by the status as read and the columns a webhook body reads, the
+ * release of its reserved assets (`release`), the caller's parts (guarded by CHANGED) and the ledger
+ * movement's CTEs (movementCtes). A movement that changed the deposit but not the balance (refused
+ * or a duplicate key) fails the statement (division by zero): nothing of it commits. Answers the
+ * updated row, or undefined when the deposit is no longer as read (nothing written).
+ */
+export async function changeInOneStatement(
+  db: Db,
+  d: DepositRow,
+  set: Updateable<DepositsTable>,
+  release: boolean,
+  parts: RawBuilder<unknown>[],
+  movement: RawBuilder<unknown> | undefined,
+): Promise<DepositRow | undefined> {
+  const update = db
+    .updateTable('deposits')
+    .set({ ...set, updated_at: sql`now()` as never })
+    .where('id', '=', d.id)
+    .where('status', '=', d.status)
+    .where('amount', '=', d.amount)
+    .where('trade_offer_id', 'is not distinct from', d.trade_offer_id)
+    .where('platform_id', 'is not distinct from', d.platform_id)
+    .where('merchant_tx_id', 'is not distinct from', d.merchant_tx_id)
+    .returningAll();
+  const released = release
+    ? sql`released as (update deposit_items set reserved = false where deposit_id in (select id from changed) and reserved), `
+    : sql``;
+  try {
+    const r = await sql<DepositRow & { moved: number | null }>`
+      with changed as (${update}), ${released}${alongsideCtes(parts)} ${movement ?? sql`upd as (select 1), ins as (select 1)`}
+      select changed.*, 1 / (select count(*)::int from ins) as moved from changed`.execute(db);
+    const row = r.rows[0];
+    if (!row) return undefined;
+    delete (row as { moved?: unknown }).moved;
+    return row;
+  } catch (err) {
+    if ((err as { code?: string }).code === '22012') return undefined; // the movement did not apply: nothing committed
+    throw err;
+  }
 }
 
 export type NewDepositItem = Omit<Insertable<DepositItemsTable>, 'deposit_id' | 'game' | 'partner' | 'reserved'>;

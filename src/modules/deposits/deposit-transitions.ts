@@ -15,7 +15,7 @@ import { isTerminal } from '../../domain/state-machine.js';
 import type { TransitionResult } from '../../platform/offers.js';
 import { runParts } from '../../db/statement-parts.js';
 import { outboxInsert, type JobSpec } from '../../jobs/enqueue.js';
-import { applyMovement } from '../ledger/ledger-repo.js';
+import { applyMovement, movementCtes, type LedgerMovement } from '../ledger/ledger-repo.js';
 import { webhookInsert } from '../webhooks/outbox.js';
 import { addDepositItemsJob } from '../catalogue/catalogue-jobs.js';
 import { depositJob, schedulePendingWatchdog } from './deposit-jobs.js';
@@ -50,13 +50,13 @@ export function createDepositTransitions(deps: DepositTransitionDeps) {
   }
 
   /**
-   * What `event` and entering `d.status` do — webhook, timed jobs, ledger movement — as one
-   * statement (db/statement-parts.ts): one round trip after the status change, then the commit.
+   * What `event` and entering `d.status` do — webhook, timed jobs — as statement parts, and the
+   * ledger movement. `when`: the condition they run under in a larger statement (applyFrom).
    */
-  async function effects(trx: Trx, d: DepositRow, event: DepositEvent): Promise<void> {
+  function effectsOf(d: DepositRow, event: DepositEvent, when?: RawBuilder<unknown>): { parts: RawBuilder<unknown>[]; movement?: LedgerMovement } {
     const parts: RawBuilder<unknown>[] = [];
     if (DEPOSIT_MACHINE.onEnter[d.status].webhook) {
-      parts.push(webhookInsert({ merchantId: d.merchant_id, kind: 'deposit', recordId: d.id, status: d.status, resultUrl: d.result_url, payload: webhookPayload(d) }));
+      parts.push(webhookInsert({ merchantId: d.merchant_id, kind: 'deposit', recordId: d.id, status: d.status, resultUrl: d.result_url, payload: webhookPayload(d) }, when));
     }
     // Time-driven transitions run as jobs; their handlers re-apply the same transition, which a
     // deposit that has moved on refuses (so a late or repeated job does nothing).
@@ -65,15 +65,13 @@ export function createDepositTransitions(deps: DepositTransitionDeps) {
     if (d.status === 'active' && d.trade_offer_expiry_at) jobs.push(depositJob.offerExpiry(d.id, new Date(d.trade_offer_expiry_at)));
     if (d.status === 'hold' && d.hold_end_date) jobs.push(depositJob.holdEnd(d.id, new Date(d.hold_end_date)));
     if (d.status === 'completed') jobs.push(addDepositItemsJob(d.id));
-    if (jobs.length) parts.push(outboxInsert(jobs));
-    // The movement takes the merchant's balances row lock (shared by every money transaction of
-    // the merchant), held from here to the commit — so only the commit follows this statement.
+    if (jobs.length) parts.push(outboxInsert(jobs, when));
     const movement = DEPOSIT_MACHINE.transitions[event].movement;
-    if (!movement) return runParts(trx, parts);
+    if (!movement) return { parts };
     const m = DEPOSIT_MOVEMENTS[movement];
-    await applyMovement(
-      trx,
-      {
+    return {
+      parts,
+      movement: {
         merchantId: d.merchant_id,
         key: `deposit:${d.id}:${movement}`,
         kind: m.kind,
@@ -82,16 +80,50 @@ export function createDepositTransitions(deps: DepositTransitionDeps) {
         refType: 'deposit',
         refId: d.id,
       },
-      parts,
-    );
+    };
+  }
+
+  /**
+   * The effects in `trx` as one statement after the status change: the movement in it takes the
+   * merchant's balances row lock (shared by every money transaction of the merchant), held from
+   * here to the commit — so only the commit follows this statement.
+   */
+  async function effects(trx: Trx, d: DepositRow, event: DepositEvent): Promise<void> {
+    const { parts, movement } = effectsOf(d, event);
+    if (movement) await applyMovement(trx, movement, parts);
+    else await runParts(trx, parts);
+  }
+
+  function setOf(event: DepositEvent, extra: TransitionExtra): Updateable<DepositsTable> {
+    const rule = DEPOSIT_MACHINE.transitions[event];
+    const set: Updateable<DepositsTable> = { ...extra.set, status: rule.to };
+    const failReason = extra.failReason ?? rule.failReason;
+    if (failReason) set.fail_reason = failReason;
+    return set;
+  }
+
+  /**
+   * `apply` for a deposit just read (`d`, no lock): the whole transition — guarded update, the
+   * items' release, webhook, jobs, ledger movement — as ONE statement with its own commit, so the
+   * merchant's balances row lock is held for that statement and its commit only, never across a
+   * round trip. The webhook body is built from `d`, so the guard is its status and every column
+   * the body reads; a deposit changed since, or a movement refused (the statement then fails as a
+   * whole), goes the transaction path (apply), which also answers refusals.
+   */
+  async function applyFrom(d: DepositRow, event: DepositEvent, extra: TransitionExtra = {}): Promise<TransitionResult<DepositRow>> {
+    const rule = DEPOSIT_MACHINE.transitions[event];
+    if (!rule.from.includes(d.status) || (extra.merchantId !== undefined && d.merchant_id !== extra.merchantId)) return apply(d.id, event, extra);
+    const set = setOf(event, extra);
+    const after = { ...d, ...set } as DepositRow;
+    const { parts, movement } = effectsOf(after, event, repo.CHANGED);
+    const row = await repo.changeInOneStatement(db, d, set, isTerminal(DEPOSIT_MACHINE, rule.to), parts, movement && movementCtes(movement, repo.CHANGED));
+    return row ? { ok: true, row } : apply(d.id, event, extra);
   }
 
   /** Applies `event` inside `trx`: guarded UPDATE, then its effects. */
   async function transitionIn(trx: Trx, depositId: number, event: DepositEvent, extra: TransitionExtra = {}): Promise<TransitionResult<DepositRow>> {
     const rule = DEPOSIT_MACHINE.transitions[event];
-    const set: Updateable<DepositsTable> = { ...extra.set, status: rule.to };
-    const failReason = extra.failReason ?? rule.failReason;
-    if (failReason) set.fail_reason = failReason;
+    const set = setOf(event, extra);
     // A finished deposit no longer holds the user's assets (they may go into a new deposit): the
     // release is part of the guarded update's statement.
     const row = await repo.updateStatusGuarded(trx, depositId, rule.from, set, extra.merchantId, isTerminal(DEPOSIT_MACHINE, rule.to));
@@ -131,7 +163,7 @@ export function createDepositTransitions(deps: DepositTransitionDeps) {
     return new Date(clock.now().getTime() + (seconds > 0 ? seconds : 3600) * 1000);
   }
 
-  return { transitionIn, apply, tryApply, failPending, watchPending, holdEndFor };
+  return { transitionIn, apply, applyFrom, tryApply, failPending, watchPending, holdEndFor };
 }
 
 export type DepositTransitions = ReturnType<typeof createDepositTransitions>;

@@ -7,7 +7,7 @@ import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Game } from '../../domain/games.js';
-import { createOffers, type OfferEventOf } from '../../platform/offers.js';
+import { createOffers } from '../../platform/offers.js';
 import { PlatformAssetsRefusedError, type OfferChange, type OfferedAsset, type TradingPlatform } from '../../platform/port.js';
 import { scheduleDepositOfferCancel } from './deposit-jobs.js';
 import * as repo from './deposit-repo.js';
@@ -27,21 +27,17 @@ export interface DepositOfferDeps {
 export function createDepositOfferStage(deps: DepositOfferDeps) {
   const { db, config, log, platform, transitions } = deps;
 
-  function applyEvent(id: number, e: OfferEventOf, merchantId: number | undefined, holdEnd: Date | undefined) {
-    return transitions.apply(id, e.event, {
-      ...(merchantId !== undefined ? { merchantId } : {}),
-      ...(e.failReason ? { failReason: e.failReason } : {}),
-      ...(e.event === 'accept_hold' && holdEnd ? { set: { hold_end_date: holdEnd } } : {}),
-    });
-  }
-
   const offers = createOffers<DepositRow>(deps, {
     kind: 'deposit',
     find: (id, merchantId) => (merchantId !== undefined ? repo.findMerchantDeposit(db, merchantId, { id }) : repo.findDepositById(db, id)),
     gameHoldSeconds: (d) => config.holdSeconds[(d.game ?? 'csgo') as Game],
-    apply: (d, e, merchantId) => applyEvent(d.id, e, merchantId, e.holdEndsAt ?? transitions.holdEndFor(d.game)),
-    // Only a hold whose end the platform did not give needs the deposit (its game's hold).
-    applyById: (id, e, merchantId) => (e.event === 'accept_hold' && !e.holdEndsAt ? undefined : applyEvent(id, e, merchantId, e.holdEndsAt)),
+    // The deposit just read: the transition is one statement guarded by what was read (applyFrom).
+    apply: (d, e, merchantId) =>
+      transitions.applyFrom(d, e.event, {
+        ...(merchantId !== undefined ? { merchantId } : {}),
+        ...(e.failReason ? { failReason: e.failReason } : {}),
+        ...(e.event === 'accept_hold' ? { set: { hold_end_date: e.holdEndsAt ?? transitions.holdEndFor(d.game) } } : {}),
+      }),
     scheduleCancel: scheduleDepositOfferCancel,
     pendingRetryMs: 5_000,
   });

@@ -46,26 +46,7 @@ export async function applyMovement(trx: Trx, m: LedgerMovement, alongside: RawB
   // `alongside`: the caller's other writes of the transaction (data-modifying CTEs, run whatever the
   // movement's outcome), so a status change's effects are one round trip with its movement.
   const r = await sql<{ seen_id: number | null; available: number | null; hold: number | null; entry_id: number | null }>`
-    with ${alongsideCtes(alongside)} seen as (
-      select id from ledger_entries where key = ${m.key}
-    ), upd as (
-      update balances
-         set available = available + ${m.availableDelta}::bigint,
-             hold = hold + ${m.holdDelta}::bigint,
-             updated_at = now()
-       where merchant_id = ${m.merchantId}::bigint
-         and available + ${m.availableDelta}::bigint >= 0
-         and hold + ${m.holdDelta}::bigint >= 0
-         and not exists (select 1 from seen)
-      returning available, hold
-    ), ins as (
-      insert into ledger_entries (merchant_id, key, kind, available_delta, hold_delta, available_after, hold_after, ref_type, ref_id)
-      select ${m.merchantId}::bigint, ${m.key}::text, ${m.kind}::text, ${m.availableDelta}::bigint, ${m.holdDelta}::bigint,
-             upd.available, upd.hold, ${m.refType ?? null}::text, ${m.refId ?? null}::bigint
-        from upd
-      on conflict (key) do nothing
-      returning id
-    )
+    with ${alongsideCtes(alongside)} ${movementCtes(m)}
     select (select id from seen limit 1) as seen_id,
            (select available from upd) as available,
            (select hold from upd) as hold,
@@ -82,6 +63,37 @@ export async function applyMovement(trx: Trx, m: LedgerMovement, alongside: RawB
     return { status: 'duplicate' };
   }
   return { status: 'applied', entryId: row.entry_id, available, hold };
+}
+
+/**
+ * The movement's CTEs (seen, upd, ins: see applyMovement), to end a WITH list. `when`: an SQL
+ * condition the update also needs (a larger statement's guard, e.g. "the status change happened").
+ */
+export function movementCtes(m: LedgerMovement, when: RawBuilder<unknown> = sql`true`): RawBuilder<unknown> {
+  if (!Number.isSafeInteger(m.availableDelta) || !Number.isSafeInteger(m.holdDelta)) {
+    throw new Error(`ledger deltas must be integer mills: ${m.key}`);
+  }
+  return sql`seen as (
+      select id from ledger_entries where key = ${m.key}
+    ), upd as (
+      update balances
+         set available = available + ${m.availableDelta}::bigint,
+             hold = hold + ${m.holdDelta}::bigint,
+             updated_at = now()
+       where merchant_id = ${m.merchantId}::bigint
+         and available + ${m.availableDelta}::bigint >= 0
+         and hold + ${m.holdDelta}::bigint >= 0
+         and not exists (select 1 from seen)
+         and ${when}
+      returning available, hold
+    ), ins as (
+      insert into ledger_entries (merchant_id, key, kind, available_delta, hold_delta, available_after, hold_after, ref_type, ref_id)
+      select ${m.merchantId}::bigint, ${m.key}::text, ${m.kind}::text, ${m.availableDelta}::bigint, ${m.holdDelta}::bigint,
+             upd.available, upd.hold, ${m.refType ?? null}::text, ${m.refId ?? null}::bigint
+        from upd
+      on conflict (key) do nothing
+      returning id
+    )`;
 }
 
 export interface BalanceRow {
