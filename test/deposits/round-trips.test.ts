@@ -6,39 +6,24 @@
 // Counted on the pool's clients (no worker runs; the relay, the catalogue stamper and the
 // listeners are told apart by their SQL).
 import { sql } from 'kysely';
-import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../helpers.js';
+import { statementLog } from '../statement-log.js';
 import { activeDeposit, balance, expectBooksBalance, webhookEvents } from './deposit-helpers.js';
 
 let gw: TestGateway;
 let m: { id: number; api_key: string };
-let log: string[] | undefined;
-const BACKGROUND = /job_outbox_relay|catalogue_stamp_events|^\s*listen |catalogue_pages|webhook_events where state <> 'delivered'|_private_jobs|api_key_usage/;
+let recorder: ReturnType<typeof statementLog>;
 
 beforeAll(async () => {
   gw = await startTestGateway({}, { worker: false });
   m = await gw.createMerchant({ name: 'Counted', webhook_url: 'http://127.0.0.1:9/hook' });
-  const wrapped = new WeakSet<pg.PoolClient>();
-  const wrap = (client: pg.PoolClient) => {
-    if (wrapped.has(client)) return;
-    wrapped.add(client);
-    const query = client.query.bind(client) as (...a: unknown[]) => unknown;
-    (client as { query: unknown }).query = (...args: unknown[]) => {
-      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string })?.text ?? '';
-      if (log && !BACKGROUND.test(text)) log.push(text.replace(/\s+/g, ' ').trim());
-      return query(...args);
-    };
-  };
-  gw.ctx.pool.on('acquire', wrap);
+  recorder = statementLog(gw.ctx.pool);
 });
 afterAll(async () => gw?.stop());
 
 async function counted(path: string, body: unknown) {
-  log = [];
-  const res = await gw.merchant(m.api_key, 'POST', path, body);
-  const statements = log;
-  log = undefined;
+  const { result: res, statements } = await recorder.during(() => gw.merchant(m.api_key, 'POST', path, body));
   return { res, statements };
 }
 
