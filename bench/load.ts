@@ -10,6 +10,8 @@ export interface LoadSpec {
   method?: 'GET' | 'POST';
   /** Request paths, taken round robin. */
   paths: string[];
+  /** Instead of paths: each request the next path with its own API key (records of several merchants). */
+  keyedPaths?: { key: string; path: string }[];
   headers?: Record<string, string>;
   /** One API key per connection (round robin over connections); overrides headers' x-api-key. */
   keys?: string[];
@@ -17,6 +19,10 @@ export interface LoadSpec {
   purchase?: { listings: { id: string; game: string }[]; runId: string };
   /** POST body for every request (JSON). */
   body?: unknown;
+  /** Stop after this many requests (duration then ignored): each path once, never a refused repeat. */
+  amount?: number;
+  /** A 2xx answer whose data.status is not this one counts as refused (purchases: 'pending'). */
+  expectStatus?: string;
 }
 
 export interface LoadResult {
@@ -29,6 +35,9 @@ export interface LoadResult {
   /** Answers of 2xx whose data.status was not the expected one (purchases: not 'pending'). */
   refused: number;
   bytesPerSec: number;
+  /** 2xx answers not refused, and the run's length in seconds (rate of successes: ok / elapsedS). */
+  ok: number;
+  elapsedS: number;
 }
 
 async function main() {
@@ -37,10 +46,12 @@ async function main() {
   let connection = 0;
   let refused = 0;
   const headers = { ...(spec.headers ?? {}), ...(spec.body !== undefined || spec.purchase ? { 'content-type': 'application/json' } : {}) };
+  const expectStatus = spec.expectStatus ?? (spec.purchase ? 'pending' : undefined);
   const result = await autocannon({
     url: spec.url,
     connections: spec.connections,
     duration: spec.durationS,
+    ...(spec.amount !== undefined ? { amount: spec.amount } : {}),
     pipelining: 1,
     requests: [
       {
@@ -54,13 +65,18 @@ async function main() {
             const body = { partner: 10_000_000 + (i % 80_000_000), token: 'abcdefgh', game: l.game, asset_id: l.id, merchant_tx_id: `bench-${spec.purchase.runId}-${i}` };
             return { ...req, method: 'POST', path: '/api/v1/merchant/purchase', headers: h, body: JSON.stringify(body) };
           }
-          return { ...req, path: spec.paths[i % spec.paths.length], headers: h, body: spec.body === undefined ? undefined : JSON.stringify(spec.body) };
+          const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
+          if (spec.keyedPaths) {
+            const k = spec.keyedPaths[i % spec.keyedPaths.length];
+            return { ...req, path: k.path, headers: { ...h, 'x-api-key': k.key }, body };
+          }
+          return { ...req, path: spec.paths[i % spec.paths.length], headers: h, body };
         },
-        onResponse: spec.purchase
+        onResponse: expectStatus
           ? (status: number, body: string) => {
               if (status !== 200) return;
               try {
-                if (JSON.parse(body)?.data?.status !== 'pending') refused++;
+                if (JSON.parse(body)?.data?.status !== expectStatus) refused++;
               } catch {
                 refused++;
               }
@@ -78,6 +94,8 @@ async function main() {
     errors: result.errors + result.timeouts,
     refused,
     bytesPerSec: result.throughput.average,
+    ok: result['2xx'] - refused,
+    elapsedS: result.duration,
   };
   console.log(JSON.stringify(out));
 }

@@ -9,7 +9,8 @@
 // Prints one table with ratios, the gateway's peak RSS and the ledger verify result.
 // BENCH_S (seconds per scenario, default 8), BENCH_ONLY (scenario name filter; baselines always
 // run), BENCH_CATALOGUE_SIZE (default 50 000), BENCH_GATEWAY_DIR (the checkout to start, default
-// this one: measure another branch's gateway with this harness).
+// this one: measure another branch's gateway with this harness), BENCH_PG_STATEMENTS=1 (embedded
+// cluster: load pg_stat_statements and print the scenarios' top statements after the table).
 import { execFile, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
 import fs from 'node:fs/promises';
@@ -99,7 +100,7 @@ async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Pro
   }
 }
 
-/** The 15 statements that took the most database time over the run (BENCH_PG_STATEMENTS=1). */
+/** The 15 statements that took the most database time over the scenarios (BENCH_PG_STATEMENTS=1). */
 async function topStatements(url: string): Promise<string> {
   const r = await withClient(url, (c) =>
     c.query(`select calls, round(total_exec_time)::bigint as total_ms, round((total_exec_time / greatest(calls, 1) * 1000)::numeric)::bigint as mean_us,
@@ -150,6 +151,8 @@ async function main() {
       : undefined;
     if (process.env.BENCH_PG_STATEMENTS && cluster) await withClient(dbUrl, (c) => c.query('create extension if not exists pg_stat_statements'));
     const plan = await scenarioPlan({ gatewayUrl: gateway.url, dbUrl, durationS: DURATION_S, only: ONLY, procs, updateLoop, cpu });
+    // The statements of the scenarios only, not of their setup.
+    if (process.env.BENCH_PG_STATEMENTS && cluster) await withClient(dbUrl, (c) => c.query('select pg_stat_statements_reset()'));
     const rows = await plan.run();
     const rss = await peakRssMb(gateway.child.pid!);
     const verify = await plan.verify();

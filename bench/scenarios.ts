@@ -125,10 +125,10 @@ export async function scenarioPlan(env: PlanEnv) {
   const purchaseId = bought.body.data.id;
 
   let partner = 30_000_000;
-  async function activeDeposit(): Promise<number> {
+  async function activeDeposit(as: Record<string, string> = key): Promise<number> {
     const p = partner++;
-    const inv = await call(`${api}/inventory`, 'POST', { game: 'csgo', partner: p, token: TOKEN }, key);
-    const dep = await call(`${api}/create-deposit`, 'POST', { game: 'csgo', partner: p, token: TOKEN, merchant_tx_id: `bench-${runId}-d${p}`, asset_ids: [inv.body.data.items[0].id] }, key);
+    const inv = await call(`${api}/inventory`, 'POST', { game: 'csgo', partner: p, token: TOKEN }, as);
+    const dep = await call(`${api}/create-deposit`, 'POST', { game: 'csgo', partner: p, token: TOKEN, merchant_tx_id: `bench-${runId}-d${p}`, asset_ids: [inv.body.data.items[0].id] }, as);
     if (dep.body?.data?.status !== 'active') throw new Error(`deposit: ${JSON.stringify(dep.body)}`);
     return dep.body.data.id;
   }
@@ -235,19 +235,37 @@ export async function scenarioPlan(env: PlanEnv) {
       }, true);
       const vsC = (r: LoadResult, target: string) => ({ baseline: '(c)', ratio: r.rps / c, target });
       await step('sandbox accept → completed + webhook', async () => {
-        const n = Math.min(4000, 120 * D);
-        process.stderr.write(`  creating ${n} active deposits…\n`);
-        const ids: number[] = [];
-        await pool(8, Array.from({ length: n }), async () => void ids.push(await activeDeposit()));
-        const r = await load({ url: gw, connections: 16, method: 'POST', paths: ids.map((id) => `/api/v1/merchant/sandbox/deposit/${id}/accept`), headers: key, body: { hold: false } });
-        const accepted = Math.min(ids.length, r.requests);
-        const done = ids.slice(0, accepted);
+        // Every request accepts a deposit of its own (autocannon's `amount`: no path twice, so no
+        // refused repeat), and only answers with status 'completed' count. A probe sizes the run:
+        // enough deposits for about BENCH_S seconds at the probe's rate.
+        const prepare = async (n: number, keys: string[] = [main.key]) => {
+          const made: { key: string; id: number }[] = [];
+          await pool(32, Array.from({ length: n }, (_, i) => keys[i % keys.length]), async (k) => void made.push({ key: k, id: await activeDeposit({ 'x-api-key': k }) }));
+          return made;
+        };
+        const accept = (made: { key: string; id: number }[]) =>
+          load({ url: gw, connections: 16, method: 'POST', amount: made.length, expectStatus: 'completed', paths: [], keyedPaths: made.map((d) => ({ key: d.key, path: `/api/v1/merchant/sandbox/deposit/${d.id}/accept` })), body: { hold: false } });
+        const probe = await accept(await prepare(240));
+        const n = Math.max(240, Math.min(8000, Math.ceil((probe.ok / probe.elapsedS) * D * 1.2)));
+        process.stderr.write(`  probe: ${Math.round(probe.ok / probe.elapsedS)} transitions/s; creating ${n} active deposits…\n`);
+        const made = await prepare(n);
+        const ids = made.map((d) => d.id);
+        const r = await accept(made);
+        // The same over 16 merchants (one per client at a time): what the merchant's balances row
+        // lock (held from the ledger movement to the commit) costs the one-merchant run.
+        const sixteen: string[] = [];
+        for (let i = 0; i < 16; i++) sixteen.push((await merchant(`bench-accept-${runId}-${i}`, 1_000, hooks.url)).key);
+        const madeSpread = await prepare(n, sixteen);
+        const rs = await accept(madeSpread);
         // let the last webhooks arrive (up to 30 s)
-        for (let t = 0; t < 300 && done.some((id) => !hooks.completedAt.has(id)); t++) await new Promise((res) => setTimeout(res, 100));
-        const lags = await webhookLags(env.dbUrl, done, hooks.completedAt);
+        for (let t = 0; t < 300 && ids.some((id) => !hooks.completedAt.has(id)); t++) await new Promise((res) => setTimeout(res, 100));
+        const lags = await webhookLags(env.dbUrl, ids, hooks.completedAt);
+        const rate = { ...r, rps: r.ok / r.elapsedS };
+        const rateSpread = { ...rs, rps: rs.ok / rs.elapsedS };
         return [
-          row(`sandbox accept → completed (${ids.length} deposits${r.requests > ids.length ? ', EXHAUSTED' : ''})`, 16, r, vsC(r, '≥ 0.25')),
-          { name: `webhook lag from the event's write: p50 ${pct(lags.fromWrite, 0.5)} ms, p99 ${pct(lags.fromWrite, 0.99)} ms (${lags.fromWrite.length}/${done.length} received)`, target: 'p50 < 50, p99 < 250 ms' },
+          row(`sandbox accept → completed, one merchant (${r.ok} of ${ids.length} completed in ${r.elapsedS} s)`, 16, rate, vsC(rate, '≥ 0.25')),
+          row(`sandbox accept → completed, 16 merchants (${rs.ok} of ${madeSpread.length} in ${rs.elapsedS} s)`, 16, rateSpread, vsC(rateSpread, '≥ 0.25')),
+          { name: `webhook lag (one-merchant run) from the event's write: p50 ${pct(lags.fromWrite, 0.5)} ms, p99 ${pct(lags.fromWrite, 0.99)} ms (${lags.fromWrite.length}/${ids.length} received)`, target: 'p50 < 50, p99 < 250 ms' },
           { name: `webhook lag from the status change's transaction start: p50 ${pct(lags.fromTxn, 0.5)} ms, p99 ${pct(lags.fromTxn, 0.99)} ms` },
         ];
       });

@@ -4,41 +4,25 @@
 // graphile-worker (the jobs go to the outbox). Counted on the pool's clients
 // (no worker runs; the relay, the catalogue stamper and the listeners are told apart by their SQL).
 import { sql } from 'kysely';
-import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { salePrice } from '../../src/modules/catalogue/catalogue-views.js';
 import { startTestGateway, type TestGateway } from '../helpers.js';
+import { statementLog } from '../statement-log.js';
 
 let gw: TestGateway;
 let m: { id: number; api_key: string };
-let log: string[] | undefined;
-const BACKGROUND = /job_outbox_relay|catalogue_stamp_events|^\s*listen |catalogue_pages|webhook_events where state <> 'delivered'|_private_jobs|api_key_usage/; // api_key_usage: the key's last use, written at most once a minute per key
+let recorder: ReturnType<typeof statementLog>;
 
 beforeAll(async () => {
   gw = await startTestGateway({}, { worker: false });
   m = await gw.createMerchant({ name: 'Counted' });
   await gw.topUp(m.id, 1_000);
-  // Every client of the pool records its statements while a test listens.
-  const wrapped = new WeakSet<pg.PoolClient>();
-  const wrap = (client: pg.PoolClient) => {
-    if (wrapped.has(client)) return;
-    wrapped.add(client);
-    const query = client.query.bind(client) as (...a: unknown[]) => unknown;
-    (client as { query: unknown }).query = (...args: unknown[]) => {
-      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string })?.text ?? '';
-      if (log && !BACKGROUND.test(text)) log.push(text.replace(/\s+/g, ' ').trim());
-      return query(...args);
-    };
-  };
-  gw.ctx.pool.on('acquire', wrap);
+  recorder = statementLog(gw.ctx.pool);
 });
 afterAll(async () => gw?.stop());
 
 async function counted(body: Record<string, unknown>) {
-  log = [];
-  const res = await gw.merchant(m.api_key, 'POST', '/purchase', { partner: 12345678, token: 'abcdEFGH', game: 'csgo', ...body });
-  const statements = log;
-  log = undefined;
+  const { result: res, statements } = await recorder.during(() => gw.merchant(m.api_key, 'POST', '/purchase', { partner: 12345678, token: 'abcdEFGH', game: 'csgo', ...body }));
   return { res, statements };
 }
 
@@ -87,10 +71,7 @@ describe('a purchase creation, statement by statement', () => {
     const poor = await gw.createMerchant({ name: 'Poor' });
     const l = await liveListing();
     await gw.merchant(poor.api_key, 'GET', '/balance'); // its key now cached (and its last use written)
-    log = [];
-    const res = await gw.merchant(poor.api_key, 'POST', '/purchase', { partner: 12345678, token: 'abcdEFGH', game: 'csgo', asset_id: l.id });
-    const statements = log;
-    log = undefined;
+    const { result: res, statements } = await recorder.during(() => gw.merchant(poor.api_key, 'POST', '/purchase', { partner: 12345678, token: 'abcdEFGH', game: 'csgo', asset_id: l.id }));
     expect(res.body.data).toMatchObject({ status: 'failed', fail_reason: 'insufficient_balance', amount: l.price });
     expect(statements[0]).toMatch(/purchase_create_fast/);
     expect(statements.slice(1, 4).map((s) => s.slice(0, 12))).toEqual(['begin', 'with p as ( ', 'with live as']);

@@ -1,7 +1,7 @@
 // The catalogue feature's jobs: listing the items of completed deposits, and pruning the change
 // feed. Task names, payload types, job keys and schedule…() functions; handlers: catalogue-tasks.ts.
 import type { Db, Trx } from '../../db/database.js';
-import { addJob } from '../../jobs/enqueue.js';
+import { addJob, type JobSpec } from '../../jobs/enqueue.js';
 
 export const CATALOGUE_TASKS = {
   /** Lists the items of a completed deposit (enqueued by the deposit's transition to completed). */
@@ -26,9 +26,11 @@ export const catalogueJobKey = {
   eventsPrune: () => CATALOGUE_TASKS.eventsPrune,
 };
 
-export function scheduleAddDepositItems(trx: Trx, depositId: number): Promise<void> {
-  return addJob(trx, CATALOGUE_TASKS.addDepositItems, { deposit_id: depositId }, { jobKey: catalogueJobKey.addDepositItems(depositId) });
+/** The job listing a completed deposit's items (added by the deposit's transition, in its effects statement). */
+export function addDepositItemsJob(depositId: number): JobSpec {
+  return { task: CATALOGUE_TASKS.addDepositItems, payload: { deposit_id: depositId }, opts: { jobKey: catalogueJobKey.addDepositItems(depositId) } };
 }
+
 
 /** The next prune in an hour; preserve_run_at keeps an earlier waiting one. */
 export function scheduleEventsPrune(db: Db | Trx): Promise<void> {

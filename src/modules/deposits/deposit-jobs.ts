@@ -2,7 +2,7 @@
 // Every job is added in the caller's transaction (or on the pool), keyed per deposit, so a
 // re-schedule moves the one waiting job instead of adding another. Handlers: deposit-tasks.ts.
 import type { Db, Trx } from '../../db/database.js';
-import { addJob } from '../../jobs/enqueue.js';
+import { addJob, addJobs, type JobSpec } from '../../jobs/enqueue.js';
 
 export const DEPOSIT_TASKS = {
   /** active → canceled when trade_offer_expiry_at passes. */
@@ -46,16 +46,15 @@ export const depositJobKey = {
   cancelOffer: (id: number, offerId: string) => `deposit:${id}:cancel_offer:${offerId}`,
 };
 
-export function scheduleOfferExpiry(trx: Trx, depositId: number, runAt: Date): Promise<void> {
-  return addJob(trx, DEPOSIT_TASKS.offerExpire, { deposit_id: depositId }, { runAt, jobKey: depositJobKey.offerExpire(depositId) });
-}
-
-export function scheduleHoldEnd(trx: Trx, depositId: number, runAt: Date): Promise<void> {
-  return addJob(trx, DEPOSIT_TASKS.holdEnd, { deposit_id: depositId }, { runAt, jobKey: depositJobKey.holdEnd(depositId) });
-}
+/** The timed jobs a transition adds, as specs (added in the transition's effects statement). */
+export const depositJob = {
+  offerExpiry: (depositId: number, runAt: Date): JobSpec => ({ task: DEPOSIT_TASKS.offerExpire, payload: { deposit_id: depositId }, opts: { runAt, jobKey: depositJobKey.offerExpire(depositId) } }),
+  holdEnd: (depositId: number, runAt: Date): JobSpec => ({ task: DEPOSIT_TASKS.holdEnd, payload: { deposit_id: depositId }, opts: { runAt, jobKey: depositJobKey.holdEnd(depositId) } }),
+  pendingWatchdog: (depositId: number, runAt: Date): JobSpec => ({ task: DEPOSIT_TASKS.pendingWatchdog, payload: { deposit_id: depositId }, opts: { runAt, jobKey: depositJobKey.pendingWatchdog(depositId) } }),
+};
 
 export function schedulePendingWatchdog(trx: Trx, depositId: number, runAt: Date): Promise<void> {
-  return addJob(trx, DEPOSIT_TASKS.pendingWatchdog, { deposit_id: depositId }, { runAt, jobKey: depositJobKey.pendingWatchdog(depositId) });
+  return addJobs(trx, [depositJob.pendingWatchdog(depositId, runAt)]);
 }
 
 export function scheduleDepositOfferCancel(db: Db | Trx, depositId: number, tradeOfferId: string, runAt?: Date): Promise<void> {

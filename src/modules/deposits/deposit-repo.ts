@@ -1,5 +1,6 @@
 // SQL of the deposits feature. Every merchant-facing query filters by merchant_id.
-import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { sql, type Insertable, type RawBuilder, type Selectable, type Updateable } from 'kysely';
+import { alongsideCtes } from '../../db/statement-parts.js';
 import type { Db, Trx } from '../../db/database.js';
 import { findOwnRecord } from '../../db/prepared.js';
 import type { DepositStatus } from '../../domain/deposit-state.js';
@@ -36,21 +37,84 @@ export function findDepositStatus(db: Db, merchantId: number, by: { id?: number;
   return findOwnRecord<DepositStatusRow>(db, { table: 'deposits', columns: DEPOSIT_STATUS_COLUMNS, statement: 'deposit_status' }, merchantId, by);
 }
 
-/** The guarded status change: only a row still in one of `from` is updated (a concurrent change loses). */
-export function updateStatusGuarded(
+/**
+ * The guarded status change: only a row still in one of `from` is updated (a concurrent change
+ * loses). `release`: in the same statement, the deposit's reserved assets are freed (a terminal status).
+ */
+export async function updateStatusGuarded(
   trx: Trx,
   id: number,
   from: readonly DepositStatus[],
   set: Updateable<DepositsTable>,
   merchantId?: number,
+  release = false,
 ): Promise<DepositRow | undefined> {
-  let query = trx
+  let update = trx
     .updateTable('deposits')
     .set({ ...set, updated_at: sql`now()` as never })
     .where('id', '=', id)
     .where('status', 'in', [...from]);
-  if (merchantId !== undefined) query = query.where('merchant_id', '=', merchantId);
-  return query.returningAll().executeTakeFirst();
+  if (merchantId !== undefined) update = update.where('merchant_id', '=', merchantId);
+  if (!release) return update.returningAll().executeTakeFirst();
+  const changed = update.returningAll();
+  return trx
+    .with('changed', () => changed)
+    .with('released', (db) =>
+      db
+        .updateTable('deposit_items')
+        .set({ reserved: false })
+        .where('deposit_id', 'in', db.selectFrom('changed').select('changed.id'))
+        .where('reserved', '=', true),
+    )
+    .selectFrom('changed')
+    .selectAll()
+    .executeTakeFirst() as Promise<DepositRow | undefined>;
+}
+
+/** "The status change of changeInOneStatement happened": the condition of its other parts. */
+export const CHANGED = sql`exists (select 1 from changed)`;
+
+/**
+ * A deposit's whole transition as one statement with its own commit (deposit-transitions.ts
+ * applyFrom): the update guarded by the status as read and the columns a webhook body reads, the
+ * release of its reserved assets (`release`), the caller's parts (guarded by CHANGED) and the ledger
+ * movement's CTEs (movementCtes). A movement that changed the deposit but not the balance (refused
+ * or a duplicate key) fails the statement (division by zero): nothing of it commits. Answers the
+ * updated row, or undefined when the deposit is no longer as read (nothing written).
+ */
+export async function changeInOneStatement(
+  db: Db,
+  d: DepositRow,
+  set: Updateable<DepositsTable>,
+  release: boolean,
+  parts: RawBuilder<unknown>[],
+  movement: RawBuilder<unknown> | undefined,
+): Promise<DepositRow | undefined> {
+  const update = db
+    .updateTable('deposits')
+    .set({ ...set, updated_at: sql`now()` as never })
+    .where('id', '=', d.id)
+    .where('status', '=', d.status)
+    .where('amount', '=', d.amount)
+    .where('trade_offer_id', 'is not distinct from', d.trade_offer_id)
+    .where('platform_id', 'is not distinct from', d.platform_id)
+    .where('merchant_tx_id', 'is not distinct from', d.merchant_tx_id)
+    .returningAll();
+  const released = release
+    ? sql`released as (update deposit_items set reserved = false where deposit_id in (select id from changed) and reserved), `
+    : sql``;
+  try {
+    const r = await sql<DepositRow & { moved: number | null }>`
+      with changed as (${update}), ${released}${alongsideCtes(parts)} ${movement ?? sql`upd as (select 1), ins as (select 1)`}
+      select changed.*, 1 / (select count(*)::int from ins) as moved from changed`.execute(db);
+    const row = r.rows[0];
+    if (!row) return undefined;
+    delete (row as { moved?: unknown }).moved;
+    return row;
+  } catch (err) {
+    if ((err as { code?: string }).code === '22012') return undefined; // the movement did not apply: nothing committed
+    throw err;
+  }
 }
 
 export type NewDepositItem = Omit<Insertable<DepositItemsTable>, 'deposit_id' | 'game' | 'partner' | 'reserved'>;
@@ -69,11 +133,6 @@ export async function insertItems(trx: Trx, depositId: number, key: { game: stri
     .insertInto('deposit_items')
     .values(items.map((i) => ({ ...i, deposit_id: depositId, game: key.game, partner: key.partner, reserved: i.asset_id != null })))
     .execute();
-}
-
-/** Frees the assets of a deposit that reached a terminal status (same transaction as the change). */
-export async function releaseItems(trx: Trx, depositId: number): Promise<void> {
-  await trx.updateTable('deposit_items').set({ reserved: false }).where('deposit_id', '=', depositId).where('reserved', '=', true).execute();
 }
 
 /** Which of `assetIds` are reserved by a live deposit of this user (for error messages and pre-checks). */

@@ -1,10 +1,10 @@
 // The only writer of a deposit's status. A transition of the state machine (src/domain/
 // deposit-state.ts) is one guarded UPDATE (WHERE status IN <from>) and, in the same transaction,
-// the release of the user's reserved assets (terminal status), the webhook of the status entered,
-// the status's timed jobs and, last, its ledger movement (the balances row lock, shared by the
-// merchant's money transactions, is then held only to the commit). Answers a result, never throws
+// the release of the user's reserved assets (terminal status) in the same statement, then one
+// statement for the webhook of the status entered, the status's timed jobs and its ledger movement
+// (the balances row lock, shared by the merchant's money transactions, is then held only to the commit). Answers a result, never throws
 // for a refused transition: each caller decides what a refusal means to it.
-import type { Updateable } from 'kysely';
+import type { RawBuilder, Updateable } from 'kysely';
 import type { Config } from '../../config.js';
 import type { Db, Trx } from '../../db/database.js';
 import type { DepositsTable } from '../../db/tables/deposits.js';
@@ -13,10 +13,12 @@ import { DEPOSIT_MACHINE, DEPOSIT_MOVEMENTS, type DepositEvent } from '../../dom
 import type { Game } from '../../domain/games.js';
 import { isTerminal } from '../../domain/state-machine.js';
 import type { TransitionResult } from '../../platform/offers.js';
-import { applyMovement } from '../ledger/ledger-repo.js';
-import { enqueueWebhook } from '../webhooks/outbox.js';
-import { scheduleAddDepositItems } from '../catalogue/catalogue-jobs.js';
-import { scheduleHoldEnd, scheduleOfferExpiry, schedulePendingWatchdog } from './deposit-jobs.js';
+import { runParts } from '../../db/statement-parts.js';
+import { outboxInsert, type JobSpec } from '../../jobs/enqueue.js';
+import { applyMovement, movementCtes, type LedgerMovement } from '../ledger/ledger-repo.js';
+import { webhookInsert } from '../webhooks/outbox.js';
+import { addDepositItemsJob } from '../catalogue/catalogue-jobs.js';
+import { depositJob, schedulePendingWatchdog } from './deposit-jobs.js';
 import * as repo from './deposit-repo.js';
 import type { DepositRow } from './deposit-repo.js';
 import { webhookPayload } from './deposit-views.js';
@@ -40,26 +42,36 @@ export function createDepositTransitions(deps: DepositTransitionDeps) {
 
   /** A pending deposit is resolved by perform within DEPOSIT_TIMEOUT_MS; if the instance died, this job fails it. */
   function watchPending(trx: Trx, id: number): Promise<void> {
-    return schedulePendingWatchdog(trx, id, new Date(clock.now().getTime() + config.depositTimeoutMs + 30_000));
+    return schedulePendingWatchdog(trx, id, pendingDeadline());
   }
 
-  /** What `event` and entering `d.status` do: webhook, timed jobs, ledger movement. */
-  async function effects(trx: Trx, d: DepositRow, event: DepositEvent): Promise<void> {
+  function pendingDeadline(): Date {
+    return new Date(clock.now().getTime() + config.depositTimeoutMs + 30_000);
+  }
+
+  /**
+   * What `event` and entering `d.status` do — webhook, timed jobs — as statement parts, and the
+   * ledger movement. `when`: the condition they run under in a larger statement (applyFrom).
+   */
+  function effectsOf(d: DepositRow, event: DepositEvent, when?: RawBuilder<unknown>): { parts: RawBuilder<unknown>[]; movement?: LedgerMovement } {
+    const parts: RawBuilder<unknown>[] = [];
     if (DEPOSIT_MACHINE.onEnter[d.status].webhook) {
-      await enqueueWebhook(trx, { merchantId: d.merchant_id, kind: 'deposit', recordId: d.id, status: d.status, resultUrl: d.result_url, payload: webhookPayload(d) });
+      parts.push(webhookInsert({ merchantId: d.merchant_id, kind: 'deposit', recordId: d.id, status: d.status, resultUrl: d.result_url, payload: webhookPayload(d) }, when));
     }
     // Time-driven transitions run as jobs; their handlers re-apply the same transition, which a
     // deposit that has moved on refuses (so a late or repeated job does nothing).
-    if (d.status === 'pending') await watchPending(trx, d.id);
-    if (d.status === 'active' && d.trade_offer_expiry_at) await scheduleOfferExpiry(trx, d.id, new Date(d.trade_offer_expiry_at));
-    if (d.status === 'hold' && d.hold_end_date) await scheduleHoldEnd(trx, d.id, new Date(d.hold_end_date));
-    if (d.status === 'completed') await scheduleAddDepositItems(trx, d.id);
-    // The movement last: it takes the merchant's balances row lock (shared by every money
-    // transaction of the merchant), held from here to the commit — so only the commit follows it.
+    const jobs: JobSpec[] = [];
+    if (d.status === 'pending') jobs.push(depositJob.pendingWatchdog(d.id, pendingDeadline()));
+    if (d.status === 'active' && d.trade_offer_expiry_at) jobs.push(depositJob.offerExpiry(d.id, new Date(d.trade_offer_expiry_at)));
+    if (d.status === 'hold' && d.hold_end_date) jobs.push(depositJob.holdEnd(d.id, new Date(d.hold_end_date)));
+    if (d.status === 'completed') jobs.push(addDepositItemsJob(d.id));
+    if (jobs.length) parts.push(outboxInsert(jobs, when));
     const movement = DEPOSIT_MACHINE.transitions[event].movement;
-    if (movement) {
-      const m = DEPOSIT_MOVEMENTS[movement];
-      await applyMovement(trx, {
+    if (!movement) return { parts };
+    const m = DEPOSIT_MOVEMENTS[movement];
+    return {
+      parts,
+      movement: {
         merchantId: d.merchant_id,
         key: `deposit:${d.id}:${movement}`,
         kind: m.kind,
@@ -67,24 +79,59 @@ export function createDepositTransitions(deps: DepositTransitionDeps) {
         holdDelta: m.hold * d.amount,
         refType: 'deposit',
         refId: d.id,
-      });
-    }
+      },
+    };
+  }
+
+  /**
+   * The effects in `trx` as one statement after the status change: the movement in it takes the
+   * merchant's balances row lock (shared by every money transaction of the merchant), held from
+   * here to the commit — so only the commit follows this statement.
+   */
+  async function effects(trx: Trx, d: DepositRow, event: DepositEvent): Promise<void> {
+    const { parts, movement } = effectsOf(d, event);
+    if (movement) await applyMovement(trx, movement, parts);
+    else await runParts(trx, parts);
+  }
+
+  function setOf(event: DepositEvent, extra: TransitionExtra): Updateable<DepositsTable> {
+    const rule = DEPOSIT_MACHINE.transitions[event];
+    const set: Updateable<DepositsTable> = { ...extra.set, status: rule.to };
+    const failReason = extra.failReason ?? rule.failReason;
+    if (failReason) set.fail_reason = failReason;
+    return set;
+  }
+
+  /**
+   * `apply` for a deposit just read (`d`, no lock): the whole transition — guarded update, the
+   * items' release, webhook, jobs, ledger movement — as ONE statement with its own commit, so the
+   * merchant's balances row lock is held for that statement and its commit only, never across a
+   * round trip. The webhook body is built from `d`, so the guard is its status and every column
+   * the body reads; a deposit changed since, or a movement refused (the statement then fails as a
+   * whole), goes the transaction path (apply), which also answers refusals.
+   */
+  async function applyFrom(d: DepositRow, event: DepositEvent, extra: TransitionExtra = {}): Promise<TransitionResult<DepositRow>> {
+    const rule = DEPOSIT_MACHINE.transitions[event];
+    if (!rule.from.includes(d.status) || (extra.merchantId !== undefined && d.merchant_id !== extra.merchantId)) return apply(d.id, event, extra);
+    const set = setOf(event, extra);
+    const after = { ...d, ...set } as DepositRow;
+    const { parts, movement } = effectsOf(after, event, repo.CHANGED);
+    const row = await repo.changeInOneStatement(db, d, set, isTerminal(DEPOSIT_MACHINE, rule.to), parts, movement && movementCtes(movement, repo.CHANGED));
+    return row ? { ok: true, row } : apply(d.id, event, extra);
   }
 
   /** Applies `event` inside `trx`: guarded UPDATE, then its effects. */
   async function transitionIn(trx: Trx, depositId: number, event: DepositEvent, extra: TransitionExtra = {}): Promise<TransitionResult<DepositRow>> {
     const rule = DEPOSIT_MACHINE.transitions[event];
-    const set: Updateable<DepositsTable> = { ...extra.set, status: rule.to };
-    const failReason = extra.failReason ?? rule.failReason;
-    if (failReason) set.fail_reason = failReason;
-    const row = await repo.updateStatusGuarded(trx, depositId, rule.from, set, extra.merchantId);
+    const set = setOf(event, extra);
+    // A finished deposit no longer holds the user's assets (they may go into a new deposit): the
+    // release is part of the guarded update's statement.
+    const row = await repo.updateStatusGuarded(trx, depositId, rule.from, set, extra.merchantId, isTerminal(DEPOSIT_MACHINE, rule.to));
     if (!row) {
       const current = await repo.findDepositById(trx, depositId);
       if (!current || (extra.merchantId !== undefined && current.merchant_id !== extra.merchantId)) return { ok: false, reason: 'not_found' };
       return { ok: false, reason: 'invalid_transition', current: current.status };
     }
-    // A finished deposit no longer holds the user's assets: they may go into a new deposit.
-    if (isTerminal(DEPOSIT_MACHINE, row.status)) await repo.releaseItems(trx, row.id);
     await effects(trx, row, event);
     return { ok: true, row };
   }
@@ -116,7 +163,7 @@ export function createDepositTransitions(deps: DepositTransitionDeps) {
     return new Date(clock.now().getTime() + (seconds > 0 ? seconds : 3600) * 1000);
   }
 
-  return { transitionIn, apply, tryApply, failPending, watchPending, holdEndFor };
+  return { transitionIn, apply, applyFrom, tryApply, failPending, watchPending, holdEndFor };
 }
 
 export type DepositTransitions = ReturnType<typeof createDepositTransitions>;

@@ -31,8 +31,9 @@ export function createDepositOfferStage(deps: DepositOfferDeps) {
     kind: 'deposit',
     find: (id, merchantId) => (merchantId !== undefined ? repo.findMerchantDeposit(db, merchantId, { id }) : repo.findDepositById(db, id)),
     gameHoldSeconds: (d) => config.holdSeconds[(d.game ?? 'csgo') as Game],
+    // The deposit just read: the transition is one statement guarded by what was read (applyFrom).
     apply: (d, e, merchantId) =>
-      transitions.apply(d.id, e.event, {
+      transitions.applyFrom(d, e.event, {
         ...(merchantId !== undefined ? { merchantId } : {}),
         ...(e.failReason ? { failReason: e.failReason } : {}),
         ...(e.event === 'accept_hold' ? { set: { hold_end_date: e.holdEndsAt ?? transitions.holdEndFor(d.game) } } : {}),

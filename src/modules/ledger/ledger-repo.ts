@@ -1,8 +1,9 @@
 // The ledger: every balance movement is an immutable entry with a unique key, applied in the
 // caller's transaction together with a guarded update of the balance row.
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db, Trx } from '../../db/database.js';
 import { prepared } from '../../db/prepared.js';
+import { alongsideCtes } from '../../db/statement-parts.js';
 
 export interface LedgerMovement {
   merchantId: number;
@@ -30,7 +31,7 @@ export class InsufficientFundsError extends Error {
  * in the same statement, so concurrent debits cannot overdraw; the CHECK constraint is the
  * last line of defence. Throws InsufficientFundsError (the caller's transaction must roll back).
  */
-export async function applyMovement(trx: Trx, m: LedgerMovement): Promise<ApplyResult> {
+export async function applyMovement(trx: Trx, m: LedgerMovement, alongside: RawBuilder<unknown>[] = []): Promise<ApplyResult> {
   if (!Number.isSafeInteger(m.availableDelta) || !Number.isSafeInteger(m.holdDelta)) {
     throw new Error(`ledger deltas must be integer mills: ${m.key}`);
   }
@@ -42,27 +43,10 @@ export async function applyMovement(trx: Trx, m: LedgerMovement): Promise<ApplyR
   //  - upd: the guarded update takes the balance row lock, which serialises concurrent movements
   //    of one merchant (READ COMMITTED re-checks the guard on the newest row version after waiting);
   //  - ins: the key insert then sees any concurrent twin (ON CONFLICT waits for it to commit).
+  // `alongside`: the caller's other writes of the transaction (data-modifying CTEs, run whatever the
+  // movement's outcome), so a status change's effects are one round trip with its movement.
   const r = await sql<{ seen_id: number | null; available: number | null; hold: number | null; entry_id: number | null }>`
-    with seen as (
-      select id from ledger_entries where key = ${m.key}
-    ), upd as (
-      update balances
-         set available = available + ${m.availableDelta}::bigint,
-             hold = hold + ${m.holdDelta}::bigint,
-             updated_at = now()
-       where merchant_id = ${m.merchantId}::bigint
-         and available + ${m.availableDelta}::bigint >= 0
-         and hold + ${m.holdDelta}::bigint >= 0
-         and not exists (select 1 from seen)
-      returning available, hold
-    ), ins as (
-      insert into ledger_entries (merchant_id, key, kind, available_delta, hold_delta, available_after, hold_after, ref_type, ref_id)
-      select ${m.merchantId}::bigint, ${m.key}::text, ${m.kind}::text, ${m.availableDelta}::bigint, ${m.holdDelta}::bigint,
-             upd.available, upd.hold, ${m.refType ?? null}::text, ${m.refId ?? null}::bigint
-        from upd
-      on conflict (key) do nothing
-      returning id
-    )
+    with ${alongsideCtes(alongside)} ${movementCtes(m)}
     select (select id from seen limit 1) as seen_id,
            (select available from upd) as available,
            (select hold from upd) as hold,
@@ -79,6 +63,37 @@ export async function applyMovement(trx: Trx, m: LedgerMovement): Promise<ApplyR
     return { status: 'duplicate' };
   }
   return { status: 'applied', entryId: row.entry_id, available, hold };
+}
+
+/**
+ * The movement's CTEs (seen, upd, ins: see applyMovement), to end a WITH list. `when`: an SQL
+ * condition the update also needs (a larger statement's guard, e.g. "the status change happened").
+ */
+export function movementCtes(m: LedgerMovement, when: RawBuilder<unknown> = sql`true`): RawBuilder<unknown> {
+  if (!Number.isSafeInteger(m.availableDelta) || !Number.isSafeInteger(m.holdDelta)) {
+    throw new Error(`ledger deltas must be integer mills: ${m.key}`);
+  }
+  return sql`seen as (
+      select id from ledger_entries where key = ${m.key}
+    ), upd as (
+      update balances
+         set available = available + ${m.availableDelta}::bigint,
+             hold = hold + ${m.holdDelta}::bigint,
+             updated_at = now()
+       where merchant_id = ${m.merchantId}::bigint
+         and available + ${m.availableDelta}::bigint >= 0
+         and hold + ${m.holdDelta}::bigint >= 0
+         and not exists (select 1 from seen)
+         and ${when}
+      returning available, hold
+    ), ins as (
+      insert into ledger_entries (merchant_id, key, kind, available_delta, hold_delta, available_after, hold_after, ref_type, ref_id)
+      select ${m.merchantId}::bigint, ${m.key}::text, ${m.kind}::text, ${m.availableDelta}::bigint, ${m.holdDelta}::bigint,
+             upd.available, upd.hold, ${m.refType ?? null}::text, ${m.refId ?? null}::bigint
+        from upd
+      on conflict (key) do nothing
+      returning id
+    )`;
 }
 
 export interface BalanceRow {

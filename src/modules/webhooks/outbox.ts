@@ -5,7 +5,7 @@
 // dispatcher of this instance is woken right after the transaction commits, by the commit tap on
 // the statement's marker (src/db/commit-taps.ts, as the job relay is). Other instances find the
 // event by their short poll.
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Trx } from '../../db/database.js';
 
 export interface WebhookEventInput {
@@ -22,19 +22,26 @@ export interface WebhookEventInput {
 /** Names the event insert for the commit taps: its commit wakes the dispatcher. */
 export const WEBHOOK_EVENTS_WRITE = '/* webhook_events:write */';
 
-/** Returns the event id, or null when neither result_url nor a merchant webhook_url is set. */
-export async function enqueueWebhook(trx: Trx, event: WebhookEventInput): Promise<number | null> {
-  // One statement: the target (result_url, else the merchant's webhook_url; none: no event), and
-  // the time an earlier event of the record waits for its retry, which this one waits for too.
-  const r = await sql<{ id: number }>`${sql.raw(WEBHOOK_EVENTS_WRITE)}
+/**
+ * The event insert as a statement part (a data-modifying CTE of a transition's effects statement,
+ * or the whole statement; `when`: a further condition, e.g. that the status change happened): the target is result_url, else the merchant's webhook_url (none: no
+ * event), and the event waits for the retry time of an earlier pending event of the record.
+ * Carries the WEBHOOK_EVENTS_WRITE marker.
+ */
+export function webhookInsert(event: WebhookEventInput, when: RawBuilder<unknown> = sql`true`): RawBuilder<unknown> {
+  return sql`${sql.raw(WEBHOOK_EVENTS_WRITE)}
     insert into webhook_events (merchant_id, kind, record_id, status, payload, target_url, not_before)
     select m.id, ${event.kind}, ${event.recordId}, ${event.status}, ${JSON.stringify(event.payload)}::jsonb,
            coalesce(nullif(${event.resultUrl ?? null}::text, ''), nullif(m.webhook_url, '')),
            (select max(p.next_attempt_at) from webhook_events p
              where p.kind = ${event.kind} and p.record_id = ${event.recordId} and p.state = 'pending')
       from merchants m
-     where m.id = ${event.merchantId} and coalesce(nullif(${event.resultUrl ?? null}::text, ''), nullif(m.webhook_url, '')) is not null
-    returning id`.execute(trx);
+     where m.id = ${event.merchantId} and coalesce(nullif(${event.resultUrl ?? null}::text, ''), nullif(m.webhook_url, '')) is not null and ${when}`;
+}
+
+/** Returns the event id, or null when neither result_url nor a merchant webhook_url is set. */
+export async function enqueueWebhook(trx: Trx, event: WebhookEventInput): Promise<number | null> {
+  const r = await sql<{ id: number }>`${webhookInsert(event)} returning id`.execute(trx);
   const row = r.rows[0];
   if (!row) return null;
   return Number(row.id);

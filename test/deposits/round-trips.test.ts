@@ -1,0 +1,102 @@
+// Statements per status transition (issue 12): the sandbox accept of an active deposit with
+// hold:false (→ completed) is the deposit's read, then ONE statement with its own commit (the
+// guarded status change, the items' release, webhook event, catalogue-listing job, ledger
+// movement: the merchant's balances row lock is never held across a round trip); the sandbox
+// platform's own record of the departed assets follows in its own statement.
+// Counted on the pool's clients (no worker runs; the relay, the catalogue stamper and the
+// listeners are told apart by their SQL).
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../helpers.js';
+import { statementLog } from '../statement-log.js';
+import { activeDeposit, balance, expectBooksBalance, webhookEvents } from './deposit-helpers.js';
+
+let gw: TestGateway;
+let m: { id: number; api_key: string };
+let recorder: ReturnType<typeof statementLog>;
+
+beforeAll(async () => {
+  gw = await startTestGateway({}, { worker: false });
+  m = await gw.createMerchant({ name: 'Counted', webhook_url: 'http://127.0.0.1:9/hook' });
+  recorder = statementLog(gw.ctx.pool);
+});
+afterAll(async () => gw?.stop());
+
+async function counted(path: string, body: unknown) {
+  const { result: res, statements } = await recorder.during(() => gw.merchant(m.api_key, 'POST', path, body));
+  return { res, statements };
+}
+
+describe('sandbox accept (hold:false) → completed, statement by statement', () => {
+  it('the read, then one statement with its own commit (guarded update, items released, webhook, job, ledger), then the platform record', async () => {
+    const d = await activeDeposit(gw, m.api_key);
+    const before = await balance(gw, m.api_key);
+    const { res, statements } = await counted(`/sandbox/deposit/${d.id}/accept`, { hold: false });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data).toMatchObject({ id: d.id, status: 'completed', amount: d.amount });
+    expect(statements, statements.join('\n')).toHaveLength(3);
+    expect(statements[0]).toMatch(/^select \* from "deposits" where "merchant_id" = \$1 and "id" = \$2$/);
+    expect(statements[1]).toMatch(/^with changed as \(update "deposits" set .* released as \(update deposit_items .*webhook_events:write .*job_outbox:write .*insert into ledger_entries/);
+    expect(statements[2]).toMatch(/insert into sandbox_departed_assets/);
+    expect(statements.join('\n')).not.toMatch(/^(begin|commit)$/m);
+    expect(statements.join('\n')).not.toMatch(/graphile_worker|savepoint|pg_notify/);
+
+    // what it did: every rule of the transition is still there
+    expect((await balance(gw, m.api_key)).available).toBeCloseTo(before.available + d.amount, 3);
+    const entries = await gw.ctx.db.selectFrom('ledger_entries').select('key').where('ref_type', '=', 'deposit').where('ref_id', '=', d.id).execute();
+    expect(entries.map((e) => e.key)).toEqual([`deposit:${d.id}:credit`]);
+    const events = await webhookEvents(gw, d.id);
+    expect(events.map((e) => e.status)).toEqual(['completed']); // active sends none (DEPOSIT_MACHINE.onEnter)
+    const reserved = await gw.ctx.db.selectFrom('deposit_items').select('reserved').where('deposit_id', '=', d.id).execute();
+    expect(reserved.length).toBeGreaterThan(0);
+    expect(reserved.every((r) => r.reserved === false)).toBe(true);
+    await gw.flushJobs();
+    const jobs = await sql<{ key: string }>`select key from graphile_worker._private_jobs where key = ${`catalogue_add_deposit_items:${d.id}`}`.execute(gw.ctx.db);
+    expect(jobs.rows).toHaveLength(1);
+    await expectBooksBalance(gw);
+  });
+
+  it('a refused accept (already completed) reads the row once to answer 409, and changes nothing', async () => {
+    const d = await activeDeposit(gw, m.api_key);
+    await gw.merchant(m.api_key, 'POST', `/sandbox/deposit/${d.id}/accept`, { hold: false });
+    const { res, statements } = await counted(`/sandbox/deposit/${d.id}/accept`, { hold: false });
+    expect(res.status).toBe(409);
+    expect(res.body).toMatchObject({ success: false, message: 'invalid transition' });
+    expect(statements.join('\n')).not.toMatch(/ledger_entries|webhook_events:write|sandbox_departed_assets/);
+    expect((await webhookEvents(gw, d.id)).map((e) => e.status)).toEqual(['completed']);
+    expect(statements.filter((s) => /^select .* from "deposits" where "id" = \$1$/.test(s))).toHaveLength(1);
+  });
+
+  it("another merchant's deposit is a 404, and nothing changes", async () => {
+    const d = await activeDeposit(gw, m.api_key);
+    const other = await gw.createMerchant({ name: 'Other' });
+    const res = await gw.merchant(other.api_key, 'POST', `/sandbox/deposit/${d.id}/accept`, { hold: false });
+    expect(res.status).toBe(404);
+    const row = await gw.ctx.db.selectFrom('deposits').select('status').where('id', '=', d.id).executeTakeFirstOrThrow();
+    expect(row.status).toBe('active');
+    expect(res.body).toMatchObject({ success: false });
+    expect(await webhookEvents(gw, d.id)).toEqual([]);
+    expect((await gw.ctx.db.selectFrom('deposit_items').select('reserved').where('deposit_id', '=', d.id).execute()).every((r) => r.reserved)).toBe(true);
+  });
+
+  it('a movement that does not apply (its key already there) fails the one statement as a whole: the transaction path then completes it once, with no second credit', async () => {
+    const d = await activeDeposit(gw, m.api_key);
+    const before = await balance(gw, m.api_key);
+    const b = await gw.ctx.db.selectFrom('balances').select(['available', 'hold']).where('merchant_id', '=', m.id).executeTakeFirstOrThrow();
+    // the credit's key, as a replayed movement would find it (zero deltas: the books still add up)
+    await gw.ctx.db
+      .insertInto('ledger_entries')
+      .values({ merchant_id: m.id, key: `deposit:${d.id}:credit`, kind: 'deposit_credit', available_delta: 0, hold_delta: 0, available_after: b.available, hold_after: b.hold, ref_type: 'deposit', ref_id: d.id } as never)
+      .execute();
+    const { res, statements } = await counted(`/sandbox/deposit/${d.id}/accept`, { hold: false });
+    expect(res.body.data).toMatchObject({ id: d.id, status: 'completed' });
+    expect(statements[1]).toMatch(/^with changed as/);
+    expect(statements.slice(2, 3)).toEqual(['begin']); // the statement wrote nothing; the transaction path follows
+    expect((await balance(gw, m.api_key)).available).toBeCloseTo(before.available, 3);
+    expect((await webhookEvents(gw, d.id)).map((e) => e.status)).toEqual(['completed']);
+    await gw.flushJobs();
+    const jobs = await sql<{ n: number }>`select count(*)::int as n from graphile_worker._private_jobs where key = ${`catalogue_add_deposit_items:${d.id}`}`.execute(gw.ctx.db);
+    expect(jobs.rows[0].n).toBe(1);
+    await expectBooksBalance(gw);
+  });
+});

@@ -1,0 +1,32 @@
+// Records the statements the gateway's pool runs while a test listens (statement-count tests):
+// every client is wrapped once when acquired; the background work (job relay, catalogue stamper,
+// listeners, webhook dispatcher polls, the key's last-use write) is told apart by its SQL.
+import type pg from 'pg';
+
+const BACKGROUND = /job_outbox_relay|catalogue_stamp_events|^\s*listen |catalogue_pages|webhook_events where state <> 'delivered'|_private_jobs|api_key_usage/; // api_key_usage: the key's last use, written at most once a minute per key
+
+export function statementLog(pool: pg.Pool): { during<T>(work: () => Promise<T>): Promise<{ result: T; statements: string[] }> } {
+  let log: string[] | undefined;
+  const wrapped = new WeakSet<pg.PoolClient>();
+  pool.on('acquire', (client: pg.PoolClient) => {
+    if (wrapped.has(client)) return;
+    wrapped.add(client);
+    const query = client.query.bind(client) as (...a: unknown[]) => unknown;
+    (client as { query: unknown }).query = (...args: unknown[]) => {
+      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string })?.text ?? '';
+      if (log && !BACKGROUND.test(text)) log.push(text.replace(/\s+/g, ' ').trim());
+      return query(...args);
+    };
+  });
+  return {
+    async during(work) {
+      log = [];
+      try {
+        const result = await work();
+        return { result, statements: log };
+      } finally {
+        log = undefined;
+      }
+    },
+  };
+}
