@@ -4,6 +4,11 @@
 // business transaction. The relay (relay.ts) moves committed rows into graphile-worker in id order,
 // woken right after the commit (an after-commit tap on `job_outbox`, see src/db/commit-taps.ts)
 // and by a short poll; given the Db rather than a transaction, the row commits at once.
+//
+// Keyed jobs: rows are moved in id order, and ids are given at insert, not at commit. Two
+// transactions writing the same job key in 'replace' mode must therefore be ordered by a lock they
+// share (every keyed job of a deposit or purchase is written under that record's row lock), else
+// the older spec may land last; add_job used to make the second writer wait on the key instead.
 // Task names and payload types are declared by each feature's `<feature>-jobs.ts` through
 // graphile-worker's `GraphileWorker.Tasks` declaration merging, so a job is added only under a
 // declared name with its payload's type.

@@ -6,7 +6,7 @@ import type { Db } from '../../db/database.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Game } from '../../domain/games.js';
 import { forbidden, validationError } from '../../domain/errors.js';
-import { millsToUsd, sumMills } from '../../domain/money.js';
+import { MoneyError, millsToUsd, sumMills } from '../../domain/money.js';
 import type { PlatformItem, PlatformUser, TradingPlatform } from '../../platform/port.js';
 import type { SnapshotItem } from '../../db/tables/deposits.js';
 import type { MerchantRow } from '../merchants/merchant-repo.js';
@@ -115,6 +115,7 @@ export function createQuoteStage(deps: QuoteDeps) {
       frags.push(f);
       sum += f.price;
     }
+    if (!Number.isSafeInteger(sum)) throw new MoneyError('sum overflow'); // the check sumMills makes for every other total
     if (frags.length === 0 || req.no_deposit_intent) return quoteAnswer(frags, sum);
     const draft = await repo.insertQuoteDraft(
       db,

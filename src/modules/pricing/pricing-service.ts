@@ -151,14 +151,14 @@ export function createPricingService(deps: { config: Config; log: Logger }) {
     /** The book entry (base price in mills and card fields), or undefined when unpriced. */
     entry,
 
-    /** Deposit price for a merchant: base × deposit_multiplier rounded to mills; undefined = unpriced. */
-    /** The price alone (get-prices: up to 2 000 names per call, no card shown). */
+    /** The price alone (get-prices: up to 2 000 names per call, no card shown); undefined = unpriced. */
     price(merchant: Pick<MerchantRow, 'deposit_multiplier'>, game: Game, name: string): Omit<Quote, 'card'> | undefined {
       const e = book.get(game, name);
       if (!e || !(e.price_mills > 0)) return undefined;
       return { name, price: applyRate(e.price_mills, Number(merchant.deposit_multiplier)), originalPrice: e.price_mills };
     },
 
+    /** Deposit price for a merchant: base × deposit_multiplier rounded to mills, with its card; undefined = unpriced. */
     quote(merchant: Pick<MerchantRow, 'deposit_multiplier'>, game: Game, name: string, phase?: string): Quote | undefined {
       const e = entry(game, name, phase);
       if (!e) return undefined;
