@@ -20,6 +20,7 @@ import type { Game } from '../../domain/games.js';
 import { JOB_OUTBOX, outboxInsert, outboxJson, type JobSpec } from '../../jobs/enqueue.js';
 import { LISTING_COLUMNS, type ListingView } from '../catalogue/catalogue-repo.js';
 import type { NewPurchase, PurchaseRow } from './purchase-repo.js';
+import { movementCtes } from '../ledger/ledger-repo.js';
 
 export type ListingChoice = { assetId: string; game: Game } | { name: string; game: Game };
 
@@ -81,18 +82,12 @@ export async function reserveAndDebit(trx: Trx, r: Reservation): Promise<Purchas
   const res = await sql<PurchaseRow & { live: number; debited: number }>`
     with live as (
       select id from listings where id = ${l.id} and status = 'live'
-    ), upd as (
-      update balances set available = available - ${price}::bigint, updated_at = now()
-       where merchant_id = ${p.merchant_id} and available - ${price}::bigint >= 0 and exists (select 1 from live)
-      returning available, hold
-    ), entry as (
-      insert into ledger_entries (merchant_id, key, kind, available_delta, hold_delta, available_after, hold_after, ref_type, ref_id)
-      select ${p.merchant_id}, ${`purchase:${p.id}:reserve`}, 'purchase_reserve', ${-price}::bigint, 0, available, hold, 'purchase', ${p.id}
-        from upd
-      returning id
-    ), reserved as (
+    ), ${movementCtes(
+      { merchantId: p.merchant_id, key: `purchase:${p.id}:reserve`, kind: 'purchase_reserve', availableDelta: -price, holdDelta: 0, refType: 'purchase', refId: p.id },
+      sql`exists (select 1 from live)`,
+    )}, reserved as (
       update listings set status = 'reserved', reserved_by = ${p.id}, updated_at = now()
-       where id = ${l.id} and status = 'live' and exists (select 1 from entry)
+       where id = ${l.id} and status = 'live' and exists (select 1 from ins)
       returning id
     ), pur as (
       update purchases
