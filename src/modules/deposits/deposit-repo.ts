@@ -56,20 +56,12 @@ export async function updateStatusGuarded(
     .where('status', 'in', [...from]);
   if (merchantId !== undefined) update = update.where('merchant_id', '=', merchantId);
   if (!release) return update.returningAll().executeTakeFirst();
-  const changed = update.returningAll();
-  return trx
-    .with('changed', () => changed)
-    .with('released', (db) =>
-      db
-        .updateTable('deposit_items')
-        .set({ reserved: false })
-        .where('deposit_id', 'in', db.selectFrom('changed').select('changed.id'))
-        .where('reserved', '=', true),
-    )
-    .selectFrom('changed')
-    .selectAll()
-    .executeTakeFirst() as Promise<DepositRow | undefined>;
+  const r = await sql<DepositRow>`with changed as (${update.returningAll()}), ${RELEASE_RESERVED_ITEMS} select * from changed`.execute(trx);
+  return r.rows[0];
 }
+
+/** Frees the reserved assets of the deposit in the `changed` CTE (a terminal status), as a CTE named `released`. */
+const RELEASE_RESERVED_ITEMS = sql`released as (update deposit_items set reserved = false where deposit_id in (select id from changed) and reserved)`;
 
 /** "The status change of changeInOneStatement happened": the condition of its other parts. */
 export const CHANGED = sql`exists (select 1 from changed)`;
@@ -100,9 +92,7 @@ export async function changeInOneStatement(
     .where('platform_id', 'is not distinct from', d.platform_id)
     .where('merchant_tx_id', 'is not distinct from', d.merchant_tx_id)
     .returningAll();
-  const released = release
-    ? sql`released as (update deposit_items set reserved = false where deposit_id in (select id from changed) and reserved), `
-    : sql``;
+  const released = release ? sql`${RELEASE_RESERVED_ITEMS}, ` : sql``;
   try {
     const r = await sql<DepositRow & { moved: number | null }>`
       with changed as (${update}), ${released}${alongsideCtes(parts)} ${movement ?? sql`upd as (select 1), ins as (select 1)`}
