@@ -139,10 +139,6 @@ export async function reservedAssets(q: Q, key: { game: string; partner: number 
   return new Set(rows.map((r) => r.asset_id!).filter((a) => a !== null));
 }
 
-export function listItems(q: Q, depositId: number): Promise<DepositItemRow[]> {
-  return q.selectFrom('deposit_items').selectAll().where('deposit_id', '=', depositId).orderBy('id').execute();
-}
-
 /**
  * get-prices: the draft and its quote in one statement (atomic on its own, one round trip). The
  * lines are one deposit_quotes row (014_deposit_quotes.sql): 2 000 names are one insert and one
