@@ -15,8 +15,8 @@ const LOCK_KEY = 727_001; // arbitrary, constant across instances
 
 /**
  * Earlier contents of files that were edited in place before checksums existed (from git history).
- * A database that applied one of them is accepted: 006_upgrade_and_worker_heartbeats.sql brings it to
- * today's schema. Never add to this list: change the schema with a new file instead.
+ * A database that applied one of them is accepted: 006_upgrade_and_worker_heartbeats.sql (002–004)
+ * and 018_steam_tables_if_missing.sql (010) bring it to today's schema. Never add to this list: change the schema with a new file instead.
  */
 export const HISTORICAL_CHECKSUMS: Readonly<Record<string, readonly string[]>> = {
   '002_deposits.sql': [
@@ -32,6 +32,11 @@ export const HISTORICAL_CHECKSUMS: Readonly<Record<string, readonly string[]>> =
   '004_webhooks.sql': [
     '38e4a66861e69f4b83c716ee8510e86e5d514d8dd2a1a79232dc5c9ed90a070d', // 123560b
     '4ed83667dd21dcff7cb02fb7206e4f766b9c10336218a2863e15e12771470723', // 74fb6f4
+  ],
+  // Branch-only contents (issue-11 before its merge; main only had today's): 018 covers them.
+  '010_steam_bots.sql': [
+    '6b3123b12c1fe0478275b12ce689458516658478ab1b31aed3730a5798040c78', // 4351ae2
+    '6deac41ac5dc1b9f32385aa900b8f5f42cba9f6b75d1a5cdc337eae398f7d114', // 6c73dc3
   ],
 };
 

@@ -142,6 +142,16 @@ describe('migrations', () => {
     expect(await migrate(p)).toEqual([]);
   });
 
+  it('a database that applied the branch-only first content of 010 is accepted and 018 adds the tables it lacked', async () => {
+    const p = pool(await freshDatabase());
+    const today = await schema(p);
+    await p.query('drop table steam_instances; drop table steam_received_assets');
+    await p.query(`update schema_migrations set checksum = $1 where name = '010_steam_bots.sql'`, [migrationChecksum(await fs.readFile(path.join(LEGACY, '010_steam_bots.sql'), 'utf8'))]);
+    expect(await migrate(p)).toEqual([]);
+    await p.query(await fs.readFile(path.join(CURRENT, '018_steam_tables_if_missing.sql'), 'utf8'));
+    expect(await schema(p)).toEqual(today);
+  });
+
   it('an applied migration whose file changed is refused at start, naming it and the fix', async () => {
     const p = pool(await freshDatabase());
     const dir = await withChangedFile('005_hosted.sql', (t) => `${t}\nalter table deposits add column sneaky text;\n`);
