@@ -7,7 +7,7 @@
 //   UPDATE loop at the purchases' client count and durability (pgbench when installed, else
 //   bench/update-loop.ts in its own process).
 // Prints one table with ratios, the gateway's peak RSS and the ledger verify result.
-// BENCH_S (seconds per scenario, default 8), BENCH_ONLY (scenario name filter; baselines always
+// BENCH_S (seconds per scenario, default 8), BENCH_ONLY (scenario name filter, parts separated by |; baselines always
 // run), BENCH_CATALOGUE_SIZE (default 50 000), BENCH_GATEWAY_DIR (the checkout to start, default
 // this one: measure another branch's gateway with this harness), BENCH_PG_STATEMENTS=1 (embedded
 // cluster: load pg_stat_statements and print the scenarios' top statements after the table).

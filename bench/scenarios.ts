@@ -148,7 +148,7 @@ export async function scenarioPlan(env: PlanEnv) {
   for (let p = 1; p <= 16; p++) await storeBytes(`page${p}`, `/purchase/available?game=csgo&full=true&page=${p}`);
   await storeBytes('grouped', '/purchase/available?game=csgo');
 
-  const selected = (name: string) => !env.only || name.includes(env.only);
+  const selected = (name: string) => !env.only || env.only.split('|').some((part) => name.includes(part));
   const D = env.durationS;
 
   return {
