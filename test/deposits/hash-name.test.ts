@@ -67,6 +67,10 @@ describe('POST /get-prices', () => {
     expect(r).toMatchObject({ status: 'new', flow: 'hash_name', merchant_tx_id: null, game: 'csgo' });
     const st = await gw.merchant(m.api_key, 'GET', `/deposit/status?id=${d.id}`);
     expect(st.body.data.status).toBe('new');
+    // The same names again: quoted again in full (a name is taken once per call, not once ever).
+    const again = await quote(m.api_key, { game: 'csgo', marketHashNames: [names[1], names[1], ...names.slice(0, 3)] });
+    expect(again.body.data.items.map((i: any) => i.name)).toEqual([names[1], names[0], names[2]]);
+    expect(again.body.data.id).not.toBe(d.id);
   });
 
   it('price = base × deposit multiplier; originalPrice is the base', async () => {

@@ -147,8 +147,8 @@ export async function reservedAssets(q: Q, key: { game: string; partner: number 
 export function insertQuoteDraft(
   q: Q,
   values: Insertable<DepositsTable>,
-  /** JSON text: [[market_hash_name, price, original_price], …] (quote-wire.ts builds it). */
-  lines: string,
+  /** UTF-8 JSON: [[market_hash_name, price, original_price], …] (quote-wire.ts builds it; a Buffer goes to PostgreSQL as is). */
+  lines: Buffer,
 ): Promise<DepositRow> {
   return q
     .with('d', (db) => db.insertInto('deposits').values(values).returningAll())
