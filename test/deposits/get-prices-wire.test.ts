@@ -9,6 +9,7 @@ import { envelopeOf } from '../../src/http/schemas.js';
 import { ok } from '../../src/http/envelope.js';
 import { GetPricesRequest, QuoteResponse } from '../../src/modules/deposits/deposit-schemas.js';
 import { createQuoteFragments, quoteAnswer, quoteFragment, quoteLines } from '../../src/modules/deposits/quote-wire.js';
+import { packedLine, unpackQuote } from '../../src/modules/deposits/quote-pack.js';
 
 const schemaSerializer = build(envelopeOf(QuoteResponse) as object);
 const validate = validatorCompiler({ schema: GetPricesRequest, httpPart: 'body', method: 'POST', url: '/get-prices' }) as (
@@ -31,9 +32,14 @@ describe('get-prices wire', () => {
     expect(quoteAnswer([], 0)).toEqual(envelope({ total: 0, sum: 0, items: null }));
     expect(quoteAnswer(frags.slice(0, 1), 7, 9007199254740991)).toEqual(envelope({ id: 9007199254740991, total: 1, sum: 0.007, items: items.slice(0, 1) }));
     expect(JSON.parse(quoteAnswer(frags, sum, 42).toString()).data.items).toEqual(items);
-    // The stored lines: what JSON.stringify wrote before (deposit_quotes.lines).
-    expect(quoteLines(frags)).toEqual(Buffer.from(JSON.stringify(quotes.map((q) => [q.name, q.price, q.originalPrice]))));
-    expect(quoteLines([])).toEqual(Buffer.from('[]'));
+    // The stored lines (deposit_quotes.packed): 24 bytes per name, in the answer's order, each name's prices.
+    const packed = quoteLines(frags);
+    expect(packed).toEqual(Buffer.concat(quotes.map((q) => packedLine(q.name, q.price, q.originalPrice))));
+    expect(packed.length).toBe(24 * quotes.length);
+    const lookup = unpackQuote(packed);
+    for (const q of quotes) expect(lookup(q.name)).toEqual({ price: q.price, original_price: q.originalPrice });
+    expect(lookup('AK-47 | Redline (Field-Tested) ')).toBeUndefined();
+    expect(quoteLines([]).length).toBe(0);
   });
 
   it('fragments are cached per multiplier and game, and dropped when the price book is reloaded', () => {

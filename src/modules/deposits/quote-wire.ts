@@ -2,14 +2,15 @@
 // deposit multiplier instead of on every call, and kept as UTF-8 bytes. An answer is then a copy of
 // cached fragments into one Buffer: no string of ≈ 180 KB to flatten, measure and encode on every
 // call (names with ★ or ™ make such strings two-byte, and their encoding cost ≈ 1.5 ms of CPU per call).
-// The bytes are those the response schema's serializer wrote (test/deposits/get-prices-wire.test.ts),
-// and the quote's stored lines those of JSON.stringify([[name, price, original_price], …]).
+// The bytes are those the response schema's serializer wrote (test/deposits/get-prices-wire.test.ts);
+// the quote's stored lines are packed (quote-pack.ts).
 import type { Game } from '../../domain/games.js';
 import { millsToUsd } from '../../domain/money.js';
 import type { MerchantRow } from '../merchants/merchant-repo.js';
 import type { PricingService, Quote } from '../pricing/pricing-service.js';
+import { LINE_BYTES, packedLine } from './quote-pack.js';
 
-/** One priced name: its price in mills, its answer item and its stored quote line, as UTF-8 JSON. */
+/** One priced name: its price in mills, its answer item (UTF-8 JSON) and its stored quote line (packed). */
 export interface QuoteFragment {
   price: number;
   item: Buffer;
@@ -27,7 +28,7 @@ export function quoteFragment(q: Omit<Quote, 'card'>): QuoteFragment {
   return {
     price: q.price,
     item: Buffer.from(`{"name":${name},"price":${millsToUsd(q.price)},"originalPrice":${millsToUsd(q.originalPrice)}}`),
-    line: Buffer.from(`[${name},${q.price},${q.originalPrice}]`),
+    line: packedLine(q.name, q.price, q.originalPrice),
     call: 0,
   };
 }
@@ -68,15 +69,15 @@ export function createQuoteFragments(pricing: Pick<PricingService, 'price' | 'lo
   };
 }
 
-/** head, then the fragments' `key` bytes separated by commas, then tail: one Buffer, one copy of each. */
-function joined(head: string, frags: readonly QuoteFragment[], key: 'item' | 'line', tail: string): Buffer {
-  let size = Buffer.byteLength(head) + Buffer.byteLength(tail) + Math.max(0, frags.length - 1);
-  for (let i = 0; i < frags.length; i++) size += frags[i][key].length;
+/** head, then the fragments' items separated by commas, then tail: one Buffer, one copy of each. */
+function joined(head: string, frags: readonly QuoteFragment[], tail: string): Buffer {
+  let size = Buffer.byteLength(head) + Buffer.byteLength(tail) + frags.length - 1;
+  for (let i = 0; i < frags.length; i++) size += frags[i].item.length;
   const out = Buffer.allocUnsafe(size); // every byte is written below
   let at = out.write(head, 0);
   for (let i = 0; i < frags.length; i++) {
     if (i > 0) out[at++] = 0x2c; // ,
-    const b = frags[i][key];
+    const b = frags[i].item;
     out.set(b, at);
     at += b.length;
   }
@@ -90,10 +91,12 @@ const EMPTY_ANSWER = '{"success":true,"message":"prices quoted","data":{"total":
 export function quoteAnswer(frags: readonly QuoteFragment[], sumMills: number, id?: number): Buffer {
   if (frags.length === 0) return Buffer.from(EMPTY_ANSWER);
   const tail = id === undefined ? ']}}' : `],"id":${id}}}`;
-  return joined(`{"success":true,"message":"prices quoted","data":{"total":${frags.length},"sum":${millsToUsd(sumMills)},"items":[`, frags, 'item', tail);
+  return joined(`{"success":true,"message":"prices quoted","data":{"total":${frags.length},"sum":${millsToUsd(sumMills)},"items":[`, frags, tail);
 }
 
-/** The quote's lines as stored (deposit_quotes.lines): JSON text as UTF-8 bytes. */
+/** The quote's lines as stored (deposit_quotes.packed, quote-pack.ts). */
 export function quoteLines(frags: readonly QuoteFragment[]): Buffer {
-  return joined('[', frags, 'line', ']');
+  const out = Buffer.allocUnsafe(frags.length * LINE_BYTES);
+  for (let i = 0; i < frags.length; i++) out.set(frags[i].line, i * LINE_BYTES);
+  return out;
 }
