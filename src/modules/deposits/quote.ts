@@ -119,12 +119,8 @@ export function createQuoteStage(deps: QuoteDeps) {
     }
     if (!Number.isSafeInteger(sum)) throw new MoneyError('sum overflow'); // the check sumMills makes for every other total
     if (frags.length === 0 || req.no_deposit_intent) return quoteAnswer(frags, sum);
-    const draft = await repo.insertQuoteDraft(
-      db,
-      { merchant_id: merchant.id, flow: 'hash_name', status: 'new', game: req.game, amount: 0, quote_expires_at: plus(config.quoteTtlSeconds) },
-      quoteLines(frags),
-    );
-    return quoteAnswer(frags, sum, draft.id);
+    const id = await repo.insertQuoteDraft(db, { merchantId: merchant.id, game: req.game, quoteExpiresAt: plus(config.quoteTtlSeconds) }, quoteLines(frags));
+    return quoteAnswer(frags, sum, id);
   }
 
   /** 4.6 deposit-preview: no record, no snapshot. */
