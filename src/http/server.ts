@@ -9,7 +9,9 @@ import { ping } from '../db/database.js';
 import { registerRoutes } from './routes.js';
 import { registerOpenApi } from './openapi.js';
 import type { AppContext } from '../context.js';
-import { AccessLog } from './access-log.js';
+import { AccessLog, maskTokens } from './access-log.js';
+
+export { maskTokens };
 
 const FASTIFY_CLIENT_ERRORS: Record<string, [number, string]> = {
   FST_ERR_CTP_INVALID_JSON_BODY: [400, 'invalid request body'],
@@ -53,7 +55,7 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
       return typeof given === 'string' && /^[\w.-]{1,100}$/.test(given) ? given : crypto.randomUUID();
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
-    logController: new AccessLog(ctx.config.logRequests),
+    logController: new AccessLog(ctx.config.logRequests, logger),
     ...timeoutOptions(ctx.config),
     clientErrorHandler,
     frameworkErrors,
@@ -139,9 +141,4 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
 function isPgDataException(err: unknown): boolean {
   const e = err as { code?: unknown; severity?: unknown };
   return typeof e?.code === 'string' && /^22[0-9A-Z]{3}$/.test(e.code) && typeof e.severity === 'string';
-}
-
-/** /deposit/<token> and /api/v1/hosted/<token>/… with the token replaced, for logs. */
-export function maskTokens(url: string): string {
-  return url.replace(/^(\/deposit\/|\/api\/v1\/hosted\/)[^/?#]+/, '$1***');
 }
