@@ -14,6 +14,15 @@ interface LineSink {
   write(line: string): unknown;
 }
 
+/** What an access line says of a request (a FastifyRequest has them all). */
+export interface AccessFields {
+  id: string;
+  method: string;
+  url: string;
+  host: string;
+  ip: string;
+}
+
 export class AccessLog extends LogController {
   private readonly minStatus: number;
   /** pino's destination and the logger's serialised bindings (`,"pid":…,"hostname":…`), when the logger is pino's. */
@@ -43,10 +52,15 @@ export class AccessLog extends LogController {
       }
     }
   }
+
+  /** The line of an answer sent without Fastify (the 304 lane, server.ts): written only when the logger is pino's. */
+  answered(request: AccessFields, statusCode: number, responseTime: number): void {
+    if (statusCode >= this.minStatus && this.direct?.enabled()) this.direct.sink.write(accessLine(this.direct.bindings, request, statusCode, responseTime));
+  }
 }
 
 /** One access line as pino writes it: {"level":30,"time":…,<bindings>,"reqId":…,"req":{…},"res":{…},"responseTime":…,"msg":…}. */
-export function accessLine(bindings: string, request: FastifyRequest, statusCode: number, responseTime: number): string {
+export function accessLine(bindings: string, request: AccessFields, statusCode: number, responseTime: number): string {
   return (
     `{"level":30,"time":${Date.now()}${bindings},"reqId":${JSON.stringify(String(request.id))},` +
     `"req":{"method":${JSON.stringify(request.method)},"url":${JSON.stringify(maskTokens(request.url))},` +

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Db } from '../db/database.js';
 import { safeEqual } from '../domain/secrets.js';
 import { AppError } from './errors.js';
-import { registerRouteStats } from './route-stats.js';
+import { registerRouteStats, type RouteStats } from './route-stats.js';
 
 export interface MetricsOptions {
   /** Bearer token of /metrics; without one /metrics answers 401 to everything. */
@@ -31,7 +31,7 @@ async function readDbGauges(db: Db): Promise<DbGauges> {
   return { queue: queue.rows, webhooks: webhooks.rows };
 }
 
-export function registerMetrics(app: FastifyInstance, db: Db, opts: MetricsOptions): client.Registry {
+export function registerMetrics(app: FastifyInstance, db: Db, opts: MetricsOptions): { registry: client.Registry; stats: RouteStats } {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry });
   const stats = registerRouteStats(registry);
@@ -92,5 +92,5 @@ export function registerMetrics(app: FastifyInstance, db: Db, opts: MetricsOptio
     reply.header('content-type', registry.contentType);
     return registry.metrics();
   });
-  return registry;
+  return { registry, stats };
 }
