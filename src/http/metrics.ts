@@ -18,6 +18,7 @@ export interface MetricsOptions {
 
 interface DbGauges {
   queue: { task: string; n: number }[];
+  outbox: { task: string; n: number }[];
   webhooks: { state: string; n: number }[];
 }
 
@@ -26,9 +27,10 @@ async function readDbGauges(db: Db): Promise<DbGauges> {
     select t.identifier as task, count(*)::int as n
       from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
      where j.locked_at is null group by t.identifier`.execute(db);
+  const outbox = await sql<{ task: string; n: number }>`select task, count(*)::int as n from job_outbox group by task`.execute(db);
   const webhooks = await sql<{ state: string; n: number }>`
     select state, count(*)::int as n from webhook_events where state <> 'delivered' group by state`.execute(db);
-  return { queue: queue.rows, webhooks: webhooks.rows };
+  return { queue: queue.rows, outbox: outbox.rows, webhooks: webhooks.rows };
 }
 
 export function registerMetrics(app: FastifyInstance, db: Db, opts: MetricsOptions): { registry: client.Registry; stats: RouteStats } {
@@ -38,6 +40,12 @@ export function registerMetrics(app: FastifyInstance, db: Db, opts: MetricsOptio
   const queueDepth = new client.Gauge({
     name: 'gateway_job_queue_depth',
     help: 'Jobs waiting in the queue (graphile-worker), by task; refreshed every METRICS_REFRESH_MS',
+    labelNames: ['task'],
+    registers: [registry],
+  });
+  const outboxRows = new client.Gauge({
+    name: 'gateway_job_outbox_rows',
+    help: 'Jobs of committed transactions not yet moved into the queue by the job relay, by task (normally near 0; growing = the relay is stuck); refreshed every METRICS_REFRESH_MS',
     labelNames: ['task'],
     registers: [registry],
   });
@@ -56,6 +64,8 @@ export function registerMetrics(app: FastifyInstance, db: Db, opts: MetricsOptio
       .then((g) => {
         queueDepth.reset();
         for (const r of g.queue) queueDepth.set({ task: r.task }, r.n);
+        outboxRows.reset();
+        for (const r of g.outbox) outboxRows.set({ task: r.task }, r.n);
         undelivered.set({ state: 'pending' }, 0);
         undelivered.set({ state: 'exhausted' }, 0);
         for (const r of g.webhooks) undelivered.set({ state: r.state }, r.n);
