@@ -19,6 +19,7 @@ export interface MetricsOptions {
 interface DbGauges {
   queue: { task: string; n: number }[];
   outbox: { task: string; n: number }[];
+  outboxFailed: number;
   webhooks: { state: string; n: number }[];
 }
 
@@ -28,9 +29,10 @@ async function readDbGauges(db: Db): Promise<DbGauges> {
       from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
      where j.locked_at is null group by t.identifier`.execute(db);
   const outbox = await sql<{ task: string; n: number }>`select task, count(*)::int as n from job_outbox group by task`.execute(db);
+  const outboxFailed = await sql<{ n: number }>`select count(*)::int as n from job_outbox_failed`.execute(db);
   const webhooks = await sql<{ state: string; n: number }>`
     select state, count(*)::int as n from webhook_events where state <> 'delivered' group by state`.execute(db);
-  return { queue: queue.rows, outbox: outbox.rows, webhooks: webhooks.rows };
+  return { queue: queue.rows, outbox: outbox.rows, outboxFailed: outboxFailed.rows[0].n, webhooks: webhooks.rows };
 }
 
 export function registerMetrics(app: FastifyInstance, db: Db, opts: MetricsOptions): { registry: client.Registry; stats: RouteStats } {
@@ -47,6 +49,11 @@ export function registerMetrics(app: FastifyInstance, db: Db, opts: MetricsOptio
     name: 'gateway_job_outbox_rows',
     help: 'Jobs of committed transactions not yet moved into the queue by the job relay, by task (normally near 0; growing = the relay is stuck); refreshed every METRICS_REFRESH_MS',
     labelNames: ['task'],
+    registers: [registry],
+  });
+  const outboxFailed = new client.Gauge({
+    name: 'gateway_job_outbox_failed',
+    help: 'Jobs the queue refused, set aside in job_outbox_failed with the error (should be 0: look at them); refreshed every METRICS_REFRESH_MS',
     registers: [registry],
   });
   const undelivered = new client.Gauge({
@@ -66,6 +73,7 @@ export function registerMetrics(app: FastifyInstance, db: Db, opts: MetricsOptio
         for (const r of g.queue) queueDepth.set({ task: r.task }, r.n);
         outboxRows.reset();
         for (const r of g.outbox) outboxRows.set({ task: r.task }, r.n);
+        outboxFailed.set(g.outboxFailed);
         undelivered.set({ state: 'pending' }, 0);
         undelivered.set({ state: 'exhausted' }, 0);
         for (const r of g.webhooks) undelivered.set({ state: r.state }, r.n);
