@@ -1,16 +1,40 @@
 // Summarises a V8 CPU profile (.cpuprofile, from BENCH_CPU_PROF): self time by function and by
-// package/file group, top N. `npx tsx bench/profile-summary.ts <file> [N]`.
+// package/file group, top N. `npx tsx bench/profile-summary.ts <file> [N] [busiest seconds]`: with
+// the third argument, only the busiest window of that many seconds counts (the load, not startup).
 import fs from 'node:fs/promises';
 
 interface Node { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
 interface Profile { nodes: Node[]; samples: number[]; timeDeltas: number[] }
 
-const [file, nArg] = process.argv.slice(2);
+const [file, nArg, windowArg] = process.argv.slice(2);
 const top = Number(nArg ?? 25);
 const prof = JSON.parse(await fs.readFile(file, 'utf8')) as Profile;
 const byId = new Map(prof.nodes.map((n) => [n.id, n]));
+const idleId = prof.nodes.find((n) => n.callFrame.functionName === '(idle)')?.id;
+const at: number[] = [];
+prof.timeDeltas.reduce((t, d, i) => (at[i] = t + d), 0);
+const [from, to] = windowArg ? busiestWindow(Number(windowArg) * 1e6) : [-Infinity, Infinity];
 const self = new Map<number, number>();
-prof.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (prof.timeDeltas[i] ?? 0)));
+prof.samples.forEach((id, i) => {
+  if (at[i] >= from && at[i] <= to) self.set(id, (self.get(id) ?? 0) + (prof.timeDeltas[i] ?? 0));
+});
+
+/** The window of `width` µs with the least idle time (two pointers over the samples). */
+function busiestWindow(width: number): [number, number] {
+  let best: [number, number] = [at[0], at[0] + width];
+  let bestBusy = -1;
+  let busy = 0;
+  let j = 0;
+  for (let i = 0; i < at.length; i++) {
+    if (prof.samples[i] !== idleId) busy += prof.timeDeltas[i] ?? 0;
+    while (at[i] - at[j] > width) {
+      if (prof.samples[j] !== idleId) busy -= prof.timeDeltas[j] ?? 0;
+      j++;
+    }
+    if (busy > bestBusy) [bestBusy, best] = [busy, [at[j], at[i]]];
+  }
+  return best;
+}
 const total = [...self.values()].reduce((a, b) => a + b, 0);
 
 function group(url: string): string {

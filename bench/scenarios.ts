@@ -234,6 +234,24 @@ export async function scenarioPlan(env: PlanEnv) {
         return { name: `(c) single-row UPDATE loop (${u.tool})`, connections: 64, rps: u.tps };
       }, true);
       const vsC = (r: LoadResult, target: string) => ({ baseline: '(c)', ratio: r.rps / c, target });
+      // (f): the ceiling of every write endpoint — a bare route whose only work is one committed
+      // single-row UPDATE. A purchase (or a transition) does at least this, plus its own work.
+      await step('(f) bare Fastify + one committed single-row UPDATE', async () => {
+        const r = await load({ url: baselineUrl, connections: 64, method: 'POST', paths: ['/write'], body: {} });
+        return [
+          row('(f) bare Fastify + one committed single-row UPDATE per request', 64, r, { baseline: '(c)', ratio: r.rps / c }),
+          { name: `ceiling: an endpoint that commits one write before answering reaches at most ≈ ${(r.rps / c).toFixed(2)} of (c) on this machine ((f) / (c))` },
+        ];
+      }, true);
+      if (selected('sandbox accept')) {
+        await step('(g) bare Fastify: one committed UPDATE, a webhook POST, its delivery committed', async () => {
+          const r = await load({ url: baselineUrl, connections: 64, method: 'POST', paths: ['/write-notify'], body: {} });
+          return [
+            row('(g) bare Fastify: committed UPDATE + webhook POST + committed delivery, per request', 64, r, { baseline: '(c)', ratio: r.rps / c }),
+            { name: `ceiling: a status transition with its webhook reaches at most ≈ ${(r.rps / c).toFixed(2)} of (c) on this machine ((g) / (c))` },
+          ];
+        }, true);
+      }
       await step('sandbox accept → completed + webhook', async () => {
         // Every request accepts a deposit of its own (autocannon's `amount`: no path twice, so no
         // refused repeat), and only answers with status 'completed' count. A probe sizes the run:

@@ -33,6 +33,8 @@ export interface Config {
   webhookPollMs: number;
   /** Webhook attempts in flight at once per instance. */
   webhookConcurrency: number;
+  /** Of webhookConcurrency, the most one merchant's attempts may take at once (per instance). */
+  webhookConcurrencyPerMerchant: number;
   /** Delivered webhook events (and their attempts) older than this are deleted; 0 keeps them forever. */
   webhookRetentionDays: number;
   priceRefreshSeconds: number;
@@ -156,6 +158,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (trustRaw && /^(1|true|yes|on)$/i.test(trustRaw)) trustProxy = true;
   else if (trustRaw && !/^(0|false|no|off)$/i.test(trustRaw)) trustProxy = trustRaw; // list of proxy IPs/CIDRs
 
+  const webhookConcurrency = int(env, 'WEBHOOK_CONCURRENCY', 128, 1, 1000);
   const publicUrl = (env.PUBLIC_URL || `http://${host}:${port}`).replace(/\/+$/, '');
   try {
     new URL(publicUrl);
@@ -189,7 +192,8 @@ export function loadConfig(env: Env = process.env): Config {
     webhookLeaseMarginMs: int(env, 'WEBHOOK_LEASE_MARGIN_MS', 30000, 0),
     webhookSweepIntervalMs: int(env, 'WEBHOOK_SWEEP_INTERVAL_MS', 60000, 100),
     webhookPollMs: int(env, 'WEBHOOK_POLL_MS', 250, 10, 3_600_000),
-    webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 128, 1, 1000),
+    webhookConcurrency,
+    webhookConcurrencyPerMerchant: int(env, 'WEBHOOK_CONCURRENCY_PER_MERCHANT', Math.max(1, Math.ceil(webhookConcurrency / 4)), 1, 1000),
     webhookRetentionDays: int(env, 'WEBHOOK_RETENTION_DAYS', 30, 0, 36500),
     priceRefreshSeconds: int(env, 'PRICE_REFRESH_SECONDS', 600, 1),
     priceMaxAgeSeconds: int(env, 'PRICE_MAX_AGE_SECONDS', 3600, 0),

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import { tapCommits, type CommitTaps } from './commit-taps.js';
 import type { DB } from './types.js';
-import { runPreparedByName } from './prepared.js';
+import { registerPool, runPreparedByName } from './prepared.js';
 
 // int8 (bigint) and numeric come back as strings by default; our money is integer mills well
 // inside the safe-integer range, so parse them as numbers (and refuse silently-rounded values).
@@ -30,13 +30,14 @@ export function createPool(url: string, max = 20): pg.Pool {
 
 /** PostgreSQL through `pool`; `taps` (optional) fire after the commits of statements naming their marker. */
 export function createDb(pool: pg.Pool, taps?: CommitTaps): Db {
-  if (!taps) return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   class TappedPostgresDialect extends PostgresDialect {
     override createDriver() {
       return tapCommits(super.createDriver(), taps!);
     }
   }
-  return new Kysely<DB>({ dialect: new TappedPostgresDialect({ pool }) });
+  const db = new Kysely<DB>({ dialect: taps ? new TappedPostgresDialect({ pool }) : new PostgresDialect({ pool }) });
+  registerPool(db, pool);
+  return db;
 }
 
 export async function ping(db: Db): Promise<boolean> {

@@ -16,17 +16,22 @@ export function normaliseIp(ip: string): string {
   return ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip;
 }
 
+/** Why `merchant` may not use the key hashed as `hash` from `ip` (undefined: it may). */
+export function merchantRefusal(merchant: MerchantRow | undefined, hash: string, ip: () => string): AppError | undefined {
+  if (!merchant || !digestsEqual(merchant.api_key_hash, hash)) return new AppError('unauthenticated', 'invalid API key');
+  if (!merchant.enabled) return new AppError('forbidden', 'merchant account is disabled');
+  if (merchant.ip_whitelist.length > 0) {
+    const from = normaliseIp(ip());
+    if (!merchant.ip_whitelist.some((allowed) => normaliseIp(allowed) === from)) return new AppError('forbidden', `IP not whitelisted: ${from}`);
+  }
+  return undefined;
+}
+
 export function merchantAuth(keys: KeyCache) {
   function check(request: FastifyRequest, hash: string, merchant: MerchantRow | undefined): void {
-    if (!merchant || !digestsEqual(merchant.api_key_hash, hash)) throw new AppError('unauthenticated', 'invalid API key');
-    if (!merchant.enabled) throw new AppError('forbidden', 'merchant account is disabled');
-    if (merchant.ip_whitelist.length > 0) {
-      const ip = normaliseIp(request.ip);
-      if (!merchant.ip_whitelist.some((allowed) => normaliseIp(allowed) === ip)) {
-        throw new AppError('forbidden', `IP not whitelisted: ${ip}`);
-      }
-    }
-    request.merchant = merchant;
+    const refusal = merchantRefusal(merchant, hash, () => request.ip);
+    if (refusal) throw refusal;
+    request.merchant = merchant!;
   }
   // With `done`, so a key found in memory (the hot path) costs no promise.
   return function authenticate(request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void {

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Db } from '../db/database.js';
 import { safeEqual } from '../domain/secrets.js';
 import { AppError } from './errors.js';
-import { registerRouteStats } from './route-stats.js';
+import { registerRouteStats, type RouteStats } from './route-stats.js';
 
 export interface MetricsOptions {
   /** Bearer token of /metrics; without one /metrics answers 401 to everything. */
@@ -18,6 +18,8 @@ export interface MetricsOptions {
 
 interface DbGauges {
   queue: { task: string; n: number }[];
+  outbox: { task: string; n: number }[];
+  outboxFailed: number;
   webhooks: { state: string; n: number }[];
 }
 
@@ -26,12 +28,14 @@ async function readDbGauges(db: Db): Promise<DbGauges> {
     select t.identifier as task, count(*)::int as n
       from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
      where j.locked_at is null group by t.identifier`.execute(db);
+  const outbox = await sql<{ task: string; n: number }>`select task, count(*)::int as n from job_outbox group by task`.execute(db);
+  const outboxFailed = await sql<{ n: number }>`select count(*)::int as n from job_outbox_failed`.execute(db);
   const webhooks = await sql<{ state: string; n: number }>`
     select state, count(*)::int as n from webhook_events where state <> 'delivered' group by state`.execute(db);
-  return { queue: queue.rows, webhooks: webhooks.rows };
+  return { queue: queue.rows, outbox: outbox.rows, outboxFailed: outboxFailed.rows[0].n, webhooks: webhooks.rows };
 }
 
-export function registerMetrics(app: FastifyInstance, db: Db, opts: MetricsOptions): client.Registry {
+export function registerMetrics(app: FastifyInstance, db: Db, opts: MetricsOptions): { registry: client.Registry; stats: RouteStats } {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry });
   const stats = registerRouteStats(registry);
@@ -39,6 +43,17 @@ export function registerMetrics(app: FastifyInstance, db: Db, opts: MetricsOptio
     name: 'gateway_job_queue_depth',
     help: 'Jobs waiting in the queue (graphile-worker), by task; refreshed every METRICS_REFRESH_MS',
     labelNames: ['task'],
+    registers: [registry],
+  });
+  const outboxRows = new client.Gauge({
+    name: 'gateway_job_outbox_rows',
+    help: 'Jobs of committed transactions not yet moved into the queue by the job relay, by task (normally near 0; growing = the relay is stuck); refreshed every METRICS_REFRESH_MS',
+    labelNames: ['task'],
+    registers: [registry],
+  });
+  const outboxFailed = new client.Gauge({
+    name: 'gateway_job_outbox_failed',
+    help: 'Jobs the queue refused, set aside in job_outbox_failed with the error (should be 0: look at them); refreshed every METRICS_REFRESH_MS',
     registers: [registry],
   });
   const undelivered = new client.Gauge({
@@ -56,6 +71,9 @@ export function registerMetrics(app: FastifyInstance, db: Db, opts: MetricsOptio
       .then((g) => {
         queueDepth.reset();
         for (const r of g.queue) queueDepth.set({ task: r.task }, r.n);
+        outboxRows.reset();
+        for (const r of g.outbox) outboxRows.set({ task: r.task }, r.n);
+        outboxFailed.set(g.outboxFailed);
         undelivered.set({ state: 'pending' }, 0);
         undelivered.set({ state: 'exhausted' }, 0);
         for (const r of g.webhooks) undelivered.set({ state: r.state }, r.n);
@@ -92,5 +110,5 @@ export function registerMetrics(app: FastifyInstance, db: Db, opts: MetricsOptio
     reply.header('content-type', registry.contentType);
     return registry.metrics();
   });
-  return registry;
+  return { registry, stats };
 }

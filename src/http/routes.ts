@@ -6,11 +6,12 @@ import { createKeyCache, type KeyCache } from '../modules/merchants/key-cache.js
 import { balanceRoutes } from '../modules/ledger/balance-routes.js';
 import { adminRoutes } from '../modules/admin/admin-routes.js';
 import { merchantFeatureRoutes, adminFeatureRoutes, publicFeatureRoutes } from '../modules/index.js';
-import { recordKeyUsage } from '../modules/dashboard/key-usage.js';
+import { recordKeyUsage, type KeyUsage } from '../modules/dashboard/key-usage.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     merchantKeys: KeyCache;
+    keyUsage: KeyUsage;
   }
 }
 
@@ -18,6 +19,8 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
   const keys = createKeyCache(ctx.db, ctx.pool.options, ctx.log);
   app.decorate('merchantKeys', keys);
   app.addHook('onClose', () => keys.stop());
+  const keyUsage = recordKeyUsage(ctx.db); // the dashboard's "last used"
+  app.decorate('keyUsage', keyUsage);
   // Operator, console and dashboard writes may change a merchant (key, enabled, whitelist): the
   // NOTIFY reaches this instance's listener only after the answer, so a caller acting on that answer
   // at once (rotate, then use the old key) would still be served from memory. Forget before answering.
@@ -28,7 +31,7 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
   await app.register(
     async (merchantApi) => {
       merchantApi.addHook('onRequest', merchantAuth(keys));
-      merchantApi.addHook('onResponse', recordKeyUsage(ctx.db)); // the dashboard's "last used"
+      merchantApi.addHook('onResponse', keyUsage.onResponse);
       await merchantApi.register(balanceRoutes(ctx));
       for (const plugin of merchantFeatureRoutes) await merchantApi.register(plugin(ctx));
     },

@@ -1,5 +1,6 @@
 // Builds the Fastify app: envelope, error mapping, validation, docs, metrics, and every route.
 import crypto from 'node:crypto';
+import type http from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyError } from 'fastify';
 import { AppError, httpStatusOf, validationError } from './errors.js';
 import { validatorCompiler } from './validation.js';
@@ -9,7 +10,10 @@ import { ping } from '../db/database.js';
 import { registerRoutes } from './routes.js';
 import { registerOpenApi } from './openapi.js';
 import type { AppContext } from '../context.js';
-import { AccessLog } from './access-log.js';
+import { AccessLog, maskTokens } from './access-log.js';
+import { AVAILABLE_PATH, notModifiedLane } from '../modules/catalogue/not-modified-lane.js';
+
+export { maskTokens };
 
 const FASTIFY_CLIENT_ERRORS: Record<string, [number, string]> = {
   FST_ERR_CTP_INVALID_JSON_BODY: [400, 'invalid request body'],
@@ -44,16 +48,14 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
       }),
     },
   });
+  const accessLog = new AccessLog(ctx.config.logRequests, logger);
   const app = Fastify({
     loggerInstance: logger as unknown as FastifyBaseLogger,
     bodyLimit: ctx.config.bodyLimitBytes,
     trustProxy: ctx.config.trustProxy,
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && /^[\w.-]{1,100}$/.test(given) ? given : crypto.randomUUID();
-    },
+    genReqId: (req) => requestIdOf(req.headers['x-request-id']),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
-    logController: new AccessLog(ctx.config.logRequests),
+    logController: accessLog,
     ...timeoutOptions(ctx.config),
     clientErrorHandler,
     frameworkErrors,
@@ -123,7 +125,7 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
 
   await registerOpenApi(app);
 
-  registerMetrics(app, ctx.db, { token: ctx.config.metricsToken ?? ctx.config.adminToken, refreshMs: ctx.config.metricsRefreshMs });
+  const { stats } = registerMetrics(app, ctx.db, { token: ctx.config.metricsToken ?? ctx.config.adminToken, refreshMs: ctx.config.metricsRefreshMs });
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ success: true, message: 'alive', data: { status: 'ok' } }));
   app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
@@ -132,16 +134,52 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
   });
 
   await registerRoutes(app, ctx);
+
+  // The catalogue page's 304 from memory, in front of the router (not-modified-lane.ts). Off behind
+  // a trusted proxy: the client's address and host then come from forwarded headers, which only the
+  // router's request reads.
+  if (!ctx.config.trustProxy) {
+    inFrontOfRouter(
+      app,
+      notModifiedLane({
+        keys: app.merchantKeys,
+        catalogue: ctx.catalogue,
+        requestId: requestIdOf,
+        answered: (a) => {
+          accessLog.answered(a, a.statusCode, a.responseTime);
+          stats.observe(a.method, AVAILABLE_PATH, a.statusCode, a.responseTime / 1000);
+          app.keyUsage.note(a.merchant, a.ip, app.log);
+        },
+      }),
+    );
+  }
   return app;
+}
+
+/** The request id: the caller's x-request-id when it is a plain token, else a new UUID. */
+export function requestIdOf(given: string | string[] | undefined): string {
+  return typeof given === 'string' && /^[\w.-]{1,100}$/.test(given) ? given : crypto.randomUUID();
+}
+
+/** Lets `lane` answer a request before Fastify's router sees it (it returns false to pass it on). */
+function inFrontOfRouter(app: FastifyInstance, lane: (req: http.IncomingMessage, res: http.ServerResponse) => boolean): void {
+  // While closing, the router answers (503, Connection: close) so that kept-alive clients go away.
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  const server = app.server;
+  const [router] = server.listeners('request') as ((req: http.IncomingMessage, res: http.ServerResponse) => void)[];
+  if (!router) return;
+  server.removeListener('request', router);
+  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (closing || !lane(req, res)) router(req, res);
+  });
 }
 
 /** PostgreSQL SQLSTATE class 22 (data exception): numeric out of range, invalid text, bad encoding. */
 function isPgDataException(err: unknown): boolean {
   const e = err as { code?: unknown; severity?: unknown };
   return typeof e?.code === 'string' && /^22[0-9A-Z]{3}$/.test(e.code) && typeof e.severity === 'string';
-}
-
-/** /deposit/<token> and /api/v1/hosted/<token>/… with the token replaced, for logs. */
-export function maskTokens(url: string): string {
-  return url.replace(/^(\/deposit\/|\/api\/v1\/hosted\/)[^/?#]+/, '$1***');
 }

@@ -42,6 +42,31 @@ describe('access log', () => {
     expect(lines.filter((l) => l.msg === 'incoming request')).toHaveLength(0);
   });
 
+  it('writes the line in pino\'s own format and keys, valid JSON whatever the request carries', async () => {
+    const { gw, lines, access } = await gatewayLogging(undefined);
+    const m = await gw.createMerchant();
+    const before = access().length;
+    const odd = '/purchase/status?merchant_tx_id=%22%7D%0Aé\u00e9"x';
+    await gw.merchant(m.api_key, 'GET', odd);
+    const line = access().slice(before)[0];
+    expect(Object.keys(line)).toEqual(['level', 'time', 'pid', 'hostname', 'reqId', 'req', 'res', 'responseTime', 'msg']);
+    expect(line.level).toBe(30);
+    expect(Math.abs(line.time - Date.now())).toBeLessThan(60_000);
+    expect(line.pid).toBe(process.pid);
+    expect(Object.keys(line.req)).toEqual(['method', 'url', 'host', 'remoteAddress']);
+    expect(line.req.url).toContain('/api/v1/merchant/purchase/status?merchant_tx_id=');
+    // the other lines of the same logger carry the same bindings
+    const other = lines.find((l) => l.msg !== 'request completed');
+    if (other) expect([other.pid, other.hostname]).toEqual([line.pid, line.hostname]);
+  });
+
+  it('accessLine escapes what it is given', async () => {
+    const { accessLine } = await import('../../src/http/access-log.js');
+    const req = { id: 'a"b', method: 'GET', url: '/deposit/tok"en?x="\n', host: 'h"\u2028', ip: '::1' } as never;
+    const parsed = JSON.parse(accessLine(',"pid":1', req, 201, 1.5));
+    expect(parsed).toMatchObject({ reqId: 'a"b', req: { url: '/deposit/***?x="\n', host: 'h"\u2028' }, res: { statusCode: 201 }, responseTime: 1.5, pid: 1 });
+  });
+
   it('errors: only answers with status 400 or more', async () => {
     const { gw, access } = await gatewayLogging('errors');
     const m = await gw.createMerchant();

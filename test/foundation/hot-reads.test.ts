@@ -1,5 +1,5 @@
 // The hot reads (balance, purchase/status, deposit/status) run as named prepared statements
-// (src/db/database.ts `prepared`): one round trip, parsed and planned once per connection, the
+// (src/db/prepared.ts `readPrepared`, straight on the pool): one round trip, parsed and planned once per connection, the
 // merchant in the WHERE, the same answer as the general query.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, createPool, type Db } from '../../src/db/database.js';
@@ -69,6 +69,17 @@ describe('hot reads', () => {
     const names = r.rows.map((x) => x.name);
     expect(names).toEqual(expect.arrayContaining(['balance', 'purchase_wire_by_id', 'purchase_wire_by_tx', 'purchase_wire_by_id_tx', 'deposit_status_by_id', 'deposit_status_by_tx', 'deposit_status_by_id_tx']));
     expect(names.every((n) => /^(balance|purchase_wire_|deposit_status_)/.test(n))).toBe(true);
+  });
+
+  it('read the same inside a transaction (through Kysely) on a connection that prepared them directly', async () => {
+    const direct = await getBalance(db, A.id);
+    const inTrx = await db.transaction().execute(async (trx) => {
+      await trx.selectFrom('balances').select('available').where('merchant_id', '=', A.id).forUpdate().execute();
+      return getBalance(trx, A.id);
+    });
+    expect(inTrx).toEqual(direct);
+    const r = await pool.query<{ n: number }>("select count(*)::int as n from pg_prepared_statements where name = 'balance'");
+    expect(r.rows[0].n).toBe(1);
   });
 
   it('over HTTP: the status reads answer 404 for another merchant', async () => {

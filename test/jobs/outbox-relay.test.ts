@@ -169,21 +169,6 @@ describe('crash safety', () => {
       await db.destroy();
     }
   });
-
-  it('a relay transaction that fails moves nothing and deletes nothing; the rows go once the cause is gone', async () => {
-    const key = 'crash:poison';
-    await a.ctx.db.transaction().execute(async (trx) => {
-      await addJob(trx, 'purchase_dispatch', { purchase_id: 10 }, { jobKey: key, runAt: LATER });
-      // A task name graphile-worker refuses (over 128 characters) makes add_jobs fail.
-      await sql`insert into job_outbox (task, payload) values (${'x'.repeat(200)}, '{}'::json)`.execute(trx);
-    });
-    await expect(sql`select job_outbox_relay(500)`.execute(a.ctx.db)).rejects.toThrow();
-    expect(await outboxCount(a.ctx.db, key)).toBe(1);
-    expect(await jobs(a.ctx.db, key)).toEqual([]);
-    await sql`delete from job_outbox where length(task) = 200`.execute(a.ctx.db);
-    await a.flushJobs();
-    expect(await jobs(a.ctx.db, key)).toHaveLength(1);
-  });
 });
 
 describe('after-commit taps (src/db/commit-taps.ts)', () => {
@@ -215,5 +200,29 @@ describe('after-commit taps (src/db/commit-taps.ts)', () => {
     } finally {
       await db.destroy();
     }
+  });
+});
+
+describe('a job the queue refuses', () => {
+  it('is set aside in job_outbox_failed with the error; the jobs before and after it still move, in order', async () => {
+    const long = 'x'.repeat(200); // graphile-worker refuses a task name over 128 characters
+    await sql`insert into job_outbox (task, payload, run_at, job_key) values
+      ('purchase_dispatch', '{"n":1}', ${LATER}, 'poison:before'),
+      (${long}, '{"n":2}', ${LATER}, 'poison:bad'),
+      ('purchase_dispatch', '{"n":3}', ${LATER}, 'poison:after')`.execute(a.ctx.db);
+    await a.flushJobs();
+    expect((await jobs(a.ctx.db, 'poison:before')).map((j) => j.payload)).toEqual([{ n: 1 }]);
+    expect((await jobs(a.ctx.db, 'poison:after')).map((j) => j.payload)).toEqual([{ n: 3 }]);
+    expect(await jobs(a.ctx.db, 'poison:bad')).toEqual([]);
+    const failed = (await sql<{ task: string; job_key: string; error: string }>`select task, job_key, error from job_outbox_failed where job_key like 'poison:%'`.execute(a.ctx.db)).rows;
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatchObject({ task: long, job_key: 'poison:bad' });
+    expect(failed[0].error).toMatch(/check|violat|constraint|long/i);
+    expect(Number((await sql<{ n: number }>`select count(*)::int as n from job_outbox`.execute(a.ctx.db)).rows[0].n)).toBe(0);
+
+    // and the relay goes on: the next job moves as usual (in one batch again)
+    await addJob(a.ctx.db, 'purchase_dispatch', { purchase_id: 99 }, { jobKey: 'poison:next', runAt: LATER });
+    await a.flushJobs();
+    expect(await jobs(a.ctx.db, 'poison:next')).toHaveLength(1);
   });
 });

@@ -290,6 +290,22 @@ describe('/metrics', () => {
   });
 });
 
+describe('metrics: the job outbox', () => {
+  it('counts jobs of committed transactions that the relay has not moved yet, by task', async () => {
+    const g3 = await startTestGateway({ METRICS_REFRESH_MS: '200' }, { worker: false });
+    try {
+      await g3.ctx.jobRelay.stop(); // a relay that does not run: what a stuck one looks like
+      await sql`insert into job_outbox (task, payload) values ('outbox_probe', '{}'), ('outbox_probe', '{}')`.execute(g3.ctx.db);
+      await eventually(async () => {
+        const res = await g3.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+        return res.body.includes('gateway_job_outbox_rows{task="outbox_probe"} 2');
+      }, 5000);
+    } finally {
+      await g3.stop();
+    }
+  });
+});
+
 describe('integer path and query parameters are plain digits', () => {
   it.each(['0x10', '2e0', '%202', '2%20', '+2', '2.0', '0b1', '1_0', '%EF%BC%92'])('/merchants/%s → 400 numeric', async (id) => {
     const res = await gw.app.inject({ method: 'GET', url: `/api/admin/merchants/${id}`, headers: admin });

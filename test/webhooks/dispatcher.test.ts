@@ -222,3 +222,45 @@ describe('a backlog to a receiver that comes back', () => {
     expect(holdLog.attempts[0]!.error).toMatch(/ECONNREFUSED/);
   });
 });
+
+describe('fair share between merchants', () => {
+  let gw: TestGateway;
+  let dead: Receiver;
+  let live: Receiver;
+  const ENV = { WEBHOOK_RETRY_SCHEDULE: '0,60', WEBHOOK_TIMEOUT_MS: '3000', WEBHOOK_CONCURRENCY: '8', WEBHOOK_CONCURRENCY_PER_MERCHANT: '3' };
+
+  beforeAll(async () => {
+    dead = await startReceiver(0, () => 'hang');
+    live = await startReceiver();
+    gw = await startTestGateway(ENV, { worker: false });
+    gw.ctx.webhooks.dispatcher.start(gw.ctx.commitTaps);
+  });
+  afterAll(async () => {
+    await gw?.ctx.webhooks.dispatcher.stop();
+    await gw?.stop();
+    await dead?.close();
+    await live?.close();
+  });
+
+  it("one merchant's hanging endpoint takes at most its share of the slots: another merchant's events still go at once", async () => {
+    const slow = await gw.createMerchant({ name: 'Hangs', webhook_url: dead.url('/hang') });
+    const fast = await gw.createMerchant({ name: 'Answers', webhook_url: live.url('/ok') });
+    // 30 records of the hanging merchant first (older), then 5 of the other.
+    await emitAll(gw, slow.id, Array.from({ length: 30 }, (_, i) => 300_000 + i), ['completed']);
+    await eventually(async () => dead.on('/hang').length >= 3, 5000);
+    const t0 = Date.now();
+    await emitAll(gw, fast.id, Array.from({ length: 5 }, (_, i) => 400_000 + i), ['completed']);
+    await eventually(async () => live.on('/ok').length === 5, 2500);
+    // long before the hanging attempts time out (3 s), and with never more than 3 of them at once
+    expect(Date.now() - t0).toBeLessThan(2500);
+    expect(dead.on('/hang').length).toBe(3);
+    expect(gw.ctx.webhooks.dispatcher.stats().inFlight).toBe(3);
+  });
+
+  it('a merchant alone may still use every slot up to its cap, and the next claim continues past a capped merchant', async () => {
+    const busy = await gw.createMerchant({ name: 'Busy', webhook_url: live.url('/busy') });
+    const ids = await emitAll(gw, busy.id, Array.from({ length: 60 }, (_, i) => 500_000 + i), ['completed']);
+    await eventually(async () => live.on('/busy').length === ids.length, 10_000);
+    expect(new Set(live.on('/busy').map((r) => r.body.trade_id)).size).toBe(60);
+  });
+});

@@ -2,7 +2,7 @@
 import { sql, type Insertable, type RawBuilder, type Selectable, type Updateable } from 'kysely';
 import { alongsideCtes } from '../../db/statement-parts.js';
 import type { Db, Trx } from '../../db/database.js';
-import { findOwnRecord, prepared } from '../../db/prepared.js';
+import { findOwnRecord, readPrepared } from '../../db/prepared.js';
 import type { DepositStatus } from '../../domain/deposit-state.js';
 import type { DepositItemsTable, DepositsTable, SnapshotItem } from '../../db/tables/deposits.js';
 import { unpackQuote, type QuotedPrice } from './quote-pack.js';
@@ -140,6 +140,12 @@ export async function reservedAssets(q: Q, key: { game: string; partner: number 
   return new Set(rows.map((r) => r.asset_id!).filter((a) => a !== null));
 }
 
+const QUOTE_DRAFT_INSERT = `with d as (
+    insert into deposits (merchant_id, flow, status, game, amount, quote_expires_at)
+    values ($1, 'hash_name', 'new', $2, 0, $3) returning id
+  ), quote as (insert into deposit_quotes (deposit_id, packed) select d.id, $4::bytea from d)
+  select id from d`;
+
 /**
  * get-prices: the draft and its quote in one statement (atomic on its own, one round trip), a
  * prepared one (parsed and planned once per connection), answering only the draft's id. The
@@ -152,12 +158,8 @@ export async function insertQuoteDraft(
   /** quote-pack.ts lines (quote-wire.ts joins them; a Buffer goes to PostgreSQL as is). */
   packed: Buffer,
 ): Promise<number> {
-  const r = await sql<{ id: number }>`${prepared('quote_draft_insert')}with d as (
-      insert into deposits (merchant_id, flow, status, game, amount, quote_expires_at)
-      values (${draft.merchantId}, 'hash_name', 'new', ${draft.game}, 0, ${draft.quoteExpiresAt}) returning id
-    ), quote as (insert into deposit_quotes (deposit_id, packed) select d.id, ${packed}::bytea from d)
-    select id from d`.execute(q);
-  return r.rows[0].id;
+  const row = await readPrepared<{ id: number }>(q, 'quote_draft_insert', QUOTE_DRAFT_INSERT, [draft.merchantId, draft.game, draft.quoteExpiresAt, packed]);
+  return row!.id;
 }
 
 /**

@@ -2,7 +2,7 @@
 // caller's transaction together with a guarded update of the balance row.
 import { sql, type RawBuilder } from 'kysely';
 import type { Db, Trx } from '../../db/database.js';
-import { prepared } from '../../db/prepared.js';
+import { readPrepared } from '../../db/prepared.js';
 import { alongsideCtes } from '../../db/statement-parts.js';
 
 export interface LedgerMovement {
@@ -103,8 +103,7 @@ export interface BalanceRow {
 
 export async function getBalance(db: Db | Trx, merchantId: number): Promise<BalanceRow | undefined> {
   // GET /merchant/balance: a hot read, prepared once per connection.
-  const r = await sql<BalanceRow>`${prepared('balance')}select available, hold from balances where merchant_id = ${merchantId}`.execute(db);
-  return r.rows[0];
+  return readPrepared<BalanceRow>(db, 'balance', 'select available, hold from balances where merchant_id = $1', [merchantId]);
 }
 
 export async function listEntries(db: Db, merchantId: number, limit: number, offset: number) {

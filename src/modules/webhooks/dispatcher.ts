@@ -1,6 +1,8 @@
 // The per-instance webhook dispatcher. It claims due events in batches (one statement: the first
 // pending event of each record, leased), sends them concurrently (at most WEBHOOK_CONCURRENCY at
-// once, keep-alive connections per target), and settles the results in batched statements.
+// once, keep-alive connections per target; at most WEBHOOK_CONCURRENCY_PER_MERCHANT of them for one
+// merchant, so one merchant's slow or dead endpoint cannot hold every slot), and settles the results
+// in batched statements.
 //
 // When it claims: right after a transaction of this instance that wrote events commits (the
 // commit tap on the outbox insert's marker, see outbox.ts and src/db/commit-taps.ts), after each settle (slots are free, and
@@ -29,7 +31,13 @@ export interface DispatcherDeps {
   log: Logger;
   config: Pick<
     Config,
-    'webhookAllowPrivate' | 'webhookRetrySchedule' | 'webhookTimeoutMs' | 'webhookLeaseMarginMs' | 'webhookConcurrency' | 'webhookPollMs'
+    | 'webhookAllowPrivate'
+    | 'webhookRetrySchedule'
+    | 'webhookTimeoutMs'
+    | 'webhookLeaseMarginMs'
+    | 'webhookConcurrency'
+    | 'webhookConcurrencyPerMerchant'
+    | 'webhookPollMs'
   >;
   lookup: Lookup;
 }
@@ -61,6 +69,8 @@ export function createDispatcher(deps: DispatcherDeps) {
   let running = false;
   let untap: (() => void) | undefined;
   let inFlight = 0; // claimed and not yet settled
+  // Attempts being sent, per merchant: at most webhookConcurrencyPerMerchant each (fair share).
+  const sending = new Map<number, number>();
   let claiming = false;
   let claimAgain = false;
   let pollTimer: NodeJS.Timeout | undefined;
@@ -112,12 +122,17 @@ export function createDispatcher(deps: DispatcherDeps) {
         while (running && inFlight < config.webhookConcurrency) {
           const want = Math.min(CLAIM_BATCH, config.webhookConcurrency - inFlight);
           const t0 = performance.now();
-          const rows = await repo.claimDue(db, { limit: want, leaseMs: leaseMs() });
+          const cap = config.webhookConcurrencyPerMerchant;
+          const full = () => [...sending.values()].filter((n) => n >= cap).length;
+          const fullBefore = full();
+          const rows = await repo.claimDue(db, { limit: want, leaseMs: leaseMs(), perMerchant: { cap, busy: sending } });
           stats.claimMs += performance.now() - t0;
           stats.claims++;
           stats.claimed += rows.length;
           for (const row of rows) send(row);
-          if (rows.length < want) break;
+          // Fewer than asked: nothing more is due, unless a merchant reached its cap in this claim
+          // (its rows filled the scan): claim again without it.
+          if (rows.length < want && full() === fullBefore) break;
         }
       } while (claimAgain && running);
     } catch (err) {
@@ -129,9 +144,14 @@ export function createDispatcher(deps: DispatcherDeps) {
 
   function send(row: ClaimedEvent) {
     inFlight++;
+    const merchant = Number(row.merchant_id);
+    sending.set(merchant, (sending.get(merchant) ?? 0) + 1);
     attemptDelivery(row, attemptDeps)
       .catch((err: unknown) => outcomeOf(row, failure(`delivery error: ${(err as Error).message}`), 'retry', config.webhookRetrySchedule))
       .then((outcome) => {
+        const n = (sending.get(merchant) ?? 1) - 1;
+        if (n > 0) sending.set(merchant, n);
+        else sending.delete(merchant);
         results.push(outcome);
         void settle();
       });

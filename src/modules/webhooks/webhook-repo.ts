@@ -23,24 +23,61 @@ const dueAt = sql`greatest(coalesce(e.next_attempt_at, e.created_at), e.not_befo
  * dispatchers never take the same attempt, and a row claimed meanwhile fails the re-check of
  * `lease_until is null` when its lock is granted.
  */
-export async function claimDue(db: Db | Trx, opts: { limit: number; leaseMs: number; eventId?: number }): Promise<ClaimedEvent[]> {
+export async function claimDue(
+  db: Db | Trx,
+  opts: { limit: number; leaseMs: number; eventId?: number; perMerchant?: { cap: number; busy: ReadonlyMap<number, number> } },
+): Promise<ClaimedEvent[]> {
   const only = opts.eventId === undefined ? sql`` : sql`and e.id = ${opts.eventId}`;
+  if (!opts.perMerchant) {
+    const r = await sql<ClaimedEvent>`
+      with due as (
+        select e.id from webhook_events e
+         where e.state = 'pending' and e.lease_until is null and ${dueAt} <= now() ${only} and ${firstOfRecord}
+         order by ${dueAt}
+         limit ${opts.limit}
+         for update of e skip locked)
+      ${leaseAndReturn(opts.leaseMs)}`.execute(db);
+    return r.rows;
+  }
+  // Fair share (the dispatcher): a merchant gets at most `cap` attempts in flight on this instance,
+  // counting the `busy` ones it has already, so one merchant's slow or dead endpoint cannot take
+  // every slot. Merchants at their cap are left out of the scan; among the oldest due events of
+  // the others, each merchant's first (cap − busy) are taken.
+  const { cap, busy } = opts.perMerchant;
+  const ids = [...busy.keys()];
+  const counts = ids.map((id) => busy.get(id)!);
+  const full = ids.filter((_, i) => counts[i]! >= cap);
   const r = await sql<ClaimedEvent>`
-    with due as (
-      select e.id from webhook_events e
-       where e.state = 'pending' and e.lease_until is null and ${dueAt} <= now() ${only}
-         and not exists (select 1 from webhook_events p
-                          where p.kind = e.kind and p.record_id = e.record_id and p.state = 'pending' and p.id < e.id)
+    with busy (merchant_id, n) as (select * from unnest(${ids}::bigint[], ${counts}::int[])),
+    oldest as (
+      select e.id, e.merchant_id, ${dueAt} as due from webhook_events e
+       where e.state = 'pending' and e.lease_until is null and ${dueAt} <= now() and ${firstOfRecord}
+         and e.merchant_id <> all(${full}::bigint[])
        order by ${dueAt}
-       limit ${opts.limit}
+       limit ${opts.limit}),
+    ranked as (
+      select o.id, row_number() over (partition by o.merchant_id order by o.due, o.id) + coalesce(b.n, 0) as nth
+        from oldest o left join busy b on b.merchant_id = o.merchant_id),
+    due as (
+      select e.id from webhook_events e
+       where e.id = any(array(select id from ranked where nth <= ${cap}))
+         and e.state = 'pending' and e.lease_until is null and ${firstOfRecord}
        for update of e skip locked)
-    update webhook_events e
-       set attempts = e.attempts + 1, last_attempt_at = now(), next_attempt_at = null, not_before = null,
-           lease_until = now() + make_interval(secs => ${opts.leaseMs / 1000}::double precision)
-     where e.id = any(array(select id from due)) -- by primary key: rows the CTE locked after re-checking them
-    returning e.*, (select m.webhook_secret from merchants m where m.id = e.merchant_id) as webhook_secret`.execute(db);
+    ${leaseAndReturn(opts.leaseMs)}`.execute(db);
   return r.rows;
 }
+
+/** Only the first pending event of its record is due (the per-record order). */
+const firstOfRecord = sql`not exists (select 1 from webhook_events p
+                          where p.kind = e.kind and p.record_id = e.record_id and p.state = 'pending' and p.id < e.id)`;
+
+/** The UPDATE that takes the attempts of the ids in CTE `due` (by primary key: rows it locked after re-checking them). */
+const leaseAndReturn = (leaseMs: number) => sql`
+    update webhook_events e
+       set attempts = e.attempts + 1, last_attempt_at = now(), next_attempt_at = null, not_before = null,
+           lease_until = now() + make_interval(secs => ${leaseMs / 1000}::double precision)
+     where e.id = any(array(select id from due))
+    returning e.*, (select m.webhook_secret from merchants m where m.id = e.merchant_id) as webhook_secret`;
 
 /** What one attempt came to: acknowledged, failed and retryable (after delayMs), or failed for good. */
 export interface AttemptOutcome {

@@ -84,6 +84,7 @@ export interface WebhookDeps {
     | 'webhookRetrySchedule'
     | 'webhookTimeoutMs'
     | 'webhookConcurrency'
+    | 'webhookConcurrencyPerMerchant'
     | 'webhookPollMs'
   >;
 }
