@@ -9,6 +9,7 @@ import { envelopeOf } from '../../src/http/schemas.js';
 import { ok } from '../../src/http/envelope.js';
 import { GetPricesRequest, QuoteResponse } from '../../src/modules/deposits/deposit-schemas.js';
 import { createQuoteFragments, quoteAnswer, quoteFragment, quoteLines } from '../../src/modules/deposits/quote-wire.js';
+import { packedLine, unpackQuote } from '../../src/modules/deposits/quote-pack.js';
 
 const schemaSerializer = build(envelopeOf(QuoteResponse) as object);
 const validate = validatorCompiler({ schema: GetPricesRequest, httpPart: 'body', method: 'POST', url: '/get-prices' }) as (
@@ -25,15 +26,20 @@ describe('get-prices wire', () => {
     const frags = quotes.map(quoteFragment);
     const items = quotes.map((q) => ({ name: q.name, price: q.price / 1000, originalPrice: q.originalPrice / 1000 }));
     const sum = quotes.reduce((a, q) => a + q.price, 0);
-    const envelope = (data: object) => schemaSerializer(ok(data, 'prices quoted'));
-    expect(quoteAnswer(frags, sum, 42)).toBe(envelope({ id: 42, total: quotes.length, sum: sum / 1000, items }));
-    expect(quoteAnswer(frags, sum)).toBe(envelope({ total: quotes.length, sum: sum / 1000, items }));
-    expect(quoteAnswer([], 0)).toBe(envelope({ total: 0, sum: 0, items: null }));
-    expect(quoteAnswer(frags.slice(0, 1), 7, 9007199254740991)).toBe(envelope({ id: 9007199254740991, total: 1, sum: 0.007, items: items.slice(0, 1) }));
-    expect(JSON.parse(quoteAnswer(frags, sum, 42)).data.items).toEqual(items);
-    // The stored lines: what JSON.stringify wrote before (deposit_quotes.lines).
-    expect(quoteLines(frags)).toBe(JSON.stringify(quotes.map((q) => [q.name, q.price, q.originalPrice])));
-    expect(quoteLines([])).toBe('[]');
+    const envelope = (data: object) => Buffer.from(schemaSerializer(ok(data, 'prices quoted')));
+    expect(quoteAnswer(frags, sum, 42)).toEqual(envelope({ id: 42, total: quotes.length, sum: sum / 1000, items }));
+    expect(quoteAnswer(frags, sum)).toEqual(envelope({ total: quotes.length, sum: sum / 1000, items }));
+    expect(quoteAnswer([], 0)).toEqual(envelope({ total: 0, sum: 0, items: null }));
+    expect(quoteAnswer(frags.slice(0, 1), 7, 9007199254740991)).toEqual(envelope({ id: 9007199254740991, total: 1, sum: 0.007, items: items.slice(0, 1) }));
+    expect(JSON.parse(quoteAnswer(frags, sum, 42).toString()).data.items).toEqual(items);
+    // The stored lines (deposit_quotes.packed): 24 bytes per name, in the answer's order, each name's prices.
+    const packed = quoteLines(frags);
+    expect(packed).toEqual(Buffer.concat(quotes.map((q) => packedLine(q.name, q.price, q.originalPrice))));
+    expect(packed.length).toBe(24 * quotes.length);
+    const lookup = unpackQuote(packed);
+    for (const q of quotes) expect(lookup(q.name)).toEqual({ price: q.price, original_price: q.originalPrice });
+    expect(lookup('AK-47 | Redline (Field-Tested) ')).toBeUndefined();
+    expect(quoteLines([]).length).toBe(0);
   });
 
   it('fragments are cached per multiplier and game, and dropped when the price book is reloaded', () => {
@@ -63,7 +69,7 @@ describe('get-prices wire', () => {
     base = 2000;
     loadedAt = new Date(1); // same instant, another load
     expect(fragmentsFor(half, 'csgo')('a')!.price).toBe(1000);
-    expect(fragmentsFor(half, 'csgo')('a')!.item).toBe('{"name":"a","price":1,"originalPrice":2}');
+    expect(fragmentsFor(half, 'csgo')('a')!.item.toString()).toBe('{"name":"a","price":1,"originalPrice":2}');
   });
 
   it('a valid body passes as Ajv would pass it, with no_deposit_intent defaulted to false', () => {

@@ -5,6 +5,7 @@ import { OffsetClock } from '../../src/domain/clock.js';
 import { startTestGateway, type TestGateway } from '../helpers.js';
 import { TOKEN, nextPartner, nextTx, expectBooksBalance, webhookEvents, payloadOf, realAssets } from './deposit-helpers.js';
 import { MAGIC_USER_ERRORS } from '../fixtures.js';
+import { packedLine, unpackQuote } from '../../src/modules/deposits/quote-pack.js';
 
 let gw: TestGateway;
 let m: any;
@@ -67,6 +68,10 @@ describe('POST /get-prices', () => {
     expect(r).toMatchObject({ status: 'new', flow: 'hash_name', merchant_tx_id: null, game: 'csgo' });
     const st = await gw.merchant(m.api_key, 'GET', `/deposit/status?id=${d.id}`);
     expect(st.body.data.status).toBe('new');
+    // The same names again: quoted again in full (a name is taken once per call, not once ever).
+    const again = await quote(m.api_key, { game: 'csgo', marketHashNames: [names[1], names[1], ...names.slice(0, 3)] });
+    expect(again.body.data.items.map((i: any) => i.name)).toEqual([names[1], names[0], names[2]]);
+    expect(again.body.data.id).not.toBe(d.id);
   });
 
   it('price = base × deposit multiplier; originalPrice is the base', async () => {
@@ -454,8 +459,10 @@ describe('POST /create-deposit-by-hash-name', () => {
   });
 });
 
-describe('the quote of a draft (014_deposit_quotes.sql)', () => {
-  it('is one deposit_quotes row holding every priced line, 2000 names included, and nothing in deposit_quote_items', async () => {
+describe('the quote of a draft (014_deposit_quotes.sql, packed since 019_packed_quotes.sql)', () => {
+  const linesOf = (d: Draft) => d.items.map((i) => [i.name, Math.round(i.price * 1000), Math.round(i.originalPrice * 1000)] as [string, number, number]);
+
+  it('is one deposit_quotes row holding every priced line packed, 2000 names included, and nothing in deposit_quote_items', async () => {
     const priced = gw.ctx.pricing.namesFor('csgo');
     const many = Array.from({ length: 2000 }, (_, i) => (i < priced.length ? priced[i] : `Unpriced name #${i}`));
     const res = await quote(m.api_key, { game: 'csgo', marketHashNames: many });
@@ -464,22 +471,54 @@ describe('the quote of a draft (014_deposit_quotes.sql)', () => {
     expect(d.total).toBe(Math.min(2000, priced.length));
     const rows = await gw.ctx.db.selectFrom('deposit_quotes').selectAll().where('deposit_id', '=', d.id).execute();
     expect(rows).toHaveLength(1);
-    expect(rows[0].lines).toEqual(d.items.map((i: any) => [i.name, Math.round(i.price * 1000), Math.round(i.originalPrice * 1000)]));
+    expect(rows[0].lines).toBeNull();
+    expect(rows[0].packed!.length).toBe(24 * d.total);
+    const lookup = unpackQuote(rows[0].packed!);
+    for (const [name, price, original_price] of linesOf(d)) expect(lookup(name)).toEqual({ price, original_price });
+    expect(lookup('Unpriced name #1999')).toBeUndefined();
     expect(await gw.ctx.db.selectFrom('deposit_quote_items').select('deposit_id').where('deposit_id', '=', d.id).execute()).toHaveLength(0);
+  });
+
+  it('a packed quote is honoured after the price book changes: the commit credits the quoted prices', async () => {
+    const q = await draft();
+    // The stored prices are what counts, not today's book: raise them in the row and commit.
+    const raised = linesOf(q).map(([n, p, o]) => [n, p + 1, o + 2] as [string, number, number]);
+    await gw.ctx.db.updateTable('deposit_quotes').set({ packed: Buffer.concat(raised.map(([n, p, o]) => packedLine(n, p, o))) }).where('deposit_id', '=', q.id).execute();
+    const res = await commit(m.api_key, commitBody(q));
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const items = await gw.ctx.db.selectFrom('deposit_items').select(['market_hash_name', 'price', 'original_price']).where('deposit_id', '=', q.id).orderBy('id').execute();
+    expect(items.map((i) => [i.market_hash_name, Number(i.price), Number(i.original_price)])).toEqual(raised);
+    expect(Number((await row(q.id)).amount)).toBe(raised.reduce((s, l) => s + l[1], 0));
+  });
+
+  it('a draft whose lines are JSON (quoted between 014 and 019, or by the previous version) still commits at its quoted prices', async () => {
+    const q = await draft();
+    await gw.ctx.db.updateTable('deposit_quotes').set({ packed: null, lines: JSON.stringify(linesOf(q)) }).where('deposit_id', '=', q.id).execute();
+    const res = await commit(m.api_key, commitBody(q));
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data).toMatchObject({ id: q.id, status: 'active', amount: q.sum });
   });
 
   it('a draft whose lines are in deposit_quote_items (quoted before 014) still commits at its quoted prices', async () => {
     const q = await draft();
-    const lines = await gw.ctx.db.selectFrom('deposit_quotes').select('lines').where('deposit_id', '=', q.id).executeTakeFirstOrThrow();
     await gw.ctx.db.deleteFrom('deposit_quotes').where('deposit_id', '=', q.id).execute();
     await gw.ctx.db
       .insertInto('deposit_quote_items')
-      .values(lines.lines.map(([name, price, original]) => ({ deposit_id: q.id, market_hash_name: name, price, original_price: original })))
+      .values(linesOf(q).map(([name, price, original]) => ({ deposit_id: q.id, market_hash_name: name, price, original_price: original })))
       .execute();
     const res = await commit(m.api_key, commitBody(q));
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.data).toMatchObject({ id: q.id, status: 'active', amount: q.sum });
     const none = await commit(m.api_key, { ...commitBody(q), merchant_tx_id: nextTx('h') });
     expect(none.status).not.toBe(200);
+  });
+
+  it('a name the packed quote does not hold is refused as not quoted', async () => {
+    const q = await draft(m.api_key, 2);
+    const body = commitBody(q);
+    body.items[1] = { ...body.items[1], name: `${q.items[1].name} ` };
+    const res = await commit(m.api_key, body);
+    expect(res.status).toBe(400);
+    expect(res.body.data).toEqual([{ field: 'items[1].name', code: 'item_not_available', message: `${q.items[1].name}  was not quoted by get-prices` }]);
   });
 });

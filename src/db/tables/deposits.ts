@@ -75,10 +75,11 @@ export interface DepositQuoteItemsTable {
   original_price: number;
 }
 
-/** A get-prices quote (014): its lines as one JSON array of [market_hash_name, price, original_price]. */
+/** A get-prices quote: its lines packed (019, quote-pack.ts), or as one JSON array of [market_hash_name, price, original_price] (014). */
 export interface DepositQuotesTable {
   deposit_id: number;
-  lines: ColumnType<[string, number, number][], string, string>;
+  lines: ColumnType<[string, number, number][] | null, string | null, string | null>;
+  packed: ColumnType<Buffer | null, Buffer | null, Buffer | null>;
 }
 
 export interface InventorySnapshotsTable {

@@ -230,10 +230,11 @@ export function createCommitStage(deps: CommitDeps) {
     if (draft.game !== req.game) {
       throw validationError([{ field: 'game', code: 'denied', message: `the quote was made for ${draft.game}` }]);
     }
-    const quoted = new Map((await repo.listQuoteItems(db, draft.id)).map((q) => [q.market_hash_name, q]));
+    const quotedPrice = await repo.quotedPrices(db, draft.id);
+    const quoted = req.items.map((it) => quotedPrice(it.name));
     const unquoted: FieldError[] = [];
     req.items.forEach((it, i) => {
-      if (!quoted.has(it.name)) unquoted.push({ field: `items[${i}].name`, code: 'item_not_available', message: `${it.name} was not quoted by get-prices` });
+      if (!quoted[i]) unquoted.push({ field: `items[${i}].name`, code: 'item_not_available', message: `${it.name} was not quoted by get-prices` });
     });
     if (unquoted.length) throw validationError(unquoted);
     // Assets already in a live deposit of this user: refused while the draft is still new. (Only a
@@ -245,9 +246,9 @@ export function createCommitStage(deps: CommitDeps) {
     if ((await repo.reservedAssets(db, key, given)).size > 0) throw await assetsReservedError(db, key, allAssets, itemField, 'items');
 
     // Each line: its quote, its card (image, phase…) and the item it is credited as.
-    const lines = req.items.map((it) => {
+    const lines = req.items.map((it, i) => {
       const card = pricing.quote(merchant, req.game, it.name)?.card;
-      return { ...it, quote: quoted.get(it.name)!, card, item: quotedItem(it.name, card?.phase) };
+      return { ...it, quote: quoted[i]!, card, item: quotedItem(it.name, card?.phase) };
     });
     // Every asset in the user's inventory now, tradable, the item named (a platform call: before
     // the transaction; a failure is stored with rule 7).

@@ -2,9 +2,10 @@
 import { sql, type Insertable, type RawBuilder, type Selectable, type Updateable } from 'kysely';
 import { alongsideCtes } from '../../db/statement-parts.js';
 import type { Db, Trx } from '../../db/database.js';
-import { findOwnRecord } from '../../db/prepared.js';
+import { findOwnRecord, readPrepared } from '../../db/prepared.js';
 import type { DepositStatus } from '../../domain/deposit-state.js';
 import type { DepositItemsTable, DepositsTable, SnapshotItem } from '../../db/tables/deposits.js';
+import { unpackQuote, type QuotedPrice } from './quote-pack.js';
 
 export type DepositRow = Selectable<DepositsTable>;
 export type DepositItemRow = Selectable<DepositItemsTable>;
@@ -139,32 +140,41 @@ export async function reservedAssets(q: Q, key: { game: string; partner: number 
   return new Set(rows.map((r) => r.asset_id!).filter((a) => a !== null));
 }
 
+const QUOTE_DRAFT_INSERT = `with d as (
+    insert into deposits (merchant_id, flow, status, game, amount, quote_expires_at)
+    values ($1, 'hash_name', 'new', $2, 0, $3) returning id
+  ), quote as (insert into deposit_quotes (deposit_id, packed) select d.id, $4::bytea from d)
+  select id from d`;
+
 /**
- * get-prices: the draft and its quote in one statement (atomic on its own, one round trip). The
- * lines are one deposit_quotes row (014_deposit_quotes.sql): 2 000 names are one insert and one
- * foreign-key check, not 2 000 of each.
+ * get-prices: the draft and its quote in one statement (atomic on its own, one round trip), a
+ * prepared one (parsed and planned once per connection), answering only the draft's id. The
+ * lines are one deposit_quotes row (014_deposit_quotes.sql), packed (019_packed_quotes.sql): 2 000
+ * names are one insert of 48 KB, not 2 000 rows nor 110 KB of JSON to parse and compress.
  */
-export function insertQuoteDraft(
+export async function insertQuoteDraft(
   q: Q,
-  values: Insertable<DepositsTable>,
-  /** JSON text: [[market_hash_name, price, original_price], …] (quote-wire.ts builds it). */
-  lines: string,
-): Promise<DepositRow> {
-  return q
-    .with('d', (db) => db.insertInto('deposits').values(values).returningAll())
-    .with('quote', (db) =>
-      db.insertInto('deposit_quotes').columns(['deposit_id', 'lines']).expression(sql`select d.id, ${lines}::json from d`),
-    )
-    .selectFrom('d')
-    .selectAll()
-    .executeTakeFirstOrThrow() as Promise<DepositRow>;
+  draft: { merchantId: number; game: string; quoteExpiresAt: Date },
+  /** quote-pack.ts lines (quote-wire.ts joins them; a Buffer goes to PostgreSQL as is). */
+  packed: Buffer,
+): Promise<number> {
+  const row = await readPrepared<{ id: number }>(q, 'quote_draft_insert', QUOTE_DRAFT_INSERT, [draft.merchantId, draft.game, draft.quoteExpiresAt, packed]);
+  return row!.id;
 }
 
-/** A draft's quote lines; drafts quoted before 014 have theirs in deposit_quote_items. */
-export async function listQuoteItems(q: Q, depositId: number): Promise<{ market_hash_name: string; price: number; original_price: number }[]> {
-  const quote = await q.selectFrom('deposit_quotes').select('lines').where('deposit_id', '=', depositId).executeTakeFirst();
-  if (quote) return quote.lines.map(([market_hash_name, price, original_price]) => ({ market_hash_name, price, original_price }));
-  return q.selectFrom('deposit_quote_items').select(['market_hash_name', 'price', 'original_price']).where('deposit_id', '=', depositId).execute();
+/**
+ * A draft's quote: a name's quoted prices, or undefined. Packed since 019; JSON lines from 014 (or
+ * an instance of the previous version); drafts quoted before 014 have theirs in deposit_quote_items.
+ */
+export async function quotedPrices(q: Q, depositId: number): Promise<(name: string) => QuotedPrice | undefined> {
+  const quote = await q.selectFrom('deposit_quotes').select(['lines', 'packed']).where('deposit_id', '=', depositId).executeTakeFirst();
+  if (quote?.packed) return unpackQuote(quote.packed);
+  const rows = quote?.lines
+    ? quote.lines.map(([market_hash_name, price, original_price]) => ({ market_hash_name, price, original_price }))
+    : await q.selectFrom('deposit_quote_items').select(['market_hash_name', 'price', 'original_price']).where('deposit_id', '=', depositId).execute();
+  const byName = new Map<string, QuotedPrice>();
+  for (const r of rows) if (!byName.has(r.market_hash_name)) byName.set(r.market_hash_name, { price: r.price, original_price: r.original_price });
+  return (name) => byName.get(name);
 }
 
 /** One live snapshot per merchant, user and game: a new inventory call replaces the old one. */

@@ -63,6 +63,7 @@ function cardView(s: SnapshotItem) {
 export function createQuoteStage(deps: QuoteDeps) {
   const { db, config, clock, platform, pricing } = deps;
   const fragmentsFor = createQuoteFragments(pricing);
+  let calls = 0; // get-prices calls of this instance (quote-wire.ts QuoteFragment.call)
   const plus = (seconds: number) => new Date(clock.now().getTime() + seconds * 1000);
 
   // User errors become 400 domain codes, failure or silence 500 integration service error.
@@ -98,31 +99,28 @@ export function createQuoteStage(deps: QuoteDeps) {
 
   /**
    * 4.4 get-prices: quotes by name; unless no_deposit_intent, a draft trade (status new) holds them.
-   * Returns the answer envelope as JSON text (quote-wire.ts), committed before it is returned.
+   * Returns the answer envelope as UTF-8 JSON (quote-wire.ts), committed before it is returned.
    */
-  async function getPrices(merchant: MerchantRow, req: GetPricesRequest): Promise<string> {
+  async function getPrices(merchant: MerchantRow, req: GetPricesRequest): Promise<Buffer> {
     pricing.assertFresh();
-    // One pass over up to 2 000 names: first occurrence only, unpriced names left out.
+    // One pass over up to 2 000 names: first occurrence only, unpriced names left out. A fragment
+    // taken by this call is marked with its number (no await in the loop, so no other call runs
+    // meanwhile): a repeated name costs no set of its own.
     const lookup = fragmentsFor(merchant, req.game);
-    const seen = new Set<string>();
+    const call = ++calls;
     const frags: QuoteFragment[] = [];
     let sum = 0;
     for (const n of req.marketHashNames) {
-      if (seen.has(n)) continue;
-      seen.add(n);
       const f = lookup(n);
-      if (!f) continue;
+      if (!f || f.call === call) continue;
+      f.call = call;
       frags.push(f);
       sum += f.price;
     }
     if (!Number.isSafeInteger(sum)) throw new MoneyError('sum overflow'); // the check sumMills makes for every other total
     if (frags.length === 0 || req.no_deposit_intent) return quoteAnswer(frags, sum);
-    const draft = await repo.insertQuoteDraft(
-      db,
-      { merchant_id: merchant.id, flow: 'hash_name', status: 'new', game: req.game, amount: 0, quote_expires_at: plus(config.quoteTtlSeconds) },
-      quoteLines(frags),
-    );
-    return quoteAnswer(frags, sum, draft.id);
+    const id = await repo.insertQuoteDraft(db, { merchantId: merchant.id, game: req.game, quoteExpiresAt: plus(config.quoteTtlSeconds) }, quoteLines(frags));
+    return quoteAnswer(frags, sum, id);
   }
 
   /** 4.6 deposit-preview: no record, no snapshot. */
