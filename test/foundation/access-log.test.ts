@@ -13,27 +13,33 @@ afterAll(async () => {
 
 async function gatewayLogging(mode: string | undefined) {
   const lines: Record<string, any>[] = [];
+  const writes = { n: 0 };
   const sink = new Writable({
     write(chunk, _enc, cb) {
+      writes.n++;
       for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l));
       cb();
     },
   });
   const gw = await startTestGateway(mode === undefined ? {} : { LOG_REQUESTS: mode }, { logger: pino({ level: 'info' }, sink), worker: false });
   started.push(gw);
-  const access = () => lines.filter((l) => l.msg === 'request completed');
-  return { gw, lines, access };
+  // Lines of one event-loop turn are written at its end (access-log.ts): read after that.
+  const access = async () => {
+    await new Promise((r) => setImmediate(r));
+    return lines.filter((l) => l.msg === 'request completed');
+  };
+  return { gw, lines, access, writes };
 }
 
 describe('access log', () => {
   it('by default writes one line per answer, none when the request arrives, with the token masked', async () => {
     const { gw, lines, access } = await gatewayLogging(undefined);
     const m = await gw.createMerchant();
-    const before = access().length;
+    const before = (await access()).length;
     const ok = await gw.merchant(m.api_key, 'GET', '/balance', undefined, { 'x-request-id': 'log-test-1' });
     expect(ok.status).toBe(200);
     await gw.app.inject({ method: 'GET', url: '/api/v1/hosted/secretTOKEN123/status' });
-    const mine = access().slice(before);
+    const mine = (await access()).slice(before);
     expect(mine).toHaveLength(2);
     expect(mine[0]).toMatchObject({ reqId: 'log-test-1', req: { method: 'GET', url: '/api/v1/merchant/balance' }, res: { statusCode: 200 } });
     expect(typeof mine[0].responseTime).toBe('number');
@@ -45,10 +51,10 @@ describe('access log', () => {
   it('writes the line in pino\'s own format and keys, valid JSON whatever the request carries', async () => {
     const { gw, lines, access } = await gatewayLogging(undefined);
     const m = await gw.createMerchant();
-    const before = access().length;
+    const before = (await access()).length;
     const odd = '/purchase/status?merchant_tx_id=%22%7D%0Aé\u00e9"x';
     await gw.merchant(m.api_key, 'GET', odd);
-    const line = access().slice(before)[0];
+    const line = (await access()).slice(before)[0];
     expect(Object.keys(line)).toEqual(['level', 'time', 'pid', 'hostname', 'reqId', 'req', 'res', 'responseTime', 'msg']);
     expect(line.level).toBe(30);
     expect(Math.abs(line.time - Date.now())).toBeLessThan(60_000);
@@ -67,14 +73,38 @@ describe('access log', () => {
     expect(parsed).toMatchObject({ reqId: 'a"b', req: { url: '/deposit/***?x="\n', host: 'h"\u2028' }, res: { statusCode: 201 }, responseTime: 1.5, pid: 1 });
   });
 
+  it('writes the lines of one turn of the event loop in one write', async () => {
+    const { gw, access, writes } = await gatewayLogging(undefined);
+    const m = await gw.createMerchant();
+    const before = (await access()).length;
+    const writesBefore = writes.n;
+    await Promise.all(Array.from({ length: 20 }, (_, i) => gw.merchant(m.api_key, 'GET', '/balance', undefined, { 'x-request-id': `batch-${i}` })));
+    const mine = (await access()).slice(before);
+    expect(mine.map((l) => l.reqId).sort()).toEqual(Array.from({ length: 20 }, (_, i) => `batch-${i}`).sort());
+    expect(writes.n - writesBefore).toBeLessThan(20);
+  });
+
+  it('writes the lines still waiting when the process exits', async () => {
+    const script = `
+      import pino from 'pino';
+      import { AccessLog } from './src/http/access-log.ts';
+      const log = new AccessLog('all', pino());
+      log.answered({ id: 'at-exit', method: 'GET', url: '/x', host: 'h', ip: '::1' }, 304, 1);
+      process.exit(0);`;
+    const { execFileSync } = await import('node:child_process');
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: process.cwd(), encoding: 'utf8' });
+    expect(out).toContain('"reqId":"at-exit"');
+    expect(JSON.parse(out.trim().split('\n').pop()!)).toMatchObject({ msg: 'request completed', res: { statusCode: 304 } });
+  });
+
   it('errors: only answers with status 400 or more', async () => {
     const { gw, access } = await gatewayLogging('errors');
     const m = await gw.createMerchant();
-    const before = access().length;
+    const before = (await access()).length;
     expect((await gw.merchant(m.api_key, 'GET', '/balance')).status).toBe(200);
     expect((await gw.merchant('sk_wrong', 'GET', '/balance')).status).toBe(401);
     expect((await gw.merchant(m.api_key, 'GET', '/purchase/status?id=999999')).status).toBe(404);
-    expect(access().slice(before).map((l) => l.res.statusCode)).toEqual([401, 404]);
+    expect((await access()).slice(before).map((l) => l.res.statusCode)).toEqual([401, 404]);
   });
 
   it('off: no access lines', async () => {
@@ -82,7 +112,7 @@ describe('access log', () => {
     const m = await gw.createMerchant();
     expect((await gw.merchant(m.api_key, 'GET', '/balance')).status).toBe(200);
     expect((await gw.merchant('sk_wrong', 'GET', '/balance')).status).toBe(401);
-    expect(access()).toHaveLength(0);
+    expect((await access())).toHaveLength(0);
   });
 
   it('refuses an unknown mode', async () => {
