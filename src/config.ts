@@ -61,6 +61,10 @@ export interface Config {
   /** Access log (one line per answer, at info): every answer, only those with status ≥ 400, or none. */
   logRequests: 'all' | 'errors' | 'off';
   workerConcurrency: number;
+  /** Most purchase creations sent to the database as one batch (one statement, one commit). */
+  purchaseBatchSize: number;
+  /** Most purchase-creation batches running at once per instance. */
+  purchaseBatchesInFlight: number;
   /** Database connections per instance (the HTTP handlers, the job worker and the relay share them). */
   dbPoolSize: number;
   /** The job relay's poll for outbox rows this instance was not told about (other instances, the CLI, a crash). */
@@ -210,6 +214,8 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     logRequests: oneOf(env, 'LOG_REQUESTS', ['all', 'errors', 'off'] as const, 'all'),
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 4, 1, 100),
+    purchaseBatchSize: int(env, 'PURCHASE_BATCH_SIZE', 64, 1, 1000),
+    purchaseBatchesInFlight: int(env, 'PURCHASE_BATCHES_IN_FLIGHT', 2, 1, 100),
     dbPoolSize: int(env, 'DB_POOL_SIZE', 20, 2, 1000),
     jobRelayPollMs: int(env, 'JOB_RELAY_POLL_MS', 250, 10, 60_000),
     jobLockTimeoutMs: int(env, 'JOB_LOCK_TIMEOUT_MS', 60_000, 1000),

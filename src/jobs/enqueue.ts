@@ -72,20 +72,23 @@ export function outboxInsert(jobs: JobSpec[], when: RawBuilder<unknown> = sql`tr
   return sql`${sql.raw(JOB_OUTBOX)} insert into ${OUTBOX_COLUMNS} select * from (values ${sql.join(jobs.map(outboxValues))}) v where ${when}`;
 }
 
-/** The outbox rows of `jobs` as JSON (for SQL functions that insert them: json_to_recordset). */
+/** The outbox rows of `jobs` as plain records (for SQL functions that insert them: json_to_recordset). */
+export function outboxRecords(jobs: JobSpec[]) {
+  return jobs.map(({ task, payload, opts = {} }) => ({
+    task,
+    payload: payload ?? {},
+    queue_name: opts.queueName ?? null,
+    run_at: opts.runAt ? opts.runAt.toISOString() : null,
+    max_attempts: opts.maxAttempts ?? null,
+    job_key: opts.jobKey ?? null,
+    priority: opts.priority ?? null,
+    preserve_run_at: opts.jobKey !== undefined && opts.jobKeyMode === 'preserve_run_at',
+  }));
+}
+
+/** The outbox rows of `jobs` as JSON text. */
 export function outboxJson(jobs: JobSpec[]): string {
-  return JSON.stringify(
-    jobs.map(({ task, payload, opts = {} }) => ({
-      task,
-      payload: payload ?? {},
-      queue_name: opts.queueName ?? null,
-      run_at: opts.runAt ? opts.runAt.toISOString() : null,
-      max_attempts: opts.maxAttempts ?? null,
-      job_key: opts.jobKey ?? null,
-      priority: opts.priority ?? null,
-      preserve_run_at: opts.jobKey !== undefined && opts.jobKeyMode === 'preserve_run_at',
-    })),
-  );
+  return JSON.stringify(outboxRecords(jobs));
 }
 
 /** Several jobs in one round trip, in order, each exactly as addJob would add it. */

@@ -1,11 +1,14 @@
 // Statements per purchase creation (issue 12): a purchase that succeeds is one statement with its
-// own commit (purchase_create_fast), after the merchant_tx_id lookup; one that fails is stored by
-// the transaction path (BEGIN, two statements, the failure, COMMIT). Nothing touches
+// own commit (purchase_create_batch, shared with the purchases asked for at the same time), after
+// the merchant_tx_id lookup; one that fails is stored by the transaction path (BEGIN, two
+// statements, the failure, COMMIT). Nothing touches
 // graphile-worker (the jobs go to the outbox). Counted on the pool's clients
 // (no worker runs; the relay, the catalogue stamper and the listeners are told apart by their SQL).
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { salePrice } from '../../src/modules/catalogue/catalogue-views.js';
+import { createCreationBatcher } from '../../src/modules/purchases/create-batcher.js';
+import type { CreationInput } from '../../src/modules/purchases/create-repo.js';
 import { startTestGateway, type TestGateway } from '../helpers.js';
 import { statementLog } from '../statement-log.js';
 
@@ -39,7 +42,7 @@ describe('a purchase creation, statement by statement', () => {
     expect(res.body.data).toMatchObject({ status: 'pending', amount: l.price, item: { id: l.id, price: l.price } });
     expect(statements).toHaveLength(2);
     expect(statements[0]).toMatch(/^select \* from "purchases" where "merchant_id" = \$1 and "merchant_tx_id" = \$2/);
-    expect(statements[1]).toMatch(/^\/\* job_outbox:write \*\/ select \* from purchase_create_fast\(/);
+    expect(statements[1]).toMatch(/^\/\* job_outbox:write \*\/ select r\.r_idx, r\.r_outcome, \(r\.r_purchase\)\.\* from purchase_create_batch\(/);
     expect(statements.join('\n')).not.toMatch(/graphile_worker|savepoint|pg_notify|^begin/m);
     // what it did: the debit with its ledger key, the listing reserved, the two jobs
     expect((await gw.merchant(m.api_key, 'GET', '/balance')).body.data.available).toBeCloseTo(before - l.price, 3);
@@ -64,7 +67,7 @@ describe('a purchase creation, statement by statement', () => {
     const { res, statements } = await counted({ name: l.name });
     expect(res.body.data.status).toBe('pending');
     expect(statements).toHaveLength(1);
-    expect(statements[0]).toMatch(/purchase_create_fast/);
+    expect(statements[0]).toMatch(/purchase_create_batch/);
   });
 
   it('insufficient balance: the one statement undoes itself; the transaction path stores the failure (BEGIN, claim + lock, debit refused, failed + webhook, COMMIT)', async () => {
@@ -73,7 +76,7 @@ describe('a purchase creation, statement by statement', () => {
     await gw.merchant(poor.api_key, 'GET', '/balance'); // its key now cached (and its last use written)
     const { result: res, statements } = await recorder.during(() => gw.merchant(poor.api_key, 'POST', '/purchase', { partner: 12345678, token: 'abcdEFGH', game: 'csgo', asset_id: l.id }));
     expect(res.body.data).toMatchObject({ status: 'failed', fail_reason: 'insufficient_balance', amount: l.price });
-    expect(statements[0]).toMatch(/purchase_create_fast/);
+    expect(statements[0]).toMatch(/purchase_create_batch/);
     expect(statements.slice(1, 4).map((s) => s.slice(0, 12))).toEqual(['begin', 'with p as ( ', 'with live as']);
     expect(statements.at(-1)).toBe('commit');
     expect(statements.join('\n')).not.toMatch(/savepoint|graphile_worker/);
@@ -97,5 +100,76 @@ describe('sale_price (SQL) charges what salePrice (TypeScript) shows', () => {
         from jsonb_to_recordset(${JSON.stringify(pairs.map(([base, markup]) => ({ base, markup })))}::jsonb) as x(base bigint, markup text)`.execute(gw.ctx.db);
     expect(r.rows).toHaveLength(pairs.length);
     for (const row of r.rows) expect([row.base, row.markup, row.price]).toEqual([row.base, row.markup, salePrice(row.base, { purchase_markup: row.markup })]);
+  });
+});
+
+describe('purchases asked for at the same time share a batch (one statement, one commit)', () => {
+  it('24 at once: fewer batch statements than purchases; each created once, with its debit; the ledger chain of available_after holds', async () => {
+    const b = await gw.createMerchant({ name: 'Batched' });
+    await gw.topUp(b.id, 100_000);
+    const items = ((await gw.merchant(b.api_key, 'GET', '/purchase/available?game=csgo&full=true')).body.data.items as Array<{ id: string; price: number }>).slice(0, 24);
+    expect(items).toHaveLength(24);
+    const { result: results, statements } = await recorder.during(() =>
+      Promise.all(items.map((l, i) => gw.merchant(b.api_key, 'POST', '/purchase', { partner: 12345678, token: 'abcdEFGH', game: 'csgo', asset_id: l.id, merchant_tx_id: `batch-${i}` }))),
+    );
+    for (const [i, r] of results.entries()) expect(r.body.data).toMatchObject({ status: 'pending', merchant_tx_id: `batch-${i}`, item: { id: items[i].id } });
+    const batches = statements.filter((s) => s.includes('purchase_create_batch'));
+    expect(batches.length).toBeGreaterThanOrEqual(1);
+    expect(batches.length).toBeLessThan(24);
+    expect(statements.filter((s) => s === 'begin')).toHaveLength(0); // no purchase took the transaction path
+
+    const entries = await gw.ctx.db.selectFrom('ledger_entries').select(['available_delta', 'available_after']).where('merchant_id', '=', b.id).orderBy('id').execute();
+    expect(entries).toHaveLength(25); // the top-up and 24 debits
+    for (let i = 1; i < entries.length; i++) expect(Number(entries[i].available_after)).toBe(Number(entries[i - 1].available_after) + Number(entries[i].available_delta));
+    const balance = await gw.ctx.db.selectFrom('balances').select('available').where('merchant_id', '=', b.id).executeTakeFirstOrThrow();
+    expect(Number(balance.available)).toBe(Number(entries.at(-1)!.available_after));
+    expect(Number(balance.available)).toBe(100_000_000 - items.reduce((s, l) => s + Math.round(l.price * 1000), 0));
+    expect((await gw.ctx.ledger.verify()).mismatches).toEqual([]);
+  });
+
+  it('one batch, mixed outcomes: created, a twin in the same batch, over max_price, no such item — each answered as it would be alone', async () => {
+    const b = await gw.createMerchant({ name: 'Mixed' });
+    await gw.topUp(b.id, 10_000);
+    const [a, c, e] = (await gw.merchant(b.api_key, 'GET', '/purchase/available?game=csgo&full=true')).body.data.items as Array<{ id: string; name: string; price: number }>;
+    const user = { partner: 12345678, token: 'abcdEFGH', game: 'csgo' };
+    const [first, twin, over, missing, byName] = await Promise.all([
+      gw.merchant(b.api_key, 'POST', '/purchase', { ...user, asset_id: a.id, merchant_tx_id: 'mix-1' }),
+      gw.merchant(b.api_key, 'POST', '/purchase', { ...user, asset_id: a.id, merchant_tx_id: 'mix-1' }),
+      gw.merchant(b.api_key, 'POST', '/purchase', { ...user, asset_id: c.id, max_price: Math.max(0, c.price - 0.01) }),
+      gw.merchant(b.api_key, 'POST', '/purchase', { ...user, asset_id: 'no-such-asset-9' }),
+      gw.merchant(b.api_key, 'POST', '/purchase', { ...user, name: e.name }),
+    ]);
+    expect(first.body.data).toMatchObject({ status: 'pending', item: { id: a.id } });
+    expect(twin.body.data.id).toBe(first.body.data.id);
+    expect(over.body.data).toMatchObject({ status: 'failed', fail_reason: 'price_changed' });
+    expect(missing.body.data).toMatchObject({ status: 'failed', fail_reason: 'item_not_available' });
+    expect(byName.body.data).toMatchObject({ status: 'pending', item: { name: e.name } });
+    const debits = await gw.ctx.db.selectFrom('ledger_entries').select('key').where('merchant_id', '=', b.id).where('kind', '=', 'purchase_reserve').execute();
+    expect(debits.map((d) => d.key).sort()).toEqual([`purchase:${first.body.data.id}:reserve`, `purchase:${byName.body.data.id}:reserve`].sort());
+    expect(await gw.ctx.db.selectFrom('purchases').select('id').where('merchant_id', '=', b.id).execute()).toHaveLength(4);
+  });
+
+  it('a batch PostgreSQL refuses as a whole is rolled back and each of its creations falls back; alone, its error is passed on', async () => {
+    const b = await gw.createMerchant({ name: 'Refused' });
+    await gw.topUp(b.id, 1_000);
+    const [l] = (await gw.merchant(b.api_key, 'GET', '/purchase/available?game=csgo&full=true')).body.data.items as Array<{ id: string }>;
+    const batcher = createCreationBatcher(gw.ctx.db, { maxBatch: 8, inFlight: 1 });
+    const input = (game: string, choice: { assetId: string } | { name: string }, tx: string): CreationInput => ({
+      purchase: { merchant_id: b.id, merchant_tx_id: tx, game: game as 'csgo', partner: 12345678, token: 'abcdEFGH', platform_id: '76561198000000000', platform_name: null, platform_avatar_url: null, created_at: new Date() },
+      choice: { ...choice, game: game as 'csgo' },
+      markup: 1,
+      jobs: [],
+    });
+    // The second creation's job row breaks a NOT NULL constraint after the first was fully written
+    // and its own purchase row and listing update were made: the statement fails as a whole.
+    const [l2] = (await gw.merchant(b.api_key, 'GET', '/purchase/available?game=csgo&full=true')).body.data.items.slice(1) as Array<{ id: string }>;
+    const broken = { ...input('csgo', { assetId: l2.id }, 'refused-2'), jobs: [{ task: null, payload: {} }] as unknown as CreationInput['jobs'] };
+    const [good, bad] = await Promise.all([batcher.create(input('csgo', { assetId: l.id }, 'refused-1')), batcher.create(broken)]);
+    expect([good, bad]).toEqual(['fallback', 'fallback']);
+    expect(await gw.ctx.db.selectFrom('purchases').select('id').where('merchant_id', '=', b.id).execute()).toHaveLength(0);
+    expect((await gw.ctx.db.selectFrom('listings').select('status').where('id', '=', l.id).executeTakeFirstOrThrow()).status).toBe('live');
+    await expect(batcher.create(broken)).rejects.toMatchObject({ code: '23502' });
+    expect((await gw.ctx.db.selectFrom('listings').select('status').where('id', '=', l2.id).executeTakeFirstOrThrow()).status).toBe('live');
+    expect(await gw.ctx.db.selectFrom('purchases').select('id').where('merchant_id', '=', b.id).execute()).toHaveLength(0);
   });
 });

@@ -17,7 +17,7 @@
 import { sql } from 'kysely';
 import type { Db, Trx } from '../../db/database.js';
 import type { Game } from '../../domain/games.js';
-import { JOB_OUTBOX, outboxInsert, outboxJson, type JobSpec } from '../../jobs/enqueue.js';
+import { outboxInsert, type JobSpec } from '../../jobs/enqueue.js';
 import { LISTING_COLUMNS, type ListingView } from '../catalogue/catalogue-repo.js';
 import type { NewPurchase, PurchaseRow } from './purchase-repo.js';
 import { movementCtes } from '../ledger/ledger-repo.js';
@@ -106,10 +106,10 @@ export async function reserveAndDebit(trx: Trx, r: Reservation): Promise<Purchas
   return row.live === 0 ? 'item_sold' : 'insufficient_balance';
 }
 
-/** Stands for the new purchase's id in the jobs given to createInOneStatement (the SQL puts the id in its place). */
+/** Stands for the new purchase's id in the jobs of a batched creation (the SQL puts the id in its place). */
 export const NEW_PURCHASE_ID = Number.MAX_SAFE_INTEGER;
 
-export interface OneStatementInput {
+export interface CreationInput {
   purchase: NewPurchase;
   choice: ListingChoice;
   /** markupOf(merchant): the SQL prices the listing as salePrice does. */
@@ -117,25 +117,4 @@ export interface OneStatementInput {
   maxPrice?: number;
   /** The creation jobs, written with NEW_PURCHASE_ID for the id. */
   jobs: JobSpec[];
-}
-
-/**
- * The whole creation as one autocommit statement (purchase_create_fast, migration 012): the
- * reserved purchase; 'twin' when this merchant_tx_id exists (nothing done); 'fallback' when it is
- * not a plain success (no listing, not live, over max_price, short balance: nothing done, the
- * two-statement path decides and stores the failure).
- */
-export async function createInOneStatement(db: Db, r: OneStatementInput): Promise<PurchaseRow | 'twin' | 'fallback'> {
-  const p = r.purchase;
-  try {
-    const res = await sql<PurchaseRow>`${sql.raw(JOB_OUTBOX)} select * from purchase_create_fast(
-        ${p.merchant_id}::bigint, ${p.merchant_tx_id}::text, ${p.game}::text, ${p.partner}::bigint, ${p.token}::text,
-        ${p.platform_id}::text, ${p.platform_name}::text, ${p.platform_avatar_url}::text, ${p.created_at}::timestamptz,
-        ${'assetId' in r.choice ? r.choice.assetId : null}::text, ${'name' in r.choice ? r.choice.name : null}::text,
-        ${r.markup}::float8, ${r.maxPrice ?? null}::bigint, ${outboxJson(r.jobs)}::json)`.execute(db);
-    return res.rows[0] ?? 'twin';
-  } catch (err) {
-    if ((err as { code?: string }).code === 'GWPFB') return 'fallback';
-    throw err;
-  }
 }

@@ -1,13 +1,16 @@
 // The purchase create stage (spec 3.3, 3.4, 4.8).
 //
-// Creation, in one transaction of two statements (create-repo.ts): claim merchant_tx_id (INSERT …
-// ON CONFLICT DO NOTHING on the unique constraint) and pick and lock the listing; then, with the
-// price computed here, debit available (`purchase:<id>:reserve`; takes the merchant's balances row
-// lock), reserve the listing, write the item snapshot and add the dispatch job and the pending
-// watchdog to the job outbox — all or nothing. No lock is shared by purchases (the listing's
-// trigger only adds an unstamped feed event, migration 008; the jobs go through the outbox,
-// migration 012). A creation failure (3.3) is stored as a `failed` purchase with its fail_reason;
-// nothing is taken.
+// A plain success — the listing live and within max_price, the balance enough — is created in a
+// batch with the other purchases asked for at about the same time (create-batcher.ts,
+// purchase_create_batch, migration 022): the purchase with its item snapshot, the listing
+// reserved, the dispatch job and the pending watchdog in the job outbox, the debit
+// (`purchase:<id>:reserve`) with its ledger entry — all or nothing per purchase, one commit per
+// batch. Anything else takes one transaction of two statements (create-repo.ts): claim
+// merchant_tx_id (INSERT … ON CONFLICT DO NOTHING on the unique constraint) and pick and lock the
+// listing; then, with the price computed here, the same reservation and debit, or the failure
+// (3.3) stored as a `failed` purchase with its fail_reason, nothing taken. No lock is shared by
+// purchases (the listing's trigger only adds an unstamped feed event, migration 008; the jobs go
+// through the outbox, migration 012).
 //
 // Amount of a purchase that failed at creation: the price it attempted to pay (0 when no listing
 // was found). Spec 2.5 calls amount the purchase amount, and a merchant reading a failed
@@ -26,7 +29,8 @@ import type { ListingView } from '../catalogue/catalogue-repo.js';
 import { markupOf, salePrice, type MerchantPricing } from '../catalogue/catalogue-views.js';
 import { enqueueWebhook } from '../webhooks/outbox.js';
 import { creationJobs, pendingLimitMs } from './purchase-jobs.js';
-import { claimAndLock, createInOneStatement, NEW_PURCHASE_ID, reserveAndDebit, type ListingChoice } from './create-repo.js';
+import { createCreationBatcher } from './create-batcher.js';
+import { claimAndLock, NEW_PURCHASE_ID, reserveAndDebit, type ListingChoice } from './create-repo.js';
 import { findPurchase, nameEverListed, updatePurchase, type NewPurchase, type PurchaseRow } from './purchase-repo.js';
 import { purchaseWebhookPayload } from './purchase-views.js';
 
@@ -48,7 +52,7 @@ export interface CreateDeps {
   db: Db;
   /** Told after a purchase's transaction committed (a listing may have left the sale): the catalogue's pages on this instance read it at once. */
   onListingsChanged?: () => void;
-  config: Pick<Config, 'depositTimeoutMs'>;
+  config: Pick<Config, 'depositTimeoutMs' | 'purchaseBatchSize' | 'purchaseBatchesInFlight'>;
   clock: Clock;
   platform: Pick<TradingPlatform, 'checkTradeLink'>;
 }
@@ -71,6 +75,7 @@ function snapshot(l: ListingView | undefined, price: number | undefined) {
 
 export function createCreateStage(deps: CreateDeps) {
   const { db, config, clock, platform } = deps;
+  const batcher = createCreationBatcher(db, { maxBatch: config.purchaseBatchSize, inFlight: config.purchaseBatchesInFlight });
 
   /** Whether the listing claimAndLock locked can be bought by this request; the reason when not. */
   async function judgeListing(trx: Trx, merchant: MerchantRef, input: CreatePurchaseInput, l: ListingView | undefined, maxPrice: number | undefined): Promise<ListingPick> {
@@ -149,10 +154,11 @@ export function createCreateStage(deps: CreateDeps) {
     };
     const watchdogAt = new Date(now.getTime() + pendingLimitMs(config));
 
-    // The usual case in one round trip (its own commit included); anything else — a failure to
-    // store with its reason, the provider down — takes the transaction below.
+    // The usual case in one round trip shared with the purchases asked for at the same time (one
+    // commit for the batch: create-batcher.ts); anything else — a failure to store with its
+    // reason, the provider down — takes the transaction below.
     if (!providerDown) {
-      const fast = await createInOneStatement(db, { purchase: newPurchase, choice, markup: markupOf(merchant), maxPrice, jobs: creationJobs(NEW_PURCHASE_ID, watchdogAt) });
+      const fast = await batcher.create({ purchase: newPurchase, choice, markup: markupOf(merchant), maxPrice, jobs: creationJobs(NEW_PURCHASE_ID, watchdogAt) });
       if (fast !== 'fallback') {
         deps.onListingsChanged?.();
         return fast === 'twin' ? storedTwin(merchant.id, txId) : { row: fast, created: true };

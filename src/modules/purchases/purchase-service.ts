@@ -20,7 +20,7 @@ export type { CreatePurchaseInput, MerchantRef } from './create.js';
 export { dispatchCallTimeoutMs, dispatchInFlightMs, pendingLimitMs } from './purchase-jobs.js';
 
 export interface PurchaseDeps {
-  config: Pick<Config, 'depositTimeoutMs' | 'holdSeconds' | 'publicUrl'>;
+  config: Pick<Config, 'depositTimeoutMs' | 'holdSeconds' | 'publicUrl' | 'purchaseBatchSize' | 'purchaseBatchesInFlight'>;
   db: Db;
   clock: Clock;
   log: Logger;

@@ -1,0 +1,118 @@
+// Group commit for purchase creation: the creations one instance is asked for at about the same
+// time go to PostgreSQL together, as one call of purchase_create_batch (migration 022) — one round
+// trip, one transaction, one commit for all of them. Under load this is what lets a merchant's
+// purchases share a WAL flush instead of queueing one per flush on the merchant's balances row, and
+// what keeps 64 concurrent requests from becoming 64 busy backends on a 2-core machine.
+//
+// When: a creation waits for the end of the current event-loop turn (setImmediate), so the requests
+// parsed in one turn share a batch; while `inFlight` batches are running, new ones wait for the
+// first to finish and go together in the next. Alone, a creation pays one turn of the loop.
+//
+// What it answers, per creation: the reserved purchase, 'twin' (this merchant_tx_id is stored:
+// nothing done) or 'fallback' (not a plain success — no listing, sold, over max_price, short
+// balance — nothing done: the caller's transaction path decides and stores the failure). A batch
+// that fails as a whole (a deadlock with a twin in flight elsewhere, a connection lost) rolled back
+// everything it did, so each of its creations falls back; a batch of one passes its error on.
+import { sql } from 'kysely';
+import pg from 'pg';
+import type { Db } from '../../db/database.js';
+import { JOB_OUTBOX, outboxRecords } from '../../jobs/enqueue.js';
+import type { CreationInput } from './create-repo.js';
+import type { PurchaseRow } from './purchase-repo.js';
+
+export type BatchOutcome = PurchaseRow | 'twin' | 'fallback';
+
+export interface CreationBatcher {
+  create(input: CreationInput): Promise<BatchOutcome>;
+}
+
+export interface BatcherOptions {
+  /** Most creations in one batch (PURCHASE_BATCH_SIZE). */
+  maxBatch: number;
+  /** Most batches running at once per instance (PURCHASE_BATCHES_IN_FLIGHT). */
+  inFlight: number;
+}
+
+interface Waiting {
+  input: CreationInput;
+  resolve: (o: BatchOutcome) => void;
+  reject: (err: unknown) => void;
+}
+
+/** One creation as purchase_create_batch reads it (json_to_recordset). */
+function item(i: number, r: CreationInput) {
+  const p = r.purchase;
+  return {
+    i,
+    merchant_id: p.merchant_id,
+    merchant_tx_id: p.merchant_tx_id,
+    game: p.game,
+    partner: p.partner,
+    token: p.token,
+    platform_id: p.platform_id,
+    platform_name: p.platform_name,
+    platform_avatar_url: p.platform_avatar_url,
+    at: p.created_at.toISOString(),
+    asset_id: 'assetId' in r.choice ? r.choice.assetId : null,
+    name: 'name' in r.choice ? r.choice.name : null,
+    markup: r.markup,
+    max_price: r.maxPrice ?? null,
+    jobs: outboxRecords(r.jobs),
+  };
+}
+
+export function createCreationBatcher(db: Db, opts: BatcherOptions): CreationBatcher {
+  const waiting: Waiting[] = [];
+  let running = 0;
+  let scheduled = false;
+
+  function kick(): void {
+    if (scheduled || running >= opts.inFlight || waiting.length === 0) return;
+    scheduled = true;
+    setImmediate(flush);
+  }
+
+  function flush(): void {
+    scheduled = false;
+    while (running < opts.inFlight && waiting.length > 0) {
+      const batch = waiting.splice(0, opts.maxBatch);
+      running++;
+      void run(batch).finally(() => {
+        running--;
+        kick();
+      });
+    }
+  }
+
+  async function run(batch: Waiting[]): Promise<void> {
+    let rows: Array<PurchaseRow & { r_idx: number; r_outcome: 'created' | 'twin' | 'fallback' }>;
+    try {
+      const items = JSON.stringify(batch.map((w, i) => item(i, w.input)));
+      const res = await sql<PurchaseRow & { r_idx: number; r_outcome: 'created' | 'twin' | 'fallback' }>`${sql.raw(JOB_OUTBOX)}
+        select r.r_idx, r.r_outcome, (r.r_purchase).* from purchase_create_batch(${items}::json) r`.execute(db);
+      rows = res.rows;
+    } catch (err) {
+      const rolledBack = err instanceof pg.DatabaseError;
+      if (batch.length === 1 || !rolledBack) for (const w of batch) w.reject(err);
+      else for (const w of batch) w.resolve('fallback');
+      return;
+    }
+    const answered = new Array<boolean>(batch.length).fill(false);
+    for (const row of rows) {
+      const { r_idx, r_outcome, ...purchase } = row;
+      answered[r_idx] = true;
+      batch[r_idx].resolve(r_outcome === 'created' ? (purchase as PurchaseRow) : r_outcome);
+    }
+    // Every item gets exactly one row; anything else would be a bug in the function — fall back.
+    answered.forEach((done, i) => done || batch[i].resolve('fallback'));
+  }
+
+  return {
+    create(input) {
+      return new Promise<BatchOutcome>((resolve, reject) => {
+        waiting.push({ input, resolve, reject });
+        kick();
+      });
+    },
+  };
+}
