@@ -114,3 +114,6 @@ begin
     update balances set available = v_available, updated_at = now() where merchant_id = v_merchant;
   end if;
 end $$;
+
+-- Replaced by purchase_create_batch (a batch of one is the same creation).
+drop function purchase_create_fast(bigint, text, text, bigint, text, text, text, text, timestamptz, text, text, float8, bigint, json);
