@@ -17,7 +17,9 @@
 --     processed by merchant_id) — two batches cannot deadlock on them. A twin of a merchant_tx_id in
 --     flight elsewhere can still make one wait on the unique index (and, rarely, deadlock: the
 --     gateway then runs that batch's purchases one by one).
--- A merchant_tx_id already stored (committed, or earlier in this batch) is outcome 'twin'.
+-- A merchant_tx_id already stored (committed, or earlier in this batch) is outcome 'twin', told by
+-- the unique constraint at the insert (the gateway looked for a stored one before: twins are rare
+-- here, and checking first would cost every purchase an index probe).
 create function purchase_create_batch(p_items json)
 returns table (r_idx int, r_outcome text, r_purchase purchases)
 language plpgsql as $$
@@ -40,13 +42,6 @@ begin
   loop
     r_idx := it.i;
     r_purchase := null;
-
-    if it.merchant_tx_id is not null
-       and exists (select 1 from purchases where merchant_id = it.merchant_id and merchant_tx_id = it.merchant_tx_id) then
-      r_outcome := 'twin';
-      return next;
-      continue;
-    end if;
 
     if it.asset_id is not null then
       select * into v_l from listings where id = it.asset_id and game = it.game and status = 'live' for update skip locked;
@@ -89,7 +84,7 @@ begin
     on conflict on constraint purchases_merchant_tx_id_key do nothing
     returning * into v_p;
     if v_p.id is null then
-      r_outcome := 'twin'; -- committed elsewhere while this batch ran: nothing was written for it
+      r_outcome := 'twin'; -- nothing was written for it (the listing and balance were only locked)
       return next;
       continue;
     end if;
