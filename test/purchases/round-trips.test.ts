@@ -149,6 +149,31 @@ describe('purchases asked for at the same time share a batch (one statement, one
     expect(await gw.ctx.db.selectFrom('purchases').select('id').where('merchant_id', '=', b.id).execute()).toHaveLength(4);
   });
 
+  it('a merchant_tx_id being created elsewhere (its advisory lock held) is not waited for by the batch: fallback, at once', async () => {
+    const b = await gw.createMerchant({ name: 'InFlight' });
+    await gw.topUp(b.id, 1_000);
+    const [l] = (await gw.merchant(b.api_key, 'GET', '/purchase/available?game=csgo&full=true')).body.data.items as Array<{ id: string }>;
+    const other = await gw.ctx.pool.connect(); // stands for the transaction path of a twin, between its lock and its commit
+    try {
+      await other.query('begin');
+      await other.query('select pg_advisory_xact_lock(22, purchase_tx_lock_key($1, $2))', [b.id, 'in-flight-1']);
+      const batcher = createCreationBatcher(gw.ctx.db, { maxBatch: 8, inFlight: 1 });
+      const started = Date.now();
+      const out = await batcher.create({
+        purchase: { merchant_id: b.id, merchant_tx_id: 'in-flight-1', game: 'csgo', partner: 12345678, token: 'abcdEFGH', platform_id: '76561198000000000', platform_name: null, platform_avatar_url: null, created_at: new Date() },
+        choice: { assetId: l.id, game: 'csgo' },
+        markup: 1,
+        jobs: [],
+      });
+      expect(out).toBe('fallback');
+      expect(Date.now() - started).toBeLessThan(900); // PostgreSQL's deadlock_timeout is 1 s: no wait happened
+      expect((await gw.ctx.db.selectFrom('listings').select('status').where('id', '=', l.id).executeTakeFirstOrThrow()).status).toBe('live');
+    } finally {
+      await other.query('rollback');
+      other.release();
+    }
+  });
+
   it('a batch PostgreSQL refuses as a whole is rolled back and each of its creations falls back; alone, its error is passed on', async () => {
     const b = await gw.createMerchant({ name: 'Refused' });
     await gw.topUp(b.id, 1_000);

@@ -12,14 +12,22 @@
 --   * every check that can refuse runs before the first write: the listing (locked, live, price
 --     within max_price) and the merchant's available balance (row locked, read once per merchant
 --     and then tracked here);
---   * the listing is taken with SKIP LOCKED, also by asset id: a batch never waits on a listing,
---     so the only row locks it waits for are balances rows, taken in merchant order (the items are
---     processed by merchant_id) — two batches cannot deadlock on them. A twin of a merchant_tx_id in
---     flight elsewhere can still make one wait on the unique index (and, rarely, deadlock: the
---     gateway then runs that batch's purchases one by one).
+--   * a batch waits for nothing but balances rows, taken in merchant order (the items are processed
+--     by merchant_id), so two batches cannot deadlock, nor a batch and the transaction path: the
+--     listing is taken with SKIP LOCKED (by asset id too), and a merchant_tx_id with
+--     pg_try_advisory_xact_lock(22, purchase_tx_lock_key(…)), the lock every creator of that
+--     merchant_tx_id holds from before its insert to its commit (the transaction path takes it
+--     waiting, first) — so the insert never waits on the unique index for a twin in flight
+--     elsewhere, which could otherwise close a cycle (that twin waiting for the batch's listing).
 -- A merchant_tx_id already stored (committed, or earlier in this batch) is outcome 'twin', told by
 -- the unique constraint at the insert (the gateway looked for a stored one before: twins are rare
 -- here, and checking first would cost every purchase an index probe).
+-- The advisory lock (class 22) of a merchant_tx_id: a collision only makes two creations wait for
+-- each other, never merges them (the unique constraint decides).
+create function purchase_tx_lock_key(p_merchant_id bigint, p_merchant_tx_id text) returns int language sql immutable as $$
+  select hashtext(p_merchant_id::text || ':' || p_merchant_tx_id)
+$$;
+
 create function purchase_create_batch(p_items json)
 returns table (r_idx int, r_outcome text, r_purchase purchases)
 language plpgsql as $$
@@ -42,6 +50,12 @@ begin
   loop
     r_idx := it.i;
     r_purchase := null;
+
+    if it.merchant_tx_id is not null and not pg_try_advisory_xact_lock(22, purchase_tx_lock_key(it.merchant_id, it.merchant_tx_id)) then
+      r_outcome := 'fallback'; -- a twin is being created elsewhere: the transaction path waits for it
+      return next;
+      continue;
+    end if;
 
     if it.asset_id is not null then
       select * into v_l from listings where id = it.asset_id and game = it.game and status = 'live' for update skip locked;
@@ -84,7 +98,7 @@ begin
     on conflict on constraint purchases_merchant_tx_id_key do nothing
     returning * into v_p;
     if v_p.id is null then
-      r_outcome := 'twin'; -- nothing was written for it (the listing and balance were only locked)
+      r_outcome := 'twin'; -- committed before this batch took the lock: nothing written for it
       return next;
       continue;
     end if;

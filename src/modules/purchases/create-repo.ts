@@ -1,8 +1,9 @@
 // The two statements of a purchase's creation (create.ts), so that its transaction is BEGIN, two
 // round trips, COMMIT (it was seven: insert, listing lock, savepoint, add_jobs, debit, reserve):
 //
-//  1. claimAndLock: insert the purchase (ON CONFLICT DO NOTHING on merchant_tx_id: a concurrent
-//     twin waits on the unique index, then gets nothing) and, only if it was inserted, pick and
+//  1. claimAndLock: take the merchant_tx_id's advisory lock (a concurrent twin waits there: see
+//     migration 022), insert the purchase (ON CONFLICT DO NOTHING on merchant_tx_id: a twin
+//     committed first → nothing) and, only if it was inserted, pick and
 //     row-lock the listing — by id (FOR UPDATE: a concurrent buyer waits, then sees it reserved) or
 //     the cheapest live one of a name (FOR UPDATE SKIP LOCKED: concurrent buyers of one name take
 //     different listings).
@@ -41,12 +42,15 @@ export async function claimAndLock(trx: Trx, p: NewPurchase, choice: ListingChoi
              where game = ${choice.game} and name = ${choice.name} and status = 'live' and exists (select 1 from p)
              order by base_price, id limit 1
              for update skip locked`;
+  // The merchant_tx_id's advisory lock first (migration 022: every creator holds it from before its
+  // insert to its commit, so a batch never waits on the unique index for this one).
   const r = await sql<Record<string, unknown>>`
     with p as (
       insert into purchases (merchant_id, merchant_tx_id, game, partner, token, platform_id, platform_name, platform_avatar_url,
                              status, created_at, updated_at)
-      values (${p.merchant_id}, ${p.merchant_tx_id}, ${p.game}, ${p.partner}, ${p.token}, ${p.platform_id}, ${p.platform_name},
-              ${p.platform_avatar_url}, 'pending', ${p.created_at}, ${p.created_at})
+      select ${p.merchant_id}, ${p.merchant_tx_id}, ${p.game}, ${p.partner}, ${p.token}, ${p.platform_id}, ${p.platform_name},
+             ${p.platform_avatar_url}, 'pending', ${p.created_at}::timestamptz, ${p.created_at}::timestamptz
+        from (select pg_advisory_xact_lock(22, purchase_tx_lock_key(${p.merchant_id}::bigint, ${p.merchant_tx_id}::text))) tx_lock -- none without one (strict)
       on conflict on constraint purchases_merchant_tx_id_key do nothing
       returning *
     ), l as (${pick})
