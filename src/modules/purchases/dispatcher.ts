@@ -53,11 +53,11 @@ export function createPurchaseDispatcher(stage: Stage, log: Logger, opts: Purcha
   let claimAgain = false;
   const sent: Array<{ p: PurchaseRow; offer: SentOffer }> = [];
   let recording: Promise<void> | undefined;
-  let idle: (() => void) | undefined;
+  const idle = new Set<() => void>(); // who waits for inFlight to reach 0
 
   function done(n: number) {
     inFlight -= n;
-    if (inFlight === 0) idle?.();
+    if (inFlight === 0) for (const w of [...idle]) w();
     void claim();
   }
 
@@ -68,26 +68,33 @@ export function createPurchaseDispatcher(stage: Stage, log: Logger, opts: Purcha
       claimAgain = true;
       return claiming;
     }
-    claiming = (async () => {
-      try {
-        do {
-          claimAgain = false;
-          while (running && inFlight < concurrency) {
-            const want = Math.min(claimBatch, concurrency - inFlight);
-            const rows = await stage.claim(want);
-            stats.claims++;
-            stats.claimed += rows.length;
-            for (const p of rows) attempt(p);
-            if (rows.length < want) break;
-          }
-        } while (claimAgain && running);
-      } catch (err) {
-        log.error({ err }, 'purchase dispatch claim failed (retried at the next poll)');
-      } finally {
-        claiming = undefined;
-      }
-    })();
+    // Set before the loop runs: a loop with nothing to do ends synchronously, and its `finally`
+    // must clear this promise, not find it unset and leave it behind.
+    let finish!: () => void;
+    claiming = new Promise<void>((r) => (finish = r));
+    void claimLoop().finally(() => {
+      claiming = undefined;
+      finish();
+    });
     return claiming;
+  }
+
+  async function claimLoop(): Promise<void> {
+    try {
+      do {
+        claimAgain = false;
+        while (running && inFlight < concurrency) {
+          const want = Math.min(claimBatch, concurrency - inFlight);
+          const rows = await stage.claim(want);
+          stats.claims++;
+          stats.claimed += rows.length;
+          for (const p of rows) attempt(p);
+          if (rows.length < want) break;
+        }
+      } while (claimAgain && running);
+    } catch (err) {
+      log.error({ err }, 'purchase dispatch claim failed (retried at the next poll)');
+    }
   }
 
   function attempt(p: PurchaseRow) {
@@ -124,6 +131,16 @@ export function createPurchaseDispatcher(stage: Stage, log: Logger, opts: Purcha
     return recording;
   }
 
+  function untilIdle(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const w = () => {
+        idle.delete(w);
+        resolve();
+      };
+      idle.add(w);
+    });
+  }
+
   const onCommit = () => {
     stats.commitWakes++;
     void claim();
@@ -156,8 +173,7 @@ export function createPurchaseDispatcher(stage: Stage, log: Logger, opts: Purcha
         for (;;) {
           await claim();
           if (inFlight === 0) break;
-          await new Promise<void>((r) => (idle = r));
-          idle = undefined;
+          await untilIdle();
         }
       } finally {
         running = wasRunning;
@@ -177,7 +193,7 @@ export function createPurchaseDispatcher(stage: Stage, log: Logger, opts: Purcha
       clearInterval(pollTimer);
       await claiming;
       if (inFlight > 0) {
-        await Promise.race([new Promise<void>((r) => (idle = r)), new Promise<void>((r) => setTimeout(r, opts.stopWaitMs).unref())]);
+        await Promise.race([untilIdle(), new Promise<void>((r) => setTimeout(r, opts.stopWaitMs).unref())]);
       }
       await recording;
     },

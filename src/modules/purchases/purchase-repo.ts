@@ -74,14 +74,18 @@ export async function markDispatchAttempt(db: Db, id: number, now: Date, leaseUn
  * claimed again while its attempt may still run.
  */
 export async function claimDuePurchases(db: Db, o: { now: Date; leaseUntil: Date; limit: number; maxAttempts: number }): Promise<PurchaseRow[]> {
+  // A materialized CTE: the locking subquery runs once (as a join's inner side it may be rescanned).
   const r = await sql<PurchaseRow>`
+    with due as materialized (
+      select id from purchases
+       where status = 'pending' and dispatch_next_at <= ${o.now} and dispatch_attempts < ${o.maxAttempts}
+       order by dispatch_next_at, id
+       limit ${o.limit}
+       for update skip locked
+    )
     update purchases p
        set dispatch_attempts = p.dispatch_attempts + 1, dispatch_started_at = ${o.now}, dispatch_next_at = ${o.leaseUntil}
-      from (select id from purchases
-             where status = 'pending' and dispatch_next_at <= ${o.now} and dispatch_attempts < ${o.maxAttempts}
-             order by dispatch_next_at, id
-             limit ${o.limit}
-             for update skip locked) due
+      from due
      where p.id = due.id and p.status = 'pending'
     returning p.*`.execute(db);
   return r.rows;
