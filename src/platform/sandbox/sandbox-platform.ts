@@ -58,6 +58,33 @@ export function createSandboxPlatform(deps: SandboxDeps): SandboxPlatform {
     return { bot, tradeOfferId: row.rows[0].id, expiresAt: new Date(clock.now().getTime() + deps.offerTtlSeconds * 1000) };
   }
 
+  /**
+   * sendPurchaseOffer's usual path as one statement: the offer already recorded for the purchase,
+   * else a new one — the bot pickBot would pick, an ID from the sequence, its record (ON CONFLICT:
+   * a concurrent attempt's record stands). Undefined when neither (no bot enabled, or that conflict).
+   */
+  async function sendPurchaseInOne(purchaseId: number): Promise<SentOffer | undefined> {
+    const expiresAt = new Date(clock.now().getTime() + deps.offerTtlSeconds * 1000);
+    const r = await sql<{ trade_offer_id: string; expires_at: Date; bot_id: number; name: string; platform_id: string }>`
+      with old as (
+        select trade_offer_id, expires_at, bot_id from sandbox_purchase_offers where purchase_id = ${purchaseId}
+      ), enabled as (
+        select id, row_number() over (order by id) - 1 as i, count(*) over () as n from bots where enabled = true
+      ), b as (
+        select id from enabled where i = abs(${purchaseId}::bigint) % n
+      ), ins as (
+        insert into sandbox_purchase_offers (purchase_id, trade_offer_id, bot_id, expires_at)
+        select ${purchaseId}, nextval('sandbox_trade_offer_seq')::text, b.id, ${expiresAt.toISOString()}::timestamptz
+          from b where not exists (select 1 from old)
+        on conflict (purchase_id) do nothing
+        returning trade_offer_id, expires_at, bot_id
+      )
+      select x.trade_offer_id, x.expires_at, bots.id as bot_id, bots.name, bots.platform_id
+        from (select * from old union all select * from ins) x join bots on bots.id = x.bot_id`.execute(db);
+    const row = r.rows[0];
+    return row && { bot: { id: row.bot_id, name: row.name, platformId: row.platform_id }, tradeOfferId: row.trade_offer_id, expiresAt: new Date(row.expires_at) };
+  }
+
   /** A deposit offer: its ID from the sequence and its sandbox record (with the assets asked for), in one statement. */
   async function sendDeposit(req: { depositId: number; game: Game; partner: number; assets: OfferedAsset[] }): Promise<SentOffer> {
     const bot = await pickBot(req.depositId);
@@ -158,6 +185,12 @@ export function createSandboxPlatform(deps: SandboxDeps): SandboxPlatform {
         const row = r.rows[0];
         return row && { bot: { id: row.bot_id, name: row.name, platformId: row.platform_id }, tradeOfferId: row.trade_offer_id, expiresAt: new Date(row.expires_at) };
       };
+      // The usual case in one round trip: the offer already sent, else a new one (bot, ID, record).
+      if (!isLateAnswerPartner(req.partner)) {
+        const one = await sendPurchaseInOne(req.purchaseId);
+        if (one) return one;
+        // nothing: no bot is enabled, or a concurrent attempt recorded its offer first (below decides)
+      }
       const existing = await sent();
       if (existing) return existing;
       // 90000013: a new offer goes out only after the dispatch's call timeout (one already out is
