@@ -11,7 +11,7 @@ import { createPurchaseDispatcher } from '../../src/modules/purchases/dispatcher
 import { createPurchaseTransitions } from '../../src/modules/purchases/purchase-transitions.js';
 import { OffsetClock } from '../../src/domain/clock.js';
 import { createPurchaseService } from '../../src/modules/purchases/purchase-service.js';
-import { DISPATCH_CONCURRENCY, DISPATCH_MAX_ATTEMPTS } from '../../src/modules/purchases/purchase-jobs.js';
+import { DISPATCH_CLAIM_BATCH, DISPATCH_MAX_ATTEMPTS } from '../../src/modules/purchases/purchase-jobs.js';
 import { claimDuePurchases } from '../../src/modules/purchases/purchase-repo.js';
 import { PlatformTimeoutError } from '../../src/platform/offers.js';
 import { PlatformUnavailableError, type TradingPlatform } from '../../src/platform/port.js';
@@ -75,6 +75,7 @@ function faulty(fail: Map<number, () => Error>) {
   const calls: number[] = [];
   const platform: TradingPlatform = {
     ...gw.ctx.platform,
+    sendPurchaseOffers: undefined, // one call per purchase, as the steam adapter
     async sendPurchaseOffer(req) {
       calls.push(req.purchaseId);
       const f = fail.get(req.purchaseId);
@@ -84,6 +85,20 @@ function faulty(fail: Map<number, () => Error>) {
   };
   return { platform, calls };
 }
+
+describe('sandbox sendPurchaseOffers', () => {
+  it('answers a batch as sendPurchaseOffer answers each: the offer already sent, new ones, the errors of special users', async () => {
+    const req = (purchaseId: number, partner = USER.partner) => ({ purchaseId, game: 'csgo' as const, partner, token: USER.token, listingId: 'x' });
+    const before = await gw.ctx.platform.sendPurchaseOffer(req(910001));
+    const answers = await gw.ctx.platform.sendPurchaseOffers!([req(910001), req(910002), req(910003, 90000010), req(910002)]);
+    expect(answers[0]).toEqual(before); // idempotent per purchase
+    expect(answers[1]).toEqual(await gw.ctx.platform.sendPurchaseOffer(req(910002)));
+    expect((answers[1] as { tradeOfferId: string }).tradeOfferId).not.toBe(before.tradeOfferId);
+    expect(answers[2]).toBeInstanceOf(PlatformUnavailableError);
+    expect(answers[3]).toEqual(answers[1]);
+    expect(await offersOf([910001, 910002, 910003])).toHaveLength(2);
+  });
+});
 
 describe('claim', () => {
   it('two concurrent claims take disjoint purchases, oldest first, each with one attempt and a lease', async () => {
@@ -221,6 +236,7 @@ describe('failures', () => {
     const gate = new Promise<void>((r) => (release = r));
     const platform: TradingPlatform = {
       ...gw.ctx.platform,
+      sendPurchaseOffers: undefined,
       async sendPurchaseOffer(req) {
         await gate;
         return gw.ctx.platform.sendPurchaseOffer(req);
@@ -240,26 +256,28 @@ describe('failures', () => {
 });
 
 describe('backlog', () => {
-  it('a backlog is sent oldest first, in batches of DISPATCH_CONCURRENCY, in full, none failed', async () => {
+  it('a backlog is sent oldest first, in batches of DISPATCH_CLAIM_BATCH, in full, none failed', async () => {
     await settleLeftovers();
     const ids = await buy(150);
     const order: number[] = [];
+    const batches: number[] = [];
     const platform: TradingPlatform = {
       ...gw.ctx.platform,
-      sendPurchaseOffer: (req) => {
-        order.push(req.purchaseId);
-        return gw.ctx.platform.sendPurchaseOffer(req);
+      sendPurchaseOffers: (reqs) => {
+        order.push(...reqs.map((r) => r.purchaseId));
+        batches.push(reqs.length);
+        return gw.ctx.platform.sendPurchaseOffers!(reqs);
       },
     };
     const { dispatcher } = instance(platform);
     await dispatcher.drain();
     expect((await rows(ids)).map((p) => p.status)).toEqual(ids.map(() => 'active'));
-    // the first claim took the oldest (DISPATCH_CONCURRENCY of them), the next ones the following
-    const first = order.slice(0, DISPATCH_CONCURRENCY);
-    expect([...first].sort((a, b) => a - b)).toEqual(ids.slice(0, DISPATCH_CONCURRENCY));
-    expect(order.slice(DISPATCH_CONCURRENCY).every((id) => id > Math.max(...first))).toBe(true);
+    // the first claim took the oldest (DISPATCH_CLAIM_BATCH of them), the next one the others
+    const first = order.slice(0, DISPATCH_CLAIM_BATCH);
+    expect([...first].sort((a, b) => a - b)).toEqual(ids.slice(0, DISPATCH_CLAIM_BATCH));
+    expect(order.slice(DISPATCH_CLAIM_BATCH).every((id) => id > Math.max(...first))).toBe(true);
     expect(order).toHaveLength(ids.length); // one send each
-    expect(dispatcher.stats().claims).toBeGreaterThanOrEqual(3); // in batches, not all at once
+    expect(batches).toEqual([DISPATCH_CLAIM_BATCH, ids.length - DISPATCH_CLAIM_BATCH]); // one platform call per claim
   });
 });
 

@@ -18,7 +18,7 @@ import type { Db } from '../../db/database.js';
 import type { Clock } from '../../domain/clock.js';
 import type { PurchaseFailReason } from '../../domain/purchase-state.js';
 import { createOffers, PlatformTimeoutError } from '../../platform/offers.js';
-import { PlatformUnavailableError, PlatformUserError, type OfferChange, type SentOffer, type TradingPlatform } from '../../platform/port.js';
+import { PlatformUnavailableError, PlatformUserError, type OfferChange, type PurchaseOfferRequest, type SentOffer, type TradingPlatform } from '../../platform/port.js';
 import {
   DISPATCH_MAX_ATTEMPTS,
   dispatchCallTimeoutMs,
@@ -43,7 +43,7 @@ export interface DispatchDeps {
   config: Pick<Config, 'depositTimeoutMs' | 'holdSeconds'>;
   clock: Clock;
   log: Logger;
-  platform: Pick<TradingPlatform, 'sendPurchaseOffer' | 'cancelOffer'>;
+  platform: Pick<TradingPlatform, 'sendPurchaseOffer' | 'sendPurchaseOffers' | 'cancelOffer'>;
   transitions: PurchaseTransitions;
 }
 
@@ -64,16 +64,38 @@ export function createDispatchStage(deps: DispatchDeps) {
     pendingRetryMs: 30_000,
   });
 
+  const requestOf = (p: PurchaseRow): PurchaseOfferRequest => ({
+    purchaseId: p.id,
+    game: p.game,
+    partner: p.partner,
+    token: p.token,
+    listingId: p.listing_id ?? '',
+    ...(p.item_asset_id ? { assetId: p.item_asset_id } : {}),
+  });
+
   function sendOffer(p: PurchaseRow): Promise<SentOffer> {
-    const sending = platform.sendPurchaseOffer({
-      purchaseId: p.id,
-      game: p.game,
-      partner: p.partner,
-      token: p.token,
-      listingId: p.listing_id ?? '',
-      ...(p.item_asset_id ? { assetId: p.item_asset_id } : {}),
-    });
-    return offers.send(sending, dispatchCallTimeoutMs(config), p.id);
+    return offers.send(platform.sendPurchaseOffer(requestOf(p)), dispatchCallTimeoutMs(config), p.id);
+  }
+
+  /**
+   * The offers of several purchases: one platform call when the platform takes batches, else one
+   * call each. Each purchase's answer has its own deadline and late-offer withdrawal, as sendOffer.
+   */
+  function sendOffers(ps: PurchaseRow[]): Array<Promise<SentOffer>> {
+    if (!platform.sendPurchaseOffers || ps.length < 2) return ps.map(sendOffer);
+    const batch = platform.sendPurchaseOffers(ps.map(requestOf));
+    return ps.map((p, i) =>
+      offers.send(
+        batch.then((answers) => {
+          const a = answers[i];
+          if (a === undefined) throw new Error(`the platform answered ${answers.length} of ${ps.length} purchase offers`);
+          if (a instanceof Error) throw a;
+          return a;
+        }),
+        dispatchCallTimeoutMs(config),
+        p.id,
+      ),
+    );
   }
 
   /** A refusal that ends the purchase at once (no retry), or undefined. */
@@ -154,8 +176,8 @@ export function createDispatchStage(deps: DispatchDeps) {
       return claimDuePurchases(db, { now, leaseUntil: new Date(now.getTime() + dispatchInFlightMs(config)), limit, maxAttempts: DISPATCH_MAX_ATTEMPTS });
     },
 
-    /** The platform call of a claimed purchase's attempt (within dispatchCallTimeoutMs). */
-    send: sendOffer,
+    /** The platform calls of claimed purchases' attempts (each within dispatchCallTimeoutMs). */
+    sendAll: sendOffers,
 
     /**
      * A claimed purchase's attempt failed before an offer was recorded: a refusal fails it, another

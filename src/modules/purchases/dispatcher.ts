@@ -3,7 +3,8 @@
 // of its own, and WORKER_CONCURRENCY connections against every creating request), it claims due
 // purchases in batches — one autocommit statement that is also each one's dispatch marker and
 // lease (FOR UPDATE SKIP LOCKED, so two instances never claim the same purchase) — sends them
-// concurrently (at most DISPATCH_CONCURRENCY at once), and records the offers that arrived in one
+// (one platform call per claim when the platform takes batches, else one each; at most
+// DISPATCH_CONCURRENCY in flight), and records the offers that arrived in one
 // transaction per batch. A send that fails is settled on its own (retry time, or the purchase's
 // failure), so it never holds up the others.
 //
@@ -19,7 +20,7 @@ import type { createDispatchStage } from './dispatch.js';
 import { DISPATCH_CLAIM_BATCH, DISPATCH_CONCURRENCY, DISPATCH_POLL_MS } from './purchase-jobs.js';
 import type { PurchaseRow } from './purchase-repo.js';
 
-type Stage = Pick<ReturnType<typeof createDispatchStage>, 'claim' | 'send' | 'attemptFailed' | 'recordSent'>;
+type Stage = Pick<ReturnType<typeof createDispatchStage>, 'claim' | 'sendAll' | 'attemptFailed' | 'recordSent'>;
 
 export interface PurchaseDispatcherOptions {
   concurrency?: number;
@@ -88,7 +89,7 @@ export function createPurchaseDispatcher(stage: Stage, log: Logger, opts: Purcha
           const rows = await stage.claim(want);
           stats.claims++;
           stats.claimed += rows.length;
-          for (const p of rows) attempt(p);
+          if (rows.length) attempt(rows);
           if (rows.length < want) break;
         }
       } while (claimAgain && running);
@@ -97,20 +98,29 @@ export function createPurchaseDispatcher(stage: Stage, log: Logger, opts: Purcha
     }
   }
 
-  function attempt(p: PurchaseRow) {
-    inFlight++;
-    stage.send(p).then(
-      (offer) => {
-        sent.push({ p, offer });
-        void record();
-      },
-      (err: unknown) => {
-        stats.failed++;
-        stage
-          .attemptFailed(p, err)
-          .catch((e: unknown) => log.error({ err: e, purchaseId: p.id }, 'purchase dispatch attempt could not be settled (its lease will run out)'))
-          .finally(() => done(1));
-      },
+  /** Sends the claimed purchases' offers (one platform call for the batch when it takes batches). */
+  function attempt(rows: PurchaseRow[]) {
+    inFlight += rows.length;
+    let sends: Array<Promise<SentOffer>>;
+    try {
+      sends = stage.sendAll(rows);
+    } catch (err) {
+      sends = rows.map(() => Promise.reject(err));
+    }
+    rows.forEach((p, i) =>
+      sends[i]!.then(
+        (offer) => {
+          sent.push({ p, offer });
+          void record();
+        },
+        (err: unknown) => {
+          stats.failed++;
+          stage
+            .attemptFailed(p, err)
+            .catch((e: unknown) => log.error({ err: e, purchaseId: p.id }, 'purchase dispatch attempt could not be settled (its lease will run out)'))
+            .finally(() => done(1));
+        },
+      ),
     );
   }
 

@@ -36,8 +36,8 @@ export function dispatchRetryAt(attempt: number, now: Date): Date {
 }
 
 /** The dispatcher: purchases per claim statement, attempts in flight per instance, its poll. */
-export const DISPATCH_CLAIM_BATCH = 100;
-export const DISPATCH_CONCURRENCY = 64;
+export const DISPATCH_CLAIM_BATCH = 128;
+export const DISPATCH_CONCURRENCY = 256;
 export const DISPATCH_POLL_MS = 500;
 
 /**

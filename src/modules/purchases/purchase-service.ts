@@ -27,7 +27,7 @@ export interface PurchaseDeps {
   db: Db;
   clock: Clock;
   log: Logger;
-  platform: Pick<TradingPlatform, 'checkTradeLink' | 'sendPurchaseOffer' | 'cancelOffer'>;
+  platform: Pick<TradingPlatform, 'checkTradeLink' | 'sendPurchaseOffer' | 'sendPurchaseOffers' | 'cancelOffer'>;
   onListingsChanged?: () => void;
 }
 

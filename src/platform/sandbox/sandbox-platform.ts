@@ -85,6 +85,34 @@ export function createSandboxPlatform(deps: SandboxDeps): SandboxPlatform {
     return row && { bot: { id: row.bot_id, name: row.name, platformId: row.platform_id }, tradeOfferId: row.trade_offer_id, expiresAt: new Date(row.expires_at) };
   }
 
+  /** sendPurchaseInOne for several purchases in one statement: the offers it could answer, by purchase id. */
+  async function sendPurchasesInOne(purchaseIds: number[]): Promise<Map<number, SentOffer>> {
+    const expiresAt = new Date(clock.now().getTime() + deps.offerTtlSeconds * 1000);
+    const r = await sql<{ purchase_id: number; trade_offer_id: string; expires_at: Date; bot_id: number; name: string; platform_id: string }>`
+      with req as (
+        select unnest(${purchaseIds}::bigint[]) as purchase_id
+      ), old as (
+        select o.purchase_id, o.trade_offer_id, o.expires_at, o.bot_id from sandbox_purchase_offers o join req using (purchase_id)
+      ), enabled as (
+        select id, row_number() over (order by id) - 1 as i, count(*) over () as n from bots where enabled = true
+      ), ins as (
+        insert into sandbox_purchase_offers (purchase_id, trade_offer_id, bot_id, expires_at)
+        select r.purchase_id, nextval('sandbox_trade_offer_seq')::text, e.id, ${expiresAt.toISOString()}::timestamptz
+          from (select * from req order by purchase_id) r join enabled e on e.i = abs(r.purchase_id) % e.n
+         where not exists (select 1 from old where old.purchase_id = r.purchase_id)
+        on conflict (purchase_id) do nothing
+        returning purchase_id, trade_offer_id, expires_at, bot_id
+      )
+      select x.purchase_id, x.trade_offer_id, x.expires_at, bots.id as bot_id, bots.name, bots.platform_id
+        from (select * from old union all select * from ins) x join bots on bots.id = x.bot_id`.execute(db);
+    return new Map(
+      r.rows.map((row) => [
+        Number(row.purchase_id),
+        { bot: { id: row.bot_id, name: row.name, platformId: row.platform_id }, tradeOfferId: row.trade_offer_id, expiresAt: new Date(row.expires_at) },
+      ]),
+    );
+  }
+
   /** A deposit offer: its ID from the sequence and its sandbox record (with the assets asked for), in one statement. */
   async function sendDeposit(req: { depositId: number; game: Game; partner: number; assets: OfferedAsset[] }): Promise<SentOffer> {
     const bot = await pickBot(req.depositId);
@@ -140,7 +168,7 @@ export function createSandboxPlatform(deps: SandboxDeps): SandboxPlatform {
 
   const lateAnswerMs = deps.lateAnswerMs ?? 10_500;
 
-  return {
+  const platform: SandboxPlatform = {
     kind: 'sandbox',
 
     async checkTradeLink(_game: Game, partner: number, token: string): Promise<PlatformUser> {
@@ -208,6 +236,23 @@ export function createSandboxPlatform(deps: SandboxDeps): SandboxPlatform {
       return winner;
     },
 
+    // A batch as one statement for the plain users (the offers already sent, new ones for the
+    // others, as sendPurchaseInOne does each); the sandbox's special users, and any purchase the
+    // statement did not answer, go through sendPurchaseOffer one by one.
+    async sendPurchaseOffers(reqs): Promise<Array<SentOffer | Error>> {
+      const plain = (req: (typeof reqs)[number]) => {
+        try {
+          sandboxUser(req.partner, req.token);
+        } catch {
+          return false;
+        }
+        return !isUnavailablePartner(req.partner) && !isRevokedAfterCheckPartner(req.partner) && !isSilentPurchasePartner(req.partner) && !isLateAnswerPartner(req.partner);
+      };
+      const ids = [...new Set(reqs.filter(plain).map((r) => r.purchaseId))];
+      const got = ids.length ? await sendPurchasesInOne(ids) : new Map<number, SentOffer>();
+      return Promise.all(reqs.map((req) => got.get(req.purchaseId) ?? platform.sendPurchaseOffer(req).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))))));
+    },
+
     // Marks the offer canceled in the sandbox's record (idempotent: a second cancel keeps the first
     // time). An offer the sandbox never sent for that record is a programming error.
     async cancelOffer(req): Promise<void> {
@@ -235,4 +280,5 @@ export function createSandboxPlatform(deps: SandboxDeps): SandboxPlatform {
       return result;
     },
   };
+  return platform;
 }
