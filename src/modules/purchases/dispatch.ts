@@ -34,6 +34,7 @@ import {
   getPurchaseForUpdate,
   markDispatchAttempt,
   scheduleDispatchRetry,
+  stuckPendingIds,
   type PurchaseRow,
 } from './purchase-repo.js';
 import type { PurchaseTransitions } from './purchase-transitions.js';
@@ -130,6 +131,32 @@ export function createDispatchStage(deps: DispatchDeps) {
     if (!recorded) await offers.scheduleCancel(p.id, offer.tradeOfferId);
   }
 
+  /**
+   * The pending watchdog (the dispatcher's sweep; job purchase_pending_watchdog of older versions):
+   * a purchase still pending pendingLimitMs after its creation lost its dispatch; it ends failed
+   * gateway_too_slow, amount refunded, listing back on sale. Decided under the purchase row lock against the dispatch marker, so it never fails
+   * a purchase whose dispatch attempt may still be sending (it comes back later instead).
+   */
+  async function failIfStuckPending(purchaseId: number): Promise<'done' | { retryAt: Date }> {
+    for (let attempt = 0; ; attempt++) {
+      const r = await db.transaction().execute(async (trx) => {
+        const cur = await getPurchaseForUpdate(trx, purchaseId);
+        if (!cur || cur.status !== 'pending') return 'done' as const;
+        const dueAt = Math.max(
+          new Date(cur.created_at).getTime() + pendingLimitMs(config),
+          cur.dispatch_started_at ? new Date(cur.dispatch_started_at).getTime() + dispatchInFlightMs(config) : 0,
+        );
+        if (dueAt > clock.now().getTime()) return { retryAt: new Date(dueAt) };
+        const failed = await transitions.transitionIn(trx, cur, 'fail', { failReason: 'gateway_too_slow' });
+        if (!failed.ok) return failed.reason === 'lost_race' ? undefined : ('done' as const);
+        log.warn({ purchaseId, attempts: cur.dispatch_attempts }, 'purchase stuck in pending: failed gateway_too_slow and refunded');
+        return 'done' as const;
+      });
+      if (r) return r;
+      if (attempt >= 5) throw new Error(`purchase ${purchaseId}: too many concurrent status changes`);
+    }
+  }
+
   /** A timed job's purchase still not due: its due time; else the job applies `event` (a refusal means someone moved first). */
   const due = (at: Date | string | null) => (at && new Date(at).getTime() > clock.now().getTime() ? { retryAt: new Date(at) } : undefined);
 
@@ -215,30 +242,19 @@ export function createDispatchStage(deps: DispatchDeps) {
     /** Job purchase_cancel_offer. */
     cancelUnrecordedOffer: offers.cancelUnrecorded,
 
+    /** Job purchase_pending_watchdog (queued by older versions) and the sweep. */
+    failIfStuckPending,
+
     /**
-     * Job purchase_pending_watchdog (scheduled at creation, pendingLimitMs later): a purchase still
-     * pending then lost its dispatch; it ends failed gateway_too_slow, amount refunded, listing back
-     * on sale. Decided under the purchase row lock against the dispatch marker, so it never fails
-     * a purchase whose dispatch attempt may still be sending (it comes back later instead).
+     * The pending watchdog as a sweep (the dispatcher runs it every DISPATCH_SWEEP_MS): every
+     * purchase pending past pendingLimitMs goes through failIfStuckPending (which leaves alone one
+     * whose attempt may still be in flight). Answers how many it looked at.
      */
-    async failIfStuckPending(purchaseId: number): Promise<'done' | { retryAt: Date }> {
-      for (let attempt = 0; ; attempt++) {
-        const r = await db.transaction().execute(async (trx) => {
-          const cur = await getPurchaseForUpdate(trx, purchaseId);
-          if (!cur || cur.status !== 'pending') return 'done' as const;
-          const dueAt = Math.max(
-            new Date(cur.created_at).getTime() + pendingLimitMs(config),
-            cur.dispatch_started_at ? new Date(cur.dispatch_started_at).getTime() + dispatchInFlightMs(config) : 0,
-          );
-          if (dueAt > clock.now().getTime()) return { retryAt: new Date(dueAt) };
-          const failed = await transitions.transitionIn(trx, cur, 'fail', { failReason: 'gateway_too_slow' });
-          if (!failed.ok) return failed.reason === 'lost_race' ? undefined : ('done' as const);
-          log.warn({ purchaseId, attempts: cur.dispatch_attempts }, 'purchase stuck in pending: failed gateway_too_slow and refunded');
-          return 'done' as const;
-        });
-        if (r) return r;
-        if (attempt >= 5) throw new Error(`purchase ${purchaseId}: too many concurrent status changes`);
-      }
+    async sweepStuckPending(limit = 100): Promise<number> {
+      const now = clock.now();
+      const ids = await stuckPendingIds(db, { createdBy: new Date(now.getTime() - pendingLimitMs(config)), now, limit });
+      for (const id of ids) await failIfStuckPending(id);
+      return ids.length;
     },
 
     /** Job purchase_offer_expire: the user did not accept in time → canceled buyer_too_slow. */

@@ -8,24 +8,27 @@
 // transaction per batch. A send that fails is settled on its own (retry time, or the purchase's
 // failure), so it never holds up the others.
 //
-// When it claims: right after a transaction of this instance that wrote job_outbox commits (a new
-// purchase writes its watchdog job there: the commit tap on JOB_OUTBOX), after each record (slots
-// are free), and every DISPATCH_POLL_MS (other instances' purchases, retries come due, leases run
-// out). Claims never overlap within an instance.
+// When it claims: right after a transaction of this instance that created purchases commits (the
+// commit taps on JOB_OUTBOX, which purchase_create_fast's call names, and PURCHASE_PENDING_WRITE),
+// after each record (slots are free), and every DISPATCH_POLL_MS (other instances' purchases,
+// retries come due, leases run out). Claims never overlap within an instance. Every
+// DISPATCH_SWEEP_MS it also runs the pending watchdog over purchases pending past pendingLimitMs
+// (one sweep instead of a job per purchase).
 import type { Logger } from 'pino';
 import type { CommitTaps } from '../../db/commit-taps.js';
 import { JOB_OUTBOX } from '../../jobs/enqueue.js';
 import type { SentOffer } from '../../platform/port.js';
 import type { createDispatchStage } from './dispatch.js';
-import { DISPATCH_CLAIM_BATCH, DISPATCH_CONCURRENCY, DISPATCH_POLL_MS } from './purchase-jobs.js';
+import { DISPATCH_CLAIM_BATCH, DISPATCH_CONCURRENCY, DISPATCH_POLL_MS, DISPATCH_SWEEP_MS, PURCHASE_PENDING_WRITE } from './purchase-jobs.js';
 import type { PurchaseRow } from './purchase-repo.js';
 
-type Stage = Pick<ReturnType<typeof createDispatchStage>, 'claim' | 'sendAll' | 'attemptFailed' | 'recordSent'>;
+type Stage = Pick<ReturnType<typeof createDispatchStage>, 'claim' | 'sendAll' | 'attemptFailed' | 'recordSent' | 'sweepStuckPending'>;
 
 export interface PurchaseDispatcherOptions {
   concurrency?: number;
   claimBatch?: number;
   pollMs?: number;
+  sweepMs?: number;
   /** How long stop() waits for the attempts in flight (their platform call's deadline). */
   stopWaitMs: number;
 }
@@ -38,17 +41,20 @@ export interface PurchaseDispatcherStats {
   records: number;
   recorded: number;
   failed: number;
+  sweeps: number;
   inFlight: number;
 }
 
 export function createPurchaseDispatcher(stage: Stage, log: Logger, opts: PurchaseDispatcherOptions) {
   const concurrency = opts.concurrency ?? DISPATCH_CONCURRENCY;
   const claimBatch = opts.claimBatch ?? DISPATCH_CLAIM_BATCH;
-  const stats: PurchaseDispatcherStats = { commitWakes: 0, pollWakes: 0, claims: 0, claimed: 0, records: 0, recorded: 0, failed: 0, inFlight: 0 };
+  const stats: PurchaseDispatcherStats = { commitWakes: 0, pollWakes: 0, claims: 0, claimed: 0, records: 0, recorded: 0, failed: 0, sweeps: 0, inFlight: 0 };
 
   let running = false;
-  let untap: (() => void) | undefined;
+  let untap: Array<() => void> = [];
   let pollTimer: NodeJS.Timeout | undefined;
+  let sweepTimer: NodeJS.Timeout | undefined;
+  let sweeping: Promise<void> | undefined;
   let inFlight = 0; // claimed, not yet recorded or settled
   let claiming: Promise<void> | undefined;
   let claimAgain = false;
@@ -141,6 +147,21 @@ export function createPurchaseDispatcher(stage: Stage, log: Logger, opts: Purcha
     return recording;
   }
 
+  /** Purchases pending past pendingLimitMs fail gateway_too_slow (dispatch.ts failIfStuckPending). */
+  function sweep(): Promise<void> {
+    sweeping ??= (async () => {
+      try {
+        while ((await stage.sweepStuckPending(100)) === 100 && running);
+        stats.sweeps++;
+      } catch (err) {
+        log.error({ err }, 'pending purchase sweep failed (retried at the next one)');
+      } finally {
+        sweeping = undefined;
+      }
+    })();
+    return sweeping;
+  }
+
   function untilIdle(): Promise<void> {
     return new Promise<void>((resolve) => {
       const w = () => {
@@ -161,14 +182,20 @@ export function createPurchaseDispatcher(stage: Stage, log: Logger, opts: Purcha
     start(taps: CommitTaps): void {
       if (running) return;
       running = true;
-      untap = taps.on(JOB_OUTBOX, onCommit);
+      untap = [taps.on(JOB_OUTBOX, onCommit), taps.on(PURCHASE_PENDING_WRITE, onCommit)];
       pollTimer = setInterval(() => {
         stats.pollWakes++;
         void claim();
       }, opts.pollMs ?? DISPATCH_POLL_MS);
       pollTimer.unref();
+      sweepTimer = setInterval(() => void sweep(), opts.sweepMs ?? DISPATCH_SWEEP_MS);
+      sweepTimer.unref();
       void claim();
+      void sweep();
     },
+
+    /** The pending watchdog's sweep now (one at a time). */
+    sweep,
 
     /** Claims now. */
     wake(): void {
@@ -198,9 +225,11 @@ export function createPurchaseDispatcher(stage: Stage, log: Logger, opts: Purcha
     async stop(): Promise<void> {
       if (!running) return;
       running = false;
-      untap?.();
-      untap = undefined;
+      for (const u of untap) u();
+      untap = [];
       clearInterval(pollTimer);
+      clearInterval(sweepTimer);
+      await sweeping;
       await claiming;
       if (inFlight > 0) {
         await Promise.race([untilIdle(), new Promise<void>((r) => setTimeout(r, opts.stopWaitMs).unref())]);

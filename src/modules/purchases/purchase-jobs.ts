@@ -14,7 +14,10 @@ export const PURCHASE_TASKS = {
   offerExpire: 'purchase_offer_expire',
   /** hold → completed when hold_end_date passes. */
   holdEnd: 'purchase_hold_end',
-  /** A purchase whose dispatch was lost ends failed gateway_too_slow, refunded. */
+  /**
+   * A purchase whose dispatch was lost ends failed gateway_too_slow, refunded. Formerly a job per
+   * purchase; now the dispatcher's sweep. Kept so jobs queued by an older version still run.
+   */
   pendingWatchdog: 'purchase_pending_watchdog',
   /**
    * Withdraws a purchase offer the platform sent but the purchase never recorded: a dispatch call
@@ -39,6 +42,8 @@ export function dispatchRetryAt(attempt: number, now: Date): Date {
 export const DISPATCH_CLAIM_BATCH = 128;
 export const DISPATCH_CONCURRENCY = 256;
 export const DISPATCH_POLL_MS = 500;
+/** How often the dispatcher looks for purchases pending past pendingLimitMs (the pending watchdog). */
+export const DISPATCH_SWEEP_MS = 5_000;
 
 /**
  * The platform call of one dispatch attempt is abandoned after the gateway's platform timeout
@@ -92,13 +97,17 @@ export const purchaseJobKey = {
 };
 
 /**
- * The jobs of a new purchase: only the pending watchdog at `watchdogAt`. No dispatch job: the
- * dispatcher (dispatcher.ts) claims pending purchases itself, woken by the commit of this job's
- * outbox row (its JOB_OUTBOX marker) and by its poll.
+ * The jobs of a new purchase: none. Its offer is sent by the dispatcher (dispatcher.ts), which
+ * also sweeps for purchases pending past pendingLimitMs (the watchdog, DISPATCH_SWEEP_MS) — no
+ * job per purchase. The dispatcher is woken by the commit of a statement naming
+ * PURCHASE_PENDING_WRITE or JOB_OUTBOX (purchase_create_fast's call carries JOB_OUTBOX), else by its poll.
  */
-export function creationJobs(purchaseId: number, watchdogAt: Date): JobSpec[] {
-  return [{ task: PURCHASE_TASKS.pendingWatchdog, payload: { purchase_id: purchaseId }, opts: { jobKey: purchaseJobKey.pendingWatchdog(purchaseId), runAt: watchdogAt } }];
+export function creationJobs(_purchaseId: number, _watchdogAt: Date): JobSpec[] {
+  return [];
 }
+
+/** A statement that adds pending purchases may carry this comment: its commit wakes the dispatcher. */
+export const PURCHASE_PENDING_WRITE = '/* purchases:pending */';
 
 export function purchaseExpiryJob(purchaseId: number, runAt: Date): JobSpec {
   return { task: PURCHASE_TASKS.offerExpire, payload: { purchase_id: purchaseId }, opts: { runAt, jobKey: purchaseJobKey.offerExpire(purchaseId) } };

@@ -91,6 +91,24 @@ export async function claimDuePurchases(db: Db, o: { now: Date; leaseUntil: Date
   return r.rows;
 }
 
+/**
+ * The pending watchdog's sweep: pending purchases created at or before `createdBy` whose dispatch
+ * lease or retry time has passed, oldest first (the partial index of pending purchases).
+ */
+export async function stuckPendingIds(db: Db, o: { createdBy: Date; now: Date; limit: number }): Promise<number[]> {
+  const r = await db
+    .selectFrom('purchases')
+    .select('id')
+    .where('status', '=', 'pending')
+    .where('dispatch_next_at', '<=', o.now)
+    .where('created_at', '<=', o.createdBy)
+    .orderBy('dispatch_next_at')
+    .orderBy('id')
+    .limit(o.limit)
+    .execute();
+  return r.map((x) => Number(x.id));
+}
+
 /** A failed attempt `attempt` comes back at `at` (unless the purchase moved on or another attempt started). */
 export async function scheduleDispatchRetry(db: Db, id: number, attempt: number, at: Date): Promise<void> {
   await db
