@@ -8,7 +8,7 @@
 // did not answer in time; any other last-attempt error is gateway_too_slow). A purchase still pending
 // long after every attempt should have ended (the worker died, the database failed the last
 // attempt's bookkeeping) is failed with gateway_too_slow and refunded by the pending watchdog
-// (job purchase_pending_watchdog); it never fails one while an attempt may be in flight. An offer
+// (the dispatcher's sweep, sweepStuckPending); it never fails one while an attempt may be in flight. An offer
 // the platform sends for a purchase that never records it (a call answering after its timeout, or
 // after the purchase failed) is withdrawn by job purchase_cancel_offer (port cancelOffer), through
 // the offer layer (src/platform/offers.ts), which also turns offer changes into transitions.
