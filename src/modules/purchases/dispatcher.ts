@@ -75,8 +75,8 @@ export function createPurchaseDispatcher(stage: Stage, log: Logger, opts: Purcha
       claimAgain = true;
       return claiming;
     }
-    // Set before the loop runs: a loop with nothing to do ends synchronously, and its `finally`
-    // must clear this promise, not find it unset and leave it behind.
+    // Set before the loop starts and cleared only after it ends (an async IIFE assigned here ran
+    // its `finally` before the assignment when it had nothing to await, and the promise stayed set).
     let finish!: () => void;
     claiming = new Promise<void>((r) => (finish = r));
     void claimLoop().finally(() => {
