@@ -297,11 +297,13 @@ export async function scenarioPlan(env: PlanEnv) {
       const perRun = Math.floor(listings.length / 2);
       await step('POST purchase, 64 clients, one merchant', async () => {
         const r = await measured('purchase, one merchant', (x) => x.requests - x.non2xx, () => load({ url: gw, connections: 64, paths: [], keys: [main.key], purchase: { listings: take(perRun), runId: `${runId}-one` } }));
-        return row('POST purchase, 64 clients, one merchant', 64, r, vsC(r, '≥ 0.50'));
+        const keepUp = await dispatchKeepUp(env.dbUrl, [main.id], `bench-${runId}-one-`, D, 'one-merchant');
+        return [row('POST purchase, 64 clients, one merchant', 64, r, vsC(r, '≥ 0.50')), ...keepUp];
       });
       await step('POST purchase, 64 clients, 64 merchants', async () => {
         const r = await measured('purchase, 64 merchants', (x) => x.requests - x.non2xx, () => load({ url: gw, connections: 64, paths: [], keys: spread.map((m) => m.key), purchase: { listings: take(perRun), runId: `${runId}-spread` } }));
-        return row('POST purchase, 64 clients, 64 merchants', 64, r, vsC(r, '≥ 0.50'));
+        const keepUp = await dispatchKeepUp(env.dbUrl, spread.map((m) => m.id), `bench-${runId}-spread-`, D, '64-merchant');
+        return [row('POST purchase, 64 clients, 64 merchants', 64, r, vsC(r, '≥ 0.50')), ...keepUp];
       });
       const base = cpuPer.find((x) => x.name === '(c) UPDATE');
       if (base && cpuPer.length > 1) {
@@ -329,6 +331,50 @@ export async function scenarioPlan(env: PlanEnv) {
       }
     },
   };
+}
+
+/**
+ * Does purchase dispatch keep up with creation? Right after a POST purchase run: how many of the
+ * run's purchases are still `pending`, then how fast they leave `pending` (polled every 100 ms until
+ * none is, at most 60 s), and each purchase's creation → offer sent lag (created_at to the `active`
+ * row of record_status_history, written by a trigger in the sending transaction: clock_timestamp()).
+ */
+async function dispatchKeepUp(dbUrl: string, merchantIds: number[], txPrefix: string, loadS: number, label: string): Promise<Row[]> {
+  const c = new pg.Client({ connectionString: dbUrl });
+  await c.connect();
+  try {
+    const q = (sqlText: string) => c.query(sqlText, [merchantIds, `${txPrefix}%`]);
+    const counts = async () => {
+      const r = await q(`select count(*)::int as total, count(*) filter (where status = 'pending')::int as pending
+                           from purchases where merchant_id = any($1::bigint[]) and merchant_tx_id like $2`);
+      return { total: r.rows[0].total as number, pending: r.rows[0].pending as number };
+    };
+    const atEnd = await counts();
+    const t0 = Date.now();
+    let left = atEnd.pending;
+    while (left > 0 && Date.now() - t0 < 60_000) {
+      await new Promise((r) => setTimeout(r, 100));
+      left = (await counts()).pending;
+    }
+    const drainS = (Date.now() - t0) / 1000;
+    const lags = await q(`select (extract(epoch from h.at - p.created_at) * 1000)::float8 as ms
+                            from purchases p join record_status_history h on h.kind = 'purchase' and h.record_id = p.id and h.to_status = 'active'
+                           where p.merchant_id = any($1::bigint[]) and p.merchant_tx_id like $2`);
+    const ms = lags.rows.map((x) => Number(x.ms));
+    const sentInRun = atEnd.total - atEnd.pending;
+    const drained = atEnd.pending - left;
+    return [
+      {
+        name: `dispatch, ${label} run: ${atEnd.pending} of ${atEnd.total} created still pending at load end (${sentInRun} left pending during the ${loadS} s run, ` +
+          `${Math.round(sentInRun / loadS)}/s); then ${drained} left pending in ${drainS.toFixed(1)} s (${Math.round(drained / Math.max(drainS, 0.001))}/s)` +
+          (left > 0 ? `, ${left} STILL PENDING after 60 s` : ''),
+        target: '0 pending after the run',
+      },
+      { name: `dispatch, ${label} run: creation → offer sent lag p50 ${pct(ms, 0.5)} ms, p99 ${pct(ms, 0.99)} ms (${ms.length} offers)` },
+    ];
+  } finally {
+    await c.end();
+  }
 }
 
 /**

@@ -100,10 +100,11 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
       ? undefined
       : startJobLockReaper({ pool, events, timeoutMs: config.jobLockTimeoutMs, log: (msg, workers) => log.warn({ workers }, msg) });
     const worker = opts.worker === false ? undefined : await startWorker(ctx, events);
-    // A real platform starts driving its bots (leases, polls) with the worker, and the webhook
-    // dispatcher claims with it (woken by this pool's commits of webhook events).
+    // A real platform starts driving its bots (leases, polls) with the worker, and the webhook and
+    // purchase dispatchers claim with it (woken by this pool's commits of webhook events / new purchases).
     if (worker) await ctx.platform.start?.();
     if (worker) ctx.webhooks.dispatcher.start(taps);
+    if (worker) ctx.purchases.dispatcher.start(taps);
     const app = await buildServer(ctx, { configure: opts.configureServer });
     let url = config.publicUrl;
     if (opts.listen !== false) {
@@ -126,6 +127,7 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
         await app.close();
         await ctx.platform.stop?.();
         await reaper?.stop();
+        await ctx.purchases.dispatcher.stop();
         await ctx.webhooks.dispatcher.stop();
         await worker?.stop();
         await ctx.jobRelay.flush(); // what the last jobs added (else the next start's relay moves it)

@@ -69,6 +69,8 @@ export async function addJob<T extends TaskName>(db: Trx | Db, task: T, payload:
  * statement), inserting only when `when` (an SQL condition) holds. Carries the JOB_OUTBOX marker.
  */
 export function outboxInsert(jobs: JobSpec[], when: RawBuilder<unknown> = sql`true`) {
+  // No jobs: a statement part that writes nothing (and does not wake the relay).
+  if (jobs.length === 0) return sql`select null where false`;
   return sql`${sql.raw(JOB_OUTBOX)} insert into ${OUTBOX_COLUMNS} select * from (values ${sql.join(jobs.map(outboxValues))}) v where ${when}`;
 }
 

@@ -141,6 +141,15 @@ export interface OfferChange {
 /** Applies an offer change; resolves to the updated record's view, or rejects (404 / 409 AppError). */
 export type OfferChangeHandler = (change: OfferChange) => Promise<unknown>;
 
+export interface PurchaseOfferRequest {
+  purchaseId: number;
+  game: Game;
+  partner: number;
+  token: string;
+  listingId: string;
+  assetId?: string;
+}
+
 export interface TradingPlatform {
   readonly kind: 'sandbox' | 'steam';
   /** Validates a trade link for a game; throws PlatformUserError or PlatformUnavailableError. */
@@ -152,8 +161,14 @@ export interface TradingPlatform {
    * PlatformAssetsRefusedError when the user does not hold one of them tradable as the item named.
    */
   sendDepositOffer(req: { depositId: number; game: Game; partner: number; token: string; assets: OfferedAsset[] }): Promise<SentOffer>;
-  /** Sends an offer giving the user one item (a catalogue listing) from one of our bots. */
-  sendPurchaseOffer(req: { purchaseId: number; game: Game; partner: number; token: string; listingId: string; assetId?: string }): Promise<SentOffer>;
+  /** Sends an offer giving the user one item (a catalogue listing) from one of our bots. Idempotent per purchaseId. */
+  sendPurchaseOffer(req: PurchaseOfferRequest): Promise<SentOffer>;
+  /**
+   * Optional: several purchase offers at once (the purchase dispatcher's batches), each answered
+   * as sendPurchaseOffer would answer it — its offer, or the error it would throw — in the order
+   * asked. Without it the dispatcher calls sendPurchaseOffer once per purchase.
+   */
+  sendPurchaseOffers?(reqs: PurchaseOfferRequest[]): Promise<Array<SentOffer | Error>>;
   /**
    * Withdraws an offer we sent (the user can no longer accept it). Used for offers the gateway did
    * not record: a deposit offer that answered after DEPOSIT_TIMEOUT_MS had failed its deposit, a

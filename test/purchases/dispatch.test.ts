@@ -96,16 +96,22 @@ describe('purchase dispatch', () => {
   });
 });
 
-describe('pending watchdog (purchase_pending_watchdog)', () => {
-  it('is scheduled at creation, pendingLimitMs later', async () => {
+describe('pending watchdog (the dispatcher\'s sweep; job purchase_pending_watchdog of older versions)', () => {
+  it('is no job: the dispatcher sweeps for purchases pending past pendingLimitMs and fails them, not before', async () => {
     const { p } = await buy();
     await gw.flushJobs();
-    const job = await sql<{ run_at: Date }>`select run_at from graphile_worker.jobs where key = ${`purchase_pending_watchdog:${p.id}`}`.execute(gw.ctx.db);
-    expect(job.rows.length).toBe(1);
-    const created = (await row(p.id)).created_at;
-    expect(new Date(job.rows[0].run_at).getTime() - new Date(created).getTime()).toBe(pendingLimitMs(gw.ctx.config));
+    const job = await sql<{ n: number }>`select count(*)::int as n from graphile_worker.jobs where key like ${`%:${p.id}`}`.execute(gw.ctx.db);
+    expect(job.rows[0].n).toBe(0);
     expect(pendingLimitMs(gw.ctx.config)).toBeGreaterThanOrEqual(2 * gw.ctx.config.depositTimeoutMs + 60_000);
     expect(pendingLimitMs(gw.ctx.config)).toBeLessThanOrEqual(10 * 60_000);
+    const dispatcher = gw.ctx.purchases.dispatcher;
+    const created = new Date((await row(p.id)).created_at).getTime();
+    clock.advance(created + pendingLimitMs(gw.ctx.config) - 1000 - clock.now().getTime());
+    await dispatcher.sweep();
+    expect((await row(p.id)).status).toBe('pending'); // a second early
+    clock.advance(2000);
+    await dispatcher.sweep();
+    expect(await row(p.id)).toMatchObject({ status: 'failed', fail_reason: 'gateway_too_slow', dispatch_attempts: 0 });
   });
 
   it('the last attempt cannot record its offer → stuck pending → failed gateway_too_slow, refunded, listing back on sale', async () => {

@@ -1,7 +1,7 @@
 -- Purchase creation in batches (group commit): the purchases one instance receives at about the
 -- same time are created by one call of purchase_create_batch, in one transaction with one commit.
 -- Each purchase is the same all-or-nothing creation as purchase_create_fast (migrations 012, 017):
--- the purchase row, the listing reserved, the outbox jobs, the debit and its ledger entry. What a
+-- the purchase row, the listing reserved, the outbox jobs if any, the debit and its ledger entry. What a
 -- batch saves is everything a purchase paid for being alone: a round trip, a transaction, a WAL
 -- flush to wait for, a backend woken among 64, and the merchant's balances row written and locked
 -- once per batch instead of once per purchase (one merchant's purchases used to commit one per flush).
@@ -104,11 +104,13 @@ begin
     end if;
 
     update listings set status = 'reserved', reserved_by = v_p.id, updated_at = now() where id = v_l.id;
-    insert into job_outbox (task, payload, queue_name, run_at, max_attempts, job_key, priority, preserve_run_at)
-    select j.task, j.payload, j.queue_name, j.run_at, j.max_attempts, j.job_key, j.priority, coalesce(j.preserve_run_at, false)
-      from json_to_recordset(replace(it.jobs::text, '9007199254740991', v_p.id::text)::json)
-        as j(task text, payload json, queue_name text, run_at timestamptz, max_attempts smallint, job_key text, priority smallint,
-             preserve_run_at boolean);
+    if json_array_length(it.jobs) > 0 then -- none since the purchase dispatcher (023); the parameter stays general
+      insert into job_outbox (task, payload, queue_name, run_at, max_attempts, job_key, priority, preserve_run_at)
+      select j.task, j.payload, j.queue_name, j.run_at, j.max_attempts, j.job_key, j.priority, coalesce(j.preserve_run_at, false)
+        from json_to_recordset(replace(it.jobs::text, '9007199254740991', v_p.id::text)::json)
+          as j(task text, payload json, queue_name text, run_at timestamptz, max_attempts smallint, job_key text, priority smallint,
+               preserve_run_at boolean);
+    end if;
     v_available := v_available - v_price;
     v_debited := true;
     insert into ledger_entries (merchant_id, key, kind, available_delta, hold_delta, available_after, hold_after, ref_type, ref_id)

@@ -89,6 +89,8 @@ export interface PurchasesTable {
   hold_end_date: Date | null;
   dispatch_attempts: Generated<number>;
   dispatch_started_at: Date | null;
+  /** When the dispatcher may claim the purchase (while pending): its lease's end, or the retry time (migration 023). */
+  dispatch_next_at: Generated<Date>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -17,6 +17,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import type { Db } from '../../db/database.js';
 import { JOB_OUTBOX, outboxRecords } from '../../jobs/enqueue.js';
+import { PURCHASE_PENDING_WRITE } from './purchase-jobs.js';
 import type { CreationInput } from './create-repo.js';
 import type { PurchaseRow } from './purchase-repo.js';
 
@@ -88,7 +89,9 @@ export function createCreationBatcher(db: Db, opts: BatcherOptions): CreationBat
     let rows: Array<PurchaseRow & { r_idx: number; r_outcome: 'created' | 'twin' | 'fallback' }>;
     try {
       const items = JSON.stringify(batch.map((w, i) => item(i, w.input)));
-      const res = await sql<PurchaseRow & { r_idx: number; r_outcome: 'created' | 'twin' | 'fallback' }>`${sql.raw(JOB_OUTBOX)}
+      // Its commit wakes the purchase dispatcher (and the job relay, when there are jobs).
+      const markers = PURCHASE_PENDING_WRITE + (batch.some((w) => w.input.jobs.length > 0) ? ` ${JOB_OUTBOX}` : '');
+      const res = await sql<PurchaseRow & { r_idx: number; r_outcome: 'created' | 'twin' | 'fallback' }>`${sql.raw(markers)}
         select r.r_idx, r.r_outcome, (r.r_purchase).* from purchase_create_batch(${items}::json) r`.execute(db);
       rows = res.rows;
     } catch (err) {

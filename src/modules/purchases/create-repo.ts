@@ -22,6 +22,7 @@ import { outboxInsert, type JobSpec } from '../../jobs/enqueue.js';
 import { LISTING_COLUMNS, type ListingView } from '../catalogue/catalogue-repo.js';
 import type { NewPurchase, PurchaseRow } from './purchase-repo.js';
 import { movementCtes } from '../ledger/ledger-repo.js';
+import { PURCHASE_PENDING_WRITE } from './purchase-jobs.js';
 
 export type ListingChoice = { assetId: string; game: Game } | { name: string; game: Game };
 
@@ -83,7 +84,8 @@ export interface Reservation {
 export async function reserveAndDebit(trx: Trx, r: Reservation): Promise<PurchaseRow | 'item_sold' | 'insufficient_balance'> {
   const { purchase: p, listing: l, price } = r;
   if (!Number.isSafeInteger(price) || price < 0) throw new Error(`purchase ${p.id}: price must be integer mills`);
-  const res = await sql<PurchaseRow & { live: number; debited: number }>`
+  // Marked: its commit wakes the purchase dispatcher.
+  const res = await sql<PurchaseRow & { live: number; debited: number }>`${sql.raw(PURCHASE_PENDING_WRITE)}
     with live as (
       select id from listings where id = ${l.id} and status = 'live'
     ), ${movementCtes(

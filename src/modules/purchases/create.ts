@@ -3,8 +3,8 @@
 // A plain success — the listing live and within max_price, the balance enough — is created in a
 // batch with the other purchases asked for at about the same time (create-batcher.ts,
 // purchase_create_batch, migration 022): the purchase with its item snapshot, the listing
-// reserved, the dispatch job and the pending watchdog in the job outbox, the debit
-// (`purchase:<id>:reserve`) with its ledger entry — all or nothing per purchase, one commit per
+// reserved, the debit (`purchase:<id>:reserve`) with its ledger entry (no job: the purchase
+// dispatcher finds it, dispatcher.ts) — all or nothing per purchase, one commit per
 // batch. Anything else takes one transaction of two statements (create-repo.ts): claim
 // merchant_tx_id (INSERT … ON CONFLICT DO NOTHING on the unique constraint) and pick and lock the
 // listing; then, with the price computed here, the same reservation and debit, or the failure

@@ -1,14 +1,14 @@
 // The purchase dispatch stage (spec 3.2; DESIGN 6): the offer's life after creation.
 //
-// Dispatch (job purchase_dispatch) is retry-safe: a marker (dispatch_attempts, dispatch_started_at)
-// is committed before every attempt, and the platform's sendPurchaseOffer must be idempotent per
-// purchaseId (the sandbox returns the offer it already sent), so a retry after "offer sent, but
+// Dispatch (the per-instance dispatcher, dispatcher.ts, runs the steps below) is retry-safe: a
+// marker (dispatch_attempts, dispatch_started_at, the lease dispatch_next_at) is committed before
+// every attempt, and the platform's sendPurchaseOffer must be idempotent per purchaseId (the sandbox returns the offer it already sent), so a retry after "offer sent, but
 // recording it failed" adopts the first offer instead of sending a second. When the platform call of
 // the last attempt times out, the purchase ends failed timeout_error (the platform was asked and
 // did not answer in time; any other last-attempt error is gateway_too_slow). A purchase still pending
 // long after every attempt should have ended (the worker died, the database failed the last
 // attempt's bookkeeping) is failed with gateway_too_slow and refunded by the pending watchdog
-// (job purchase_pending_watchdog); it never fails one while an attempt may be in flight. An offer
+// (the dispatcher's sweep, sweepStuckPending); it never fails one while an attempt may be in flight. An offer
 // the platform sends for a purchase that never records it (a call answering after its timeout, or
 // after the purchase failed) is withdrawn by job purchase_cancel_offer (port cancelOffer), through
 // the offer layer (src/platform/offers.ts), which also turns offer changes into transitions.
@@ -18,9 +18,25 @@ import type { Db } from '../../db/database.js';
 import type { Clock } from '../../domain/clock.js';
 import type { PurchaseFailReason } from '../../domain/purchase-state.js';
 import { createOffers, PlatformTimeoutError } from '../../platform/offers.js';
-import { PlatformUnavailableError, PlatformUserError, type OfferChange, type SentOffer, type TradingPlatform } from '../../platform/port.js';
-import { dispatchCallTimeoutMs, dispatchInFlightMs, pendingLimitMs, schedulePurchaseOfferCancel } from './purchase-jobs.js';
-import { findPurchase, getPurchase, getPurchaseForUpdate, markDispatchAttempt, type PurchaseRow } from './purchase-repo.js';
+import { PlatformUnavailableError, PlatformUserError, type OfferChange, type PurchaseOfferRequest, type SentOffer, type TradingPlatform } from '../../platform/port.js';
+import {
+  DISPATCH_MAX_ATTEMPTS,
+  dispatchCallTimeoutMs,
+  dispatchInFlightMs,
+  dispatchRetryAt,
+  pendingLimitMs,
+  schedulePurchaseOfferCancel,
+} from './purchase-jobs.js';
+import {
+  claimDuePurchases,
+  findPurchase,
+  getPurchase,
+  getPurchaseForUpdate,
+  markDispatchAttempt,
+  scheduleDispatchRetry,
+  stuckPendingIds,
+  type PurchaseRow,
+} from './purchase-repo.js';
 import type { PurchaseTransitions } from './purchase-transitions.js';
 
 export interface DispatchDeps {
@@ -28,7 +44,7 @@ export interface DispatchDeps {
   config: Pick<Config, 'depositTimeoutMs' | 'holdSeconds'>;
   clock: Clock;
   log: Logger;
-  platform: Pick<TradingPlatform, 'sendPurchaseOffer' | 'cancelOffer'>;
+  platform: Pick<TradingPlatform, 'sendPurchaseOffer' | 'sendPurchaseOffers' | 'cancelOffer'>;
   transitions: PurchaseTransitions;
 }
 
@@ -49,40 +65,121 @@ export function createDispatchStage(deps: DispatchDeps) {
     pendingRetryMs: 30_000,
   });
 
+  const requestOf = (p: PurchaseRow): PurchaseOfferRequest => ({
+    purchaseId: p.id,
+    game: p.game,
+    partner: p.partner,
+    token: p.token,
+    listingId: p.listing_id ?? '',
+    ...(p.item_asset_id ? { assetId: p.item_asset_id } : {}),
+  });
+
+  function sendOffer(p: PurchaseRow): Promise<SentOffer> {
+    return offers.send(platform.sendPurchaseOffer(requestOf(p)), dispatchCallTimeoutMs(config), p.id);
+  }
+
+  /**
+   * The offers of several purchases: one platform call when the platform takes batches, else one
+   * call each. Each purchase's answer has its own deadline and late-offer withdrawal, as sendOffer.
+   */
+  function sendOffers(ps: PurchaseRow[]): Array<Promise<SentOffer>> {
+    if (!platform.sendPurchaseOffers || ps.length < 2) return ps.map(sendOffer);
+    const batch = platform.sendPurchaseOffers(ps.map(requestOf));
+    return ps.map((p, i) =>
+      offers.send(
+        batch.then((answers) => {
+          const a = answers[i];
+          if (a === undefined) throw new Error(`the platform answered ${answers.length} of ${ps.length} purchase offers`);
+          if (a instanceof Error) throw a;
+          return a;
+        }),
+        dispatchCallTimeoutMs(config),
+        p.id,
+      ),
+    );
+  }
+
+  /** A refusal that ends the purchase at once (no retry), or undefined. */
+  const refusalOf = (err: unknown): PurchaseFailReason | undefined =>
+    err instanceof PlatformUnavailableError ? 'provider_unavailable' : err instanceof PlatformUserError ? 'trade_url_error' : undefined;
+
+  /**
+   * The attempt's end: `reason` (a refusal), else — the last attempt failed — timeout_error when
+   * the platform was asked and did not answer in time, gateway_too_slow when it failed on our side.
+   */
+  async function failDispatch(p: PurchaseRow, err: unknown, reason: PurchaseFailReason | undefined): Promise<void> {
+    const last: PurchaseFailReason = reason ?? (err instanceof PlatformTimeoutError ? 'timeout_error' : 'gateway_too_slow');
+    if (!reason) log.error({ err, purchaseId: p.id, failReason: last }, 'purchase dispatch failed on its last attempt');
+    await transitions.apply(p.id, 'fail', { failReason: last });
+  }
+
+  /** One offer recorded on its own (after its batch failed). */
+  async function recordOne({ p, offer }: { p: PurchaseRow; offer: SentOffer }): Promise<void> {
+    let recorded: boolean;
+    try {
+      recorded = (await transitions.apply(p.id, 'send', { offer })).ok;
+    } catch (err) {
+      log.error({ err, purchaseId: p.id, tradeOfferId: offer.tradeOfferId, attempt: p.dispatch_attempts }, 'purchase offer sent but not recorded');
+      await offers.scheduleCancel(p.id, offer.tradeOfferId);
+      if (p.dispatch_attempts < DISPATCH_MAX_ATTEMPTS) {
+        await scheduleDispatchRetry(db, p.id, p.dispatch_attempts, dispatchRetryAt(p.dispatch_attempts, clock.now())).catch((e: unknown) =>
+          log.error({ err: e, purchaseId: p.id }, 'purchase dispatch retry not scheduled (its lease will run out)'),
+        );
+      }
+      return;
+    }
+    if (!recorded) await offers.scheduleCancel(p.id, offer.tradeOfferId);
+  }
+
+  /**
+   * The pending watchdog (the dispatcher's sweep; job purchase_pending_watchdog of older versions):
+   * a purchase still pending pendingLimitMs after its creation lost its dispatch; it ends failed
+   * gateway_too_slow, amount refunded, listing back on sale. Decided under the purchase row lock against the dispatch marker, so it never fails
+   * a purchase whose dispatch attempt may still be sending (it comes back later instead).
+   */
+  async function failIfStuckPending(purchaseId: number): Promise<'done' | { retryAt: Date }> {
+    for (let attempt = 0; ; attempt++) {
+      const r = await db.transaction().execute(async (trx) => {
+        const cur = await getPurchaseForUpdate(trx, purchaseId);
+        if (!cur || cur.status !== 'pending') return 'done' as const;
+        const dueAt = Math.max(
+          new Date(cur.created_at).getTime() + pendingLimitMs(config),
+          cur.dispatch_started_at ? new Date(cur.dispatch_started_at).getTime() + dispatchInFlightMs(config) : 0,
+        );
+        if (dueAt > clock.now().getTime()) return { retryAt: new Date(dueAt) };
+        const failed = await transitions.transitionIn(trx, cur, 'fail', { failReason: 'gateway_too_slow' });
+        if (!failed.ok) return failed.reason === 'lost_race' ? undefined : ('done' as const);
+        log.warn({ purchaseId, attempts: cur.dispatch_attempts }, 'purchase stuck in pending: failed gateway_too_slow and refunded');
+        return 'done' as const;
+      });
+      if (r) return r;
+      if (attempt >= 5) throw new Error(`purchase ${purchaseId}: too many concurrent status changes`);
+    }
+  }
+
   /** A timed job's purchase still not due: its due time; else the job applies `event` (a refusal means someone moved first). */
   const due = (at: Date | string | null) => (at && new Date(at).getTime() > clock.now().getTime() ? { retryAt: new Date(at) } : undefined);
 
   return {
     /**
-     * Job purchase_dispatch: send the offer. The platform's refusal to answer → failed
+     * One attempt at sending the offer of one purchase, its number given by the caller (tests; the
+     * dispatcher has its own loop over the same steps). The platform's refusal to answer → failed
      * provider_unavailable; a refusal for the user's trade link → failed trade_url_error; other
-     * errors (a timeout, a database error while recording) retry, and the last attempt gives up
-     * with timeout_error when the platform call timed out (dispatchCallTimeoutMs), else
+     * errors (a timeout, a database error while recording) throw for a retry, and the last attempt
+     * gives up with timeout_error when the platform call timed out (dispatchCallTimeoutMs), else
      * gateway_too_slow. Either way the amount returns.
      */
     async dispatch(purchaseId: number, attempt: { attempts: number; maxAttempts: number }): Promise<void> {
-      const p = await markDispatchAttempt(db, purchaseId, clock.now());
+      const now = clock.now();
+      const p = await markDispatchAttempt(db, purchaseId, now, new Date(now.getTime() + dispatchInFlightMs(config)));
       if (!p) return; // not pending (any more): nothing may be sent
       let offer: SentOffer;
       try {
-        const sending = platform.sendPurchaseOffer({
-          purchaseId: p.id,
-          game: p.game,
-          partner: p.partner,
-          token: p.token,
-          listingId: p.listing_id ?? '',
-          ...(p.item_asset_id ? { assetId: p.item_asset_id } : {}),
-        });
-        offer = await offers.send(sending, dispatchCallTimeoutMs(config), p.id);
+        offer = await sendOffer(p);
       } catch (err) {
-        const reason: PurchaseFailReason | undefined =
-          err instanceof PlatformUnavailableError ? 'provider_unavailable' : err instanceof PlatformUserError ? 'trade_url_error' : undefined;
+        const reason = refusalOf(err);
         if (!reason && attempt.attempts < attempt.maxAttempts) throw err;
-        // The last attempt: the platform was asked and did not answer in time → timeout_error;
-        // the attempt failed on our side → gateway_too_slow.
-        const last: PurchaseFailReason = reason ?? (err instanceof PlatformTimeoutError ? 'timeout_error' : 'gateway_too_slow');
-        if (!reason) log.error({ err, purchaseId, failReason: last }, 'purchase dispatch failed on its last attempt');
-        await transitions.apply(p.id, 'fail', { failReason: last });
+        await failDispatch(p, err, reason);
         return;
       }
       let recorded: boolean;
@@ -100,33 +197,64 @@ export function createDispatchStage(deps: DispatchDeps) {
       if (!recorded) await offers.scheduleCancel(purchaseId, offer.tradeOfferId);
     },
 
+    /** The dispatcher's claim (its dispatch markers): due pending purchases, leased for one attempt each. */
+    claim(limit: number): Promise<PurchaseRow[]> {
+      const now = clock.now();
+      return claimDuePurchases(db, { now, leaseUntil: new Date(now.getTime() + dispatchInFlightMs(config)), limit, maxAttempts: DISPATCH_MAX_ATTEMPTS });
+    },
+
+    /** The platform calls of claimed purchases' attempts (each within dispatchCallTimeoutMs). */
+    sendAll: sendOffers,
+
+    /**
+     * A claimed purchase's attempt failed before an offer was recorded: a refusal fails it, another
+     * error retries at dispatchRetryAt while attempts are left, else the purchase fails
+     * (timeout_error / gateway_too_slow). Throws only if the database does (the lease then runs out).
+     */
+    async attemptFailed(p: PurchaseRow, err: unknown): Promise<void> {
+      const reason = refusalOf(err);
+      if (!reason && p.dispatch_attempts < DISPATCH_MAX_ATTEMPTS) {
+        log.warn({ err, purchaseId: p.id, attempt: p.dispatch_attempts }, 'purchase dispatch attempt failed: retried later');
+        await scheduleDispatchRetry(db, p.id, p.dispatch_attempts, dispatchRetryAt(p.dispatch_attempts, clock.now()));
+        return;
+      }
+      await failDispatch(p, err, reason);
+    },
+
+    /**
+     * Records the offers of claimed purchases: one batched transaction; if it fails, one by one,
+     * so one purchase that cannot be recorded does not hold back the others. An offer not
+     * recorded is withdrawn once its purchase has settled (cancel job); while attempts are left the
+     * purchase is retried (the retry adopts the offer: idempotent send), after the last one the
+     * pending watchdog settles it. Never throws.
+     */
+    async recordSent(batch: Array<{ p: PurchaseRow; offer: SentOffer }>): Promise<void> {
+      let moved: Set<number>;
+      try {
+        moved = new Set((await transitions.sendMany(batch.map(({ p, offer }) => ({ id: p.id, offer })))).map((r) => Number(r.id)));
+      } catch (err) {
+        log.error({ err, count: batch.length }, 'recording a batch of purchase offers failed: recording them one by one');
+        for (const b of batch) await recordOne(b);
+        return;
+      }
+      for (const { p, offer } of batch) if (!moved.has(p.id)) await offers.scheduleCancel(p.id, offer.tradeOfferId);
+    },
     /** Job purchase_cancel_offer. */
     cancelUnrecordedOffer: offers.cancelUnrecorded,
 
+    /** Job purchase_pending_watchdog (queued by older versions) and the sweep. */
+    failIfStuckPending,
+
     /**
-     * Job purchase_pending_watchdog (scheduled at creation, pendingLimitMs later): a purchase still
-     * pending then lost its dispatch; it ends failed gateway_too_slow, amount refunded, listing back
-     * on sale. Decided under the purchase row lock against the dispatch marker, so it never fails
-     * a purchase whose dispatch attempt may still be sending (it comes back later instead).
+     * The pending watchdog as a sweep (the dispatcher runs it every DISPATCH_SWEEP_MS): every
+     * purchase pending past pendingLimitMs goes through failIfStuckPending (which leaves alone one
+     * whose attempt may still be in flight). Answers how many it looked at.
      */
-    async failIfStuckPending(purchaseId: number): Promise<'done' | { retryAt: Date }> {
-      for (let attempt = 0; ; attempt++) {
-        const r = await db.transaction().execute(async (trx) => {
-          const cur = await getPurchaseForUpdate(trx, purchaseId);
-          if (!cur || cur.status !== 'pending') return 'done' as const;
-          const dueAt = Math.max(
-            new Date(cur.created_at).getTime() + pendingLimitMs(config),
-            cur.dispatch_started_at ? new Date(cur.dispatch_started_at).getTime() + dispatchInFlightMs(config) : 0,
-          );
-          if (dueAt > clock.now().getTime()) return { retryAt: new Date(dueAt) };
-          const failed = await transitions.transitionIn(trx, cur, 'fail', { failReason: 'gateway_too_slow' });
-          if (!failed.ok) return failed.reason === 'lost_race' ? undefined : ('done' as const);
-          log.warn({ purchaseId, attempts: cur.dispatch_attempts }, 'purchase stuck in pending: failed gateway_too_slow and refunded');
-          return 'done' as const;
-        });
-        if (r) return r;
-        if (attempt >= 5) throw new Error(`purchase ${purchaseId}: too many concurrent status changes`);
-      }
+    async sweepStuckPending(limit = 100): Promise<number> {
+      const now = clock.now();
+      const ids = await stuckPendingIds(db, { createdBy: new Date(now.getTime() - pendingLimitMs(config)), now, limit });
+      for (const id of ids) await failIfStuckPending(id);
+      return ids.length;
     },
 
     /** Job purchase_offer_expire: the user did not accept in time → canceled buyer_too_slow. */

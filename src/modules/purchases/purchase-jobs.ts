@@ -2,16 +2,22 @@
 // Handlers: purchase-tasks.ts.
 import type { Config } from '../../config.js';
 import type { Db, Trx } from '../../db/database.js';
-import { addJob, type JobSpec } from '../../jobs/enqueue.js';
+import { addJob, addJobs, type JobSpec } from '../../jobs/enqueue.js';
 
 export const PURCHASE_TASKS = {
-  /** Sends the offer of a pending purchase (DISPATCH_MAX_ATTEMPTS attempts). */
+  /**
+   * Formerly the dispatch of one purchase; the per-instance dispatcher (dispatcher.ts) sends every
+   * pending purchase now. Kept so jobs queued by an older version complete (they wake the dispatcher).
+   */
   dispatch: 'purchase_dispatch',
   /** active → canceled buyer_too_slow when offer_expires_at passes. */
   offerExpire: 'purchase_offer_expire',
   /** hold → completed when hold_end_date passes. */
   holdEnd: 'purchase_hold_end',
-  /** A purchase whose dispatch was lost ends failed gateway_too_slow, refunded. */
+  /**
+   * A purchase whose dispatch was lost ends failed gateway_too_slow, refunded. Formerly a job per
+   * purchase; now the dispatcher's sweep. Kept so jobs queued by an older version still run.
+   */
   pendingWatchdog: 'purchase_pending_watchdog',
   /**
    * Withdraws a purchase offer the platform sent but the purchase never recorded: a dispatch call
@@ -24,8 +30,20 @@ export const PURCHASE_TASKS = {
 
 export const DISPATCH_MAX_ATTEMPTS = 5;
 
-/** graphile-worker's backoff between the DISPATCH_MAX_ATTEMPTS attempts: e^1 + … + e^4 s ≈ 85 s. */
+/** The backoff between the DISPATCH_MAX_ATTEMPTS attempts (graphile-worker's): e^1 + … + e^4 s ≈ 85 s. */
 const DISPATCH_BACKOFF_MS = 90_000;
+
+/** When attempt `attempt` (1-based) failed at `now`, the next one is due e^attempt seconds later. */
+export function dispatchRetryAt(attempt: number, now: Date): Date {
+  return new Date(now.getTime() + Math.round(Math.exp(Math.min(attempt, 10)) * 1000));
+}
+
+/** The dispatcher: purchases per claim statement, attempts in flight per instance, its poll. */
+export const DISPATCH_CLAIM_BATCH = 128;
+export const DISPATCH_CONCURRENCY = 256;
+export const DISPATCH_POLL_MS = 500;
+/** How often the dispatcher looks for purchases pending past pendingLimitMs (the pending watchdog). */
+export const DISPATCH_SWEEP_MS = 5_000;
 
 /**
  * The platform call of one dispatch attempt is abandoned after the gateway's platform timeout
@@ -78,16 +96,25 @@ export const purchaseJobKey = {
   cancelOffer: (id: number, offerId: string) => `purchase:${id}:cancel_offer:${offerId}`,
 };
 
-/** The two jobs of a new purchase (added in one round trip with addJobs): dispatch now, the watchdog at `watchdogAt`. */
-export function creationJobs(purchaseId: number, watchdogAt: Date): JobSpec[] {
-  return [
-    { task: PURCHASE_TASKS.dispatch, payload: { purchase_id: purchaseId }, opts: { jobKey: purchaseJobKey.dispatch(purchaseId), maxAttempts: DISPATCH_MAX_ATTEMPTS } },
-    { task: PURCHASE_TASKS.pendingWatchdog, payload: { purchase_id: purchaseId }, opts: { jobKey: purchaseJobKey.pendingWatchdog(purchaseId), runAt: watchdogAt } },
-  ];
+/**
+ * The jobs of a new purchase: none. Its offer is sent by the dispatcher (dispatcher.ts), which
+ * also sweeps for purchases pending past pendingLimitMs (the watchdog, DISPATCH_SWEEP_MS) — no
+ * job per purchase. The dispatcher is woken by the commit of a statement naming
+ * PURCHASE_PENDING_WRITE (the batched creation and the transaction path's reservation carry it), else by its poll.
+ */
+export function creationJobs(_purchaseId: number, _watchdogAt: Date): JobSpec[] {
+  return [];
+}
+
+/** A statement that adds pending purchases may carry this comment: its commit wakes the dispatcher. */
+export const PURCHASE_PENDING_WRITE = '/* purchases:pending */';
+
+export function purchaseExpiryJob(purchaseId: number, runAt: Date): JobSpec {
+  return { task: PURCHASE_TASKS.offerExpire, payload: { purchase_id: purchaseId }, opts: { runAt, jobKey: purchaseJobKey.offerExpire(purchaseId) } };
 }
 
 export function schedulePurchaseExpiry(db: Db | Trx, purchaseId: number, runAt: Date): Promise<void> {
-  return addJob(db, PURCHASE_TASKS.offerExpire, { purchase_id: purchaseId }, { runAt, jobKey: purchaseJobKey.offerExpire(purchaseId) });
+  return addJobs(db, [purchaseExpiryJob(purchaseId, runAt)]);
 }
 
 export function schedulePurchaseHoldEnd(db: Db | Trx, purchaseId: number, runAt: Date): Promise<void> {

@@ -53,17 +53,101 @@ export async function getPurchaseForUpdate(trx: Trx, id: number): Promise<Purcha
 
 /**
  * Dispatch marker, written (and committed) before an offer is sent: one more attempt, started
- * `now`. Only while pending — undefined means the purchase moved on (e.g. the watchdog failed it)
- * and nothing may be sent.
+ * `now`, leased until `leaseUntil` (the dispatcher does not claim it meanwhile). Only while
+ * pending — undefined means the purchase moved on (e.g. the watchdog failed it) and nothing may be sent.
  */
-export async function markDispatchAttempt(db: Db, id: number, now: Date): Promise<PurchaseRow | undefined> {
+export async function markDispatchAttempt(db: Db, id: number, now: Date, leaseUntil: Date): Promise<PurchaseRow | undefined> {
   return db
     .updateTable('purchases')
-    .set((eb) => ({ dispatch_attempts: eb('dispatch_attempts', '+', 1), dispatch_started_at: now }))
+    .set((eb) => ({ dispatch_attempts: eb('dispatch_attempts', '+', 1), dispatch_started_at: now, dispatch_next_at: leaseUntil }))
     .where('id', '=', id)
     .where('status', '=', 'pending')
     .returningAll()
     .executeTakeFirst();
+}
+
+/**
+ * The dispatcher's claim, one autocommit statement that is also every claimed purchase's dispatch
+ * marker: up to `limit` due pending purchases with attempts left, oldest due first, each given one
+ * more attempt started `now` and leased until `leaseUntil`. SKIP LOCKED: a purchase another
+ * instance is claiming (or a transition is changing) is left to it; the lease keeps it from being
+ * claimed again while its attempt may still run.
+ */
+export async function claimDuePurchases(db: Db, o: { now: Date; leaseUntil: Date; limit: number; maxAttempts: number }): Promise<PurchaseRow[]> {
+  // A materialized CTE: the locking subquery runs once (as a join's inner side it may be rescanned).
+  const r = await sql<PurchaseRow>`
+    with due as materialized (
+      select id from purchases
+       where status = 'pending' and dispatch_next_at <= ${o.now} and dispatch_attempts < ${o.maxAttempts}
+       order by dispatch_next_at, id
+       limit ${o.limit}
+       for update skip locked
+    )
+    update purchases p
+       set dispatch_attempts = p.dispatch_attempts + 1, dispatch_started_at = ${o.now}, dispatch_next_at = ${o.leaseUntil}
+      from due
+     where p.id = due.id and p.status = 'pending'
+    returning p.*`.execute(db);
+  return r.rows;
+}
+
+/**
+ * The pending watchdog's sweep: pending purchases created at or before `createdBy` whose dispatch
+ * lease or retry time has passed, oldest first (the partial index of pending purchases).
+ */
+export async function stuckPendingIds(db: Db, o: { createdBy: Date; now: Date; limit: number }): Promise<number[]> {
+  const r = await db
+    .selectFrom('purchases')
+    .select('id')
+    .where('status', '=', 'pending')
+    .where('dispatch_next_at', '<=', o.now)
+    .where('created_at', '<=', o.createdBy)
+    .orderBy('dispatch_next_at')
+    .orderBy('id')
+    .limit(o.limit)
+    .execute();
+  return r.map((x) => Number(x.id));
+}
+
+/** A failed attempt `attempt` comes back at `at` (unless the purchase moved on or another attempt started). */
+export async function scheduleDispatchRetry(db: Db, id: number, attempt: number, at: Date): Promise<void> {
+  await db
+    .updateTable('purchases')
+    .set({ dispatch_next_at: at })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .where('dispatch_attempts', '=', attempt)
+    .execute();
+}
+
+export interface OfferToRecord {
+  id: number;
+  tradeOfferId: string;
+  botId: number;
+  botName: string;
+  expiresAt: Date;
+}
+
+/**
+ * The guarded pending → `to` update of several purchases at once, each with its offer (the
+ * batched form of updatePurchaseGuarded for 'send'). Locks in id order; a purchase that is no
+ * longer pending is left out of the answer.
+ */
+export async function recordOffersGuarded(trx: Trx, to: PurchaseStatus, offers: OfferToRecord[], now: Date): Promise<PurchaseRow[]> {
+  if (offers.length === 0) return [];
+  const values = sql.join(
+    offers.map((o) => sql`(${o.id}::bigint, ${o.tradeOfferId}::text, ${o.botId}::bigint, ${o.botName}::text, ${o.expiresAt}::timestamptz)`),
+  );
+  const r = await sql<PurchaseRow>`
+    with v (id, trade_offer_id, bot_id, bot_name, expires_at) as (values ${values}),
+    locked as (select p.id from purchases p join v on v.id = p.id where p.status = 'pending' order by p.id for update of p)
+    update purchases p
+       set status = ${to}, updated_at = ${now}, trade_offer_id = v.trade_offer_id, bot_id = v.bot_id, bot_name = v.bot_name,
+           offer_expires_at = v.expires_at
+      from v join locked l on l.id = v.id
+     where p.id = v.id and p.status = 'pending'
+    returning p.*`.execute(trx);
+  return r.rows;
 }
 
 export async function updatePurchaseGuarded(

@@ -1,6 +1,7 @@
 // The purchases feature (spec 3.2, 3.3, 3.4, 4.8–4.10; DESIGN 6, 8), wired from its stages:
 //   create.ts                 POST purchase: the purchase, its debit and its listing in one transaction
 //   dispatch.ts               the offer: dispatch, timed jobs, unrecorded offers, offer changes
+//   dispatcher.ts             sends the offers of pending purchases, in batches (started with the worker)
 //   purchase-transitions.ts   the only writer of a purchase's status after creation
 // and the reads (status 4.9, history 4.10).
 import type { Logger } from 'pino';
@@ -12,6 +13,8 @@ import type { PurchaseEvent, PurchaseStatus } from '../../domain/purchase-state.
 import type { TradingPlatform } from '../../platform/port.js';
 import { createCreateStage, type CreatePurchaseInput, type MerchantRef } from './create.js';
 import { createDispatchStage } from './dispatch.js';
+import { createPurchaseDispatcher } from './dispatcher.js';
+import { dispatchCallTimeoutMs } from './purchase-jobs.js';
 import { findPurchaseWire, listPurchases, type PurchaseRow, type PurchaseWireRow, type PurchaseSort } from './purchase-repo.js';
 import { createPurchaseTransitions, type EventOptions } from './purchase-transitions.js';
 import { purchaseWire, type PurchaseWire } from './purchase-views.js';
@@ -24,7 +27,7 @@ export interface PurchaseDeps {
   db: Db;
   clock: Clock;
   log: Logger;
-  platform: Pick<TradingPlatform, 'checkTradeLink' | 'sendPurchaseOffer' | 'cancelOffer'>;
+  platform: Pick<TradingPlatform, 'checkTradeLink' | 'sendPurchaseOffer' | 'sendPurchaseOffers' | 'cancelOffer'>;
   onListingsChanged?: () => void;
 }
 
@@ -34,6 +37,7 @@ export function createPurchaseService(deps: PurchaseDeps) {
   const transitions = createPurchaseTransitions(deps);
   const creation = createCreateStage(deps);
   const dispatch = createDispatchStage({ ...deps, transitions });
+  const dispatcher = createPurchaseDispatcher(dispatch, deps.log, { stopWaitMs: dispatchCallTimeoutMs(config) + 1000 });
 
   return {
     /**
@@ -73,6 +77,8 @@ export function createPurchaseService(deps: PurchaseDeps) {
       return { data: rows.map(wire), total };
     },
 
+    /** The per-instance dispatcher (app.ts starts it with the worker). */
+    dispatcher,
     dispatch: dispatch.dispatch,
     cancelUnrecordedOffer: dispatch.cancelUnrecordedOffer,
     failIfStuckPending: dispatch.failIfStuckPending,

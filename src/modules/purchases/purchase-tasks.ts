@@ -1,6 +1,7 @@
-// Purchase job handlers (names, payloads and keys: purchase-jobs.ts): dispatch (send the offer),
-// offer expiry and hold end by time, the pending watchdog (a purchase whose dispatch was lost ends
-// failed gateway_too_slow, refunded), and the withdrawal of offers a purchase never recorded.
+// Purchase job handlers (names, payloads and keys: purchase-jobs.ts): offer expiry and hold end by
+// time, the pending watchdog (a purchase whose dispatch was lost ends failed gateway_too_slow,
+// refunded), and the withdrawal of offers a purchase never recorded. Offers are sent by the
+// dispatcher (dispatcher.ts), not by a job.
 // A handler whose purchase is not due yet (the service clock can run ahead of or behind the
 // database's, or a dispatch attempt is still in flight) puts itself back at the due time.
 import type { TaskList } from 'graphile-worker';
@@ -11,10 +12,9 @@ import { PURCHASE_TASKS, schedulePurchaseExpiry, schedulePurchaseHoldEnd, schedu
 
 export function purchaseTasks(ctx: { db: Db; purchases: PurchaseService }): TaskList {
   return {
-    [PURCHASE_TASKS.dispatch]: async (payload, helpers) => {
-      const id = idField(payload, 'purchase_id');
-      if (id === undefined) return;
-      await ctx.purchases.dispatch(id, { attempts: helpers.job.attempts, maxAttempts: helpers.job.max_attempts });
+    // A job queued by an older version: the dispatcher sends every pending purchase; wake it.
+    [PURCHASE_TASKS.dispatch]: async () => {
+      ctx.purchases.dispatcher.wake();
     },
     [PURCHASE_TASKS.offerExpire]: async (payload) => {
       const id = idField(payload, 'purchase_id');

@@ -10,13 +10,15 @@ import { transitionFrom } from '../../domain/state-machine.js';
 import type { TransitionResult } from '../../platform/offers.js';
 import type { SentOffer } from '../../platform/port.js';
 import { applyMovement } from '../ledger/ledger-repo.js';
-import { enqueueWebhook } from '../webhooks/outbox.js';
-import { schedulePurchaseExpiry, schedulePurchaseHoldEnd } from './purchase-jobs.js';
+import { addJobs } from '../../jobs/enqueue.js';
+import { enqueueWebhook, enqueueWebhooks } from '../webhooks/outbox.js';
+import { purchaseExpiryJob, schedulePurchaseExpiry, schedulePurchaseHoldEnd } from './purchase-jobs.js';
 import {
   findPurchase,
   getPurchase,
   ledgerKeyExists,
   markListingSold,
+  recordOffersGuarded,
   releaseListing,
   updatePurchaseGuarded,
   type PurchaseRow,
@@ -89,7 +91,44 @@ export function createPurchaseTransitions(deps: { db: Db; clock: Clock; onListin
     }
   }
 
-  return { transitionIn, apply };
+  /**
+   * 'send' (pending → active) of several purchases, each with its offer, in one transaction of
+   * three statements (the guarded update, the webhook events, the offer-expiry jobs) instead of a
+   * transaction of its own each: the dispatcher records what one round of sends answered. The
+   * same effects as transitionIn; answers the purchases that moved (one no longer pending is not
+   * among them).
+   */
+  async function sendMany(sent: Array<{ id: number; offer: SentOffer }>): Promise<PurchaseRow[]> {
+    const t = transitionFrom(PURCHASE_MACHINE, 'send', 'pending');
+    const entry = t && PURCHASE_MACHINE.onEnter[t.to];
+    // What this batched form leaves out must not be needed (kept in step with the state machine).
+    if (!t || !entry || t.movement || entry.listing !== 'none' || entry.keepsFailReason || t.to === 'hold') {
+      throw new Error('purchase send: the state machine changed; sendMany no longer applies');
+    }
+    if (sent.length === 0) return [];
+    const now = clock.now();
+    return db.transaction().execute(async (trx) => {
+      const rows = await recordOffersGuarded(
+        trx,
+        t.to,
+        sent.map(({ id, offer }) => ({ id, tradeOfferId: offer.tradeOfferId, botId: offer.bot.id, botName: offer.bot.name, expiresAt: offer.expiresAt })),
+        now,
+      );
+      rows.sort((a, b) => a.id - b.id);
+      if (entry.webhook) {
+        await enqueueWebhooks(
+          trx,
+          rows.map((p) => ({ merchantId: p.merchant_id, kind: 'purchase' as const, recordId: p.id, status: p.status, payload: purchaseWebhookPayload(p) })),
+        );
+      }
+      if (t.to === 'active') {
+        await addJobs(trx, rows.filter((p) => p.offer_expires_at).map((p) => purchaseExpiryJob(p.id, new Date(p.offer_expires_at!))));
+      }
+      return rows;
+    });
+  }
+
+  return { transitionIn, apply, sendMany };
 }
 
 export type PurchaseTransitions = ReturnType<typeof createPurchaseTransitions>;

@@ -46,3 +46,27 @@ export async function enqueueWebhook(trx: Trx, event: WebhookEventInput): Promis
   if (!row) return null;
   return Number(row.id);
 }
+
+/**
+ * Several events in one statement (a batch of transitions of different records, each record at
+ * most once), each as webhookInsert would write it. Carries the WEBHOOK_EVENTS_WRITE marker.
+ */
+export async function enqueueWebhooks(trx: Trx, events: WebhookEventInput[]): Promise<void> {
+  if (events.length === 0) return;
+  const values = sql.join(
+    events.map(
+      (e, i) =>
+        sql`(${i}::int, ${e.merchantId}::bigint, ${e.kind}::text, ${e.recordId}::bigint, ${e.status}::text, ${JSON.stringify(e.payload)}::jsonb, ${e.resultUrl ?? null}::text)`,
+    ),
+  );
+  await sql`${sql.raw(WEBHOOK_EVENTS_WRITE)}
+    insert into webhook_events (merchant_id, kind, record_id, status, payload, target_url, not_before)
+    select m.id, v.kind, v.record_id, v.status, v.payload,
+           coalesce(nullif(v.result_url, ''), nullif(m.webhook_url, '')),
+           (select max(p.next_attempt_at) from webhook_events p
+             where p.kind = v.kind and p.record_id = v.record_id and p.state = 'pending')
+      from (values ${values}) v (ord, merchant_id, kind, record_id, status, payload, result_url)
+      join merchants m on m.id = v.merchant_id
+     where coalesce(nullif(v.result_url, ''), nullif(m.webhook_url, '')) is not null
+     order by v.ord`.execute(trx);
+}

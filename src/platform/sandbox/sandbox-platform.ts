@@ -58,6 +58,61 @@ export function createSandboxPlatform(deps: SandboxDeps): SandboxPlatform {
     return { bot, tradeOfferId: row.rows[0].id, expiresAt: new Date(clock.now().getTime() + deps.offerTtlSeconds * 1000) };
   }
 
+  /**
+   * sendPurchaseOffer's usual path as one statement: the offer already recorded for the purchase,
+   * else a new one — the bot pickBot would pick, an ID from the sequence, its record (ON CONFLICT:
+   * a concurrent attempt's record stands). Undefined when neither (no bot enabled, or that conflict).
+   */
+  async function sendPurchaseInOne(purchaseId: number): Promise<SentOffer | undefined> {
+    const expiresAt = new Date(clock.now().getTime() + deps.offerTtlSeconds * 1000);
+    const r = await sql<{ trade_offer_id: string; expires_at: Date; bot_id: number; name: string; platform_id: string }>`
+      with old as (
+        select trade_offer_id, expires_at, bot_id from sandbox_purchase_offers where purchase_id = ${purchaseId}
+      ), enabled as (
+        select id, row_number() over (order by id) - 1 as i, count(*) over () as n from bots where enabled = true
+      ), b as (
+        select id from enabled where i = abs(${purchaseId}::bigint) % n
+      ), ins as (
+        insert into sandbox_purchase_offers (purchase_id, trade_offer_id, bot_id, expires_at)
+        select ${purchaseId}, nextval('sandbox_trade_offer_seq')::text, b.id, ${expiresAt.toISOString()}::timestamptz
+          from b where not exists (select 1 from old)
+        on conflict (purchase_id) do nothing
+        returning trade_offer_id, expires_at, bot_id
+      )
+      select x.trade_offer_id, x.expires_at, bots.id as bot_id, bots.name, bots.platform_id
+        from (select * from old union all select * from ins) x join bots on bots.id = x.bot_id`.execute(db);
+    const row = r.rows[0];
+    return row && { bot: { id: row.bot_id, name: row.name, platformId: row.platform_id }, tradeOfferId: row.trade_offer_id, expiresAt: new Date(row.expires_at) };
+  }
+
+  /** sendPurchaseInOne for several purchases in one statement: the offers it could answer, by purchase id. */
+  async function sendPurchasesInOne(purchaseIds: number[]): Promise<Map<number, SentOffer>> {
+    const expiresAt = new Date(clock.now().getTime() + deps.offerTtlSeconds * 1000);
+    const r = await sql<{ purchase_id: number; trade_offer_id: string; expires_at: Date; bot_id: number; name: string; platform_id: string }>`
+      with req as (
+        select unnest(${purchaseIds}::bigint[]) as purchase_id
+      ), old as (
+        select o.purchase_id, o.trade_offer_id, o.expires_at, o.bot_id from sandbox_purchase_offers o join req using (purchase_id)
+      ), enabled as (
+        select id, row_number() over (order by id) - 1 as i, count(*) over () as n from bots where enabled = true
+      ), ins as (
+        insert into sandbox_purchase_offers (purchase_id, trade_offer_id, bot_id, expires_at)
+        select r.purchase_id, nextval('sandbox_trade_offer_seq')::text, e.id, ${expiresAt.toISOString()}::timestamptz
+          from (select * from req order by purchase_id) r join enabled e on e.i = abs(r.purchase_id) % e.n
+         where not exists (select 1 from old where old.purchase_id = r.purchase_id)
+        on conflict (purchase_id) do nothing
+        returning purchase_id, trade_offer_id, expires_at, bot_id
+      )
+      select x.purchase_id, x.trade_offer_id, x.expires_at, bots.id as bot_id, bots.name, bots.platform_id
+        from (select * from old union all select * from ins) x join bots on bots.id = x.bot_id`.execute(db);
+    return new Map(
+      r.rows.map((row) => [
+        Number(row.purchase_id),
+        { bot: { id: row.bot_id, name: row.name, platformId: row.platform_id }, tradeOfferId: row.trade_offer_id, expiresAt: new Date(row.expires_at) },
+      ]),
+    );
+  }
+
   /** A deposit offer: its ID from the sequence and its sandbox record (with the assets asked for), in one statement. */
   async function sendDeposit(req: { depositId: number; game: Game; partner: number; assets: OfferedAsset[] }): Promise<SentOffer> {
     const bot = await pickBot(req.depositId);
@@ -113,7 +168,7 @@ export function createSandboxPlatform(deps: SandboxDeps): SandboxPlatform {
 
   const lateAnswerMs = deps.lateAnswerMs ?? 10_500;
 
-  return {
+  const platform: SandboxPlatform = {
     kind: 'sandbox',
 
     async checkTradeLink(_game: Game, partner: number, token: string): Promise<PlatformUser> {
@@ -158,6 +213,12 @@ export function createSandboxPlatform(deps: SandboxDeps): SandboxPlatform {
         const row = r.rows[0];
         return row && { bot: { id: row.bot_id, name: row.name, platformId: row.platform_id }, tradeOfferId: row.trade_offer_id, expiresAt: new Date(row.expires_at) };
       };
+      // The usual case in one round trip: the offer already sent, else a new one (bot, ID, record).
+      if (!isLateAnswerPartner(req.partner)) {
+        const one = await sendPurchaseInOne(req.purchaseId);
+        if (one) return one;
+        // nothing: no bot is enabled, or a concurrent attempt recorded its offer first (below decides)
+      }
       const existing = await sent();
       if (existing) return existing;
       // 90000013: a new offer goes out only after the dispatch's call timeout (one already out is
@@ -173,6 +234,23 @@ export function createSandboxPlatform(deps: SandboxDeps): SandboxPlatform {
       const winner = await sent();
       if (!winner) throw new PlatformUnavailableError('the sandbox lost a purchase offer');
       return winner;
+    },
+
+    // A batch as one statement for the plain users (the offers already sent, new ones for the
+    // others, as sendPurchaseInOne does each); the sandbox's special users, and any purchase the
+    // statement did not answer, go through sendPurchaseOffer one by one.
+    async sendPurchaseOffers(reqs): Promise<Array<SentOffer | Error>> {
+      const plain = (req: (typeof reqs)[number]) => {
+        try {
+          sandboxUser(req.partner, req.token);
+        } catch {
+          return false;
+        }
+        return !isUnavailablePartner(req.partner) && !isRevokedAfterCheckPartner(req.partner) && !isSilentPurchasePartner(req.partner) && !isLateAnswerPartner(req.partner);
+      };
+      const ids = [...new Set(reqs.filter(plain).map((r) => r.purchaseId))];
+      const got = ids.length ? await sendPurchasesInOne(ids) : new Map<number, SentOffer>();
+      return Promise.all(reqs.map((req) => got.get(req.purchaseId) ?? platform.sendPurchaseOffer(req).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))))));
     },
 
     // Marks the offer canceled in the sandbox's record (idempotent: a second cancel keeps the first
@@ -202,4 +280,5 @@ export function createSandboxPlatform(deps: SandboxDeps): SandboxPlatform {
       return result;
     },
   };
+  return platform;
 }

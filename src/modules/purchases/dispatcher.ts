@@ -1,0 +1,241 @@
+// The per-instance purchase dispatcher: sends the offers of pending purchases (dispatch.ts holds
+// the steps and their rules). Instead of a graphile-worker job per purchase (about ten round trips
+// of its own, and WORKER_CONCURRENCY connections against every creating request), it claims due
+// purchases in batches — one autocommit statement that is also each one's dispatch marker and
+// lease (FOR UPDATE SKIP LOCKED, so two instances never claim the same purchase) — sends them
+// (one platform call per claim when the platform takes batches, else one each; at most
+// DISPATCH_CONCURRENCY in flight), and records the offers that arrived in one
+// transaction per batch. A send that fails is settled on its own (retry time, or the purchase's
+// failure), so it never holds up the others.
+//
+// When it claims: right after a transaction of this instance that created purchases commits (the
+// commit tap on PURCHASE_PENDING_WRITE, which the creation's statements carry),
+// after each record (slots are free), and every DISPATCH_POLL_MS (other instances' purchases,
+// retries come due, leases run out). Claims never overlap within an instance. Every
+// DISPATCH_SWEEP_MS it also runs the pending watchdog over purchases pending past pendingLimitMs
+// (one sweep instead of a job per purchase).
+import type { Logger } from 'pino';
+import type { CommitTaps } from '../../db/commit-taps.js';
+import type { SentOffer } from '../../platform/port.js';
+import type { createDispatchStage } from './dispatch.js';
+import { DISPATCH_CLAIM_BATCH, DISPATCH_CONCURRENCY, DISPATCH_POLL_MS, DISPATCH_SWEEP_MS, PURCHASE_PENDING_WRITE } from './purchase-jobs.js';
+import type { PurchaseRow } from './purchase-repo.js';
+
+type Stage = Pick<ReturnType<typeof createDispatchStage>, 'claim' | 'sendAll' | 'attemptFailed' | 'recordSent' | 'sweepStuckPending'>;
+
+export interface PurchaseDispatcherOptions {
+  concurrency?: number;
+  claimBatch?: number;
+  pollMs?: number;
+  sweepMs?: number;
+  /** How long stop() waits for the attempts in flight (their platform call's deadline). */
+  stopWaitMs: number;
+}
+
+export interface PurchaseDispatcherStats {
+  commitWakes: number;
+  pollWakes: number;
+  claims: number;
+  claimed: number;
+  records: number;
+  recorded: number;
+  failed: number;
+  sweeps: number;
+  inFlight: number;
+}
+
+export function createPurchaseDispatcher(stage: Stage, log: Logger, opts: PurchaseDispatcherOptions) {
+  const concurrency = opts.concurrency ?? DISPATCH_CONCURRENCY;
+  const claimBatch = opts.claimBatch ?? DISPATCH_CLAIM_BATCH;
+  const stats: PurchaseDispatcherStats = { commitWakes: 0, pollWakes: 0, claims: 0, claimed: 0, records: 0, recorded: 0, failed: 0, sweeps: 0, inFlight: 0 };
+
+  let running = false;
+  let untap: Array<() => void> = [];
+  let pollTimer: NodeJS.Timeout | undefined;
+  let sweepTimer: NodeJS.Timeout | undefined;
+  let sweeping: Promise<void> | undefined;
+  let inFlight = 0; // claimed, not yet recorded or settled
+  let claiming: Promise<void> | undefined;
+  let claimAgain = false;
+  const sent: Array<{ p: PurchaseRow; offer: SentOffer }> = [];
+  let recording: Promise<void> | undefined;
+  const idle = new Set<() => void>(); // who waits for inFlight to reach 0
+
+  function done(n: number) {
+    inFlight -= n;
+    if (inFlight === 0) for (const w of [...idle]) w();
+    void claim();
+  }
+
+  /** Claims while there are free slots and due purchases; calls meanwhile fold into one more round. */
+  function claim(): Promise<void> {
+    if (!running) return Promise.resolve();
+    if (claiming) {
+      claimAgain = true;
+      return claiming;
+    }
+    // Set before the loop starts and cleared only after it ends (an async IIFE assigned here ran
+    // its `finally` before the assignment when it had nothing to await, and the promise stayed set).
+    let finish!: () => void;
+    claiming = new Promise<void>((r) => (finish = r));
+    void claimLoop().finally(() => {
+      claiming = undefined;
+      finish();
+    });
+    return claiming;
+  }
+
+  async function claimLoop(): Promise<void> {
+    try {
+      do {
+        claimAgain = false;
+        while (running && inFlight < concurrency) {
+          const want = Math.min(claimBatch, concurrency - inFlight);
+          const rows = await stage.claim(want);
+          stats.claims++;
+          stats.claimed += rows.length;
+          if (rows.length) attempt(rows);
+          if (rows.length < want) break;
+        }
+      } while (claimAgain && running);
+    } catch (err) {
+      log.error({ err }, 'purchase dispatch claim failed (retried at the next poll)');
+    }
+  }
+
+  /** Sends the claimed purchases' offers (one platform call for the batch when it takes batches). */
+  function attempt(rows: PurchaseRow[]) {
+    inFlight += rows.length;
+    let sends: Array<Promise<SentOffer>>;
+    try {
+      sends = stage.sendAll(rows);
+    } catch (err) {
+      sends = rows.map(() => Promise.reject(err));
+    }
+    rows.forEach((p, i) =>
+      sends[i]!.then(
+        (offer) => {
+          sent.push({ p, offer });
+          void record();
+        },
+        (err: unknown) => {
+          stats.failed++;
+          stage
+            .attemptFailed(p, err)
+            .catch((e: unknown) => log.error({ err: e, purchaseId: p.id }, 'purchase dispatch attempt could not be settled (its lease will run out)'))
+            .finally(() => done(1));
+        },
+      ),
+    );
+  }
+
+  /** Records the offers that arrived, one batch at a time (offers arriving meanwhile wait and batch up). */
+  function record(): Promise<void> {
+    if (recording || sent.length === 0) return recording ?? Promise.resolve();
+    recording = (async () => {
+      while (sent.length) {
+        const batch = sent.splice(0, claimBatch);
+        await stage.recordSent(batch); // never throws
+        stats.records++;
+        stats.recorded += batch.length;
+        done(batch.length);
+      }
+    })().finally(() => {
+      recording = undefined;
+    });
+    return recording;
+  }
+
+  /** Purchases pending past pendingLimitMs fail gateway_too_slow (dispatch.ts failIfStuckPending). */
+  function sweep(): Promise<void> {
+    sweeping ??= (async () => {
+      try {
+        while ((await stage.sweepStuckPending(100)) === 100 && running);
+        stats.sweeps++;
+      } catch (err) {
+        log.error({ err }, 'pending purchase sweep failed (retried at the next one)');
+      } finally {
+        sweeping = undefined;
+      }
+    })();
+    return sweeping;
+  }
+
+  function untilIdle(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const w = () => {
+        idle.delete(w);
+        resolve();
+      };
+      idle.add(w);
+    });
+  }
+
+  const onCommit = () => {
+    stats.commitWakes++;
+    void claim();
+  };
+
+  return {
+    /** Starts claiming; `taps`: the commit taps of the database (a new purchase's commit wakes it). */
+    start(taps: CommitTaps): void {
+      if (running) return;
+      running = true;
+      untap = [taps.on(PURCHASE_PENDING_WRITE, onCommit)];
+      pollTimer = setInterval(() => {
+        stats.pollWakes++;
+        void claim();
+      }, opts.pollMs ?? DISPATCH_POLL_MS);
+      pollTimer.unref();
+      sweepTimer = setInterval(() => void sweep(), opts.sweepMs ?? DISPATCH_SWEEP_MS);
+      sweepTimer.unref();
+      void claim();
+      void sweep();
+    },
+
+    /** The pending watchdog's sweep now (one at a time). */
+    sweep,
+
+    /** Claims now. */
+    wake(): void {
+      void claim();
+    },
+
+    /** Claims until nothing is due and waits for every attempt to be recorded or settled (tests, the bench). */
+    async drain(): Promise<void> {
+      const wasRunning = running;
+      running = true;
+      try {
+        for (;;) {
+          await claim();
+          if (inFlight === 0) break;
+          await untilIdle();
+        }
+      } finally {
+        running = wasRunning;
+      }
+    },
+
+    stats(): PurchaseDispatcherStats {
+      return { ...stats, inFlight };
+    },
+
+    /** Stops claiming and waits for the attempts in flight (at most stopWaitMs). */
+    async stop(): Promise<void> {
+      if (!running) return;
+      running = false;
+      for (const u of untap) u();
+      untap = [];
+      clearInterval(pollTimer);
+      clearInterval(sweepTimer);
+      await sweeping;
+      await claiming;
+      if (inFlight > 0) {
+        await Promise.race([untilIdle(), new Promise<void>((r) => setTimeout(r, opts.stopWaitMs).unref())]);
+      }
+      await recording;
+    },
+  };
+}
+
+export type PurchaseDispatcher = ReturnType<typeof createPurchaseDispatcher>;

@@ -1,0 +1,302 @@
+// The purchase dispatcher (src/modules/purchases/dispatcher.ts): batched claims that are each
+// purchase's dispatch marker and lease, concurrent sends, batched records. Two dispatchers (as two
+// instances: separate in-memory state, one database) never send a purchase twice; one purchase's
+// failure holds up no other; attempts, backoff and the last attempt's fail reason; a backlog is
+// sent oldest first. No job worker: the tests drain dispatchers by hand, with a movable clock.
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, startTestGateway, type TestGateway } from '../helpers.js';
+import { createDispatchStage } from '../../src/modules/purchases/dispatch.js';
+import { createPurchaseDispatcher } from '../../src/modules/purchases/dispatcher.js';
+import { createPurchaseTransitions } from '../../src/modules/purchases/purchase-transitions.js';
+import { OffsetClock } from '../../src/domain/clock.js';
+import { createPurchaseService } from '../../src/modules/purchases/purchase-service.js';
+import { DISPATCH_CLAIM_BATCH, DISPATCH_MAX_ATTEMPTS } from '../../src/modules/purchases/purchase-jobs.js';
+import { claimDuePurchases } from '../../src/modules/purchases/purchase-repo.js';
+import { PlatformTimeoutError } from '../../src/platform/offers.js';
+import { PlatformUnavailableError, type TradingPlatform } from '../../src/platform/port.js';
+
+let gw: TestGateway;
+let m: { id: number; api_key: string };
+const clock = new OffsetClock();
+const USER = { partner: 23456789, token: 'dispatch' };
+
+beforeAll(async () => {
+  gw = await startTestGateway({ WEBHOOK_ALLOW_PRIVATE: 'true', SANDBOX_CATALOGUE_SIZE: '1500' }, { worker: false, clock });
+  m = await gw.createMerchant({ name: 'Dispatcher', webhook_url: 'http://127.0.0.1:9/hook' });
+  await gw.topUp(m.id, 10_000_000);
+  // Test-only fault: fail the UPDATE that records the offer of the purchases listed here.
+  await sql`create table test_fail_record (purchase_id bigint primary key)`.execute(gw.ctx.db);
+  await sql`
+    create function test_fail_record() returns trigger language plpgsql as $$
+    begin
+      if old.status = 'pending' and new.status = 'active' and exists (select 1 from test_fail_record where purchase_id = new.id) then
+        raise exception 'injected: recording the offer failed';
+      end if;
+      return new;
+    end $$`.execute(gw.ctx.db);
+  await sql`create trigger test_fail_record before update on purchases for each row execute function test_fail_record()`.execute(gw.ctx.db);
+});
+afterAll(async () => gw?.stop());
+
+/** A service of its own (its own dispatcher: another instance, as far as the dispatcher knows). */
+function instance(platform: TradingPlatform = gw.ctx.platform) {
+  const svc = createPurchaseService({ config: gw.ctx.config, db: gw.ctx.db, clock, log: gw.ctx.log, platform });
+  return { svc, dispatcher: svc.dispatcher };
+}
+
+/** Clears what earlier tests left pending, so each test's claims see only its own purchases. */
+async function settleLeftovers() {
+  await sql`update purchases set status = 'canceled', fail_reason = 'canceled_by_gateway' where status = 'pending'`.execute(gw.ctx.db);
+}
+
+async function buy(n: number): Promise<number[]> {
+  const live = await sql<{ id: string; game: string }>`
+    select id, game from listings where status = 'live' order by id limit ${n}`.execute(gw.ctx.db);
+  expect(live.rows.length).toBe(n);
+  const ids: number[] = [];
+  for (const l of live.rows) {
+    const res = await gw.merchant(m.api_key, 'POST', '/purchase', { ...USER, game: l.game, asset_id: l.id });
+    expect(res.body.data.status).toBe('pending');
+    ids.push(res.body.data.id);
+  }
+  return ids;
+}
+
+const rows = (ids: number[]) => gw.ctx.db.selectFrom('purchases').selectAll().where('id', 'in', ids).orderBy('id').execute();
+const offersOf = async (ids: number[]) =>
+  (await sql<{ purchase_id: string; trade_offer_id: string; canceled_at: Date | null }>`
+    select purchase_id, trade_offer_id, canceled_at from sandbox_purchase_offers where purchase_id = any(${ids}::bigint[]) order by purchase_id`.execute(gw.ctx.db)).rows;
+const hooksOf = async (id: number) =>
+  (await gw.ctx.db.selectFrom('webhook_events').select(['status']).where('kind', '=', 'purchase').where('record_id', '=', id).orderBy('id').execute()).map((h) => h.status);
+
+/** A platform whose purchase sends fail for some purchases (by id), and counts its calls. */
+function faulty(fail: Map<number, () => Error>) {
+  const calls: number[] = [];
+  const platform: TradingPlatform = {
+    ...gw.ctx.platform,
+    sendPurchaseOffers: undefined, // one call per purchase, as the steam adapter
+    async sendPurchaseOffer(req) {
+      calls.push(req.purchaseId);
+      const f = fail.get(req.purchaseId);
+      if (f) throw f();
+      return gw.ctx.platform.sendPurchaseOffer(req);
+    },
+  };
+  return { platform, calls };
+}
+
+describe('sandbox sendPurchaseOffers', () => {
+  it('answers a batch as sendPurchaseOffer answers each: the offer already sent, new ones, the errors of special users', async () => {
+    const req = (purchaseId: number, partner = USER.partner) => ({ purchaseId, game: 'csgo' as const, partner, token: USER.token, listingId: 'x' });
+    const before = await gw.ctx.platform.sendPurchaseOffer(req(910001));
+    const answers = await gw.ctx.platform.sendPurchaseOffers!([req(910001), req(910002), req(910003, 90000010), req(910002)]);
+    expect(answers[0]).toEqual(before); // idempotent per purchase
+    expect(answers[1]).toEqual(await gw.ctx.platform.sendPurchaseOffer(req(910002)));
+    expect((answers[1] as { tradeOfferId: string }).tradeOfferId).not.toBe(before.tradeOfferId);
+    expect(answers[2]).toBeInstanceOf(PlatformUnavailableError);
+    expect(answers[3]).toEqual(answers[1]);
+    expect(await offersOf([910001, 910002, 910003])).toHaveLength(2);
+  });
+});
+
+describe('claim', () => {
+  it('two concurrent claims take disjoint purchases, oldest first, each with one attempt and a lease', async () => {
+    await settleLeftovers();
+    const ids = await buy(40);
+    const now = clock.now();
+    const leaseUntil = new Date(now.getTime() + 60_000);
+    const [a, b] = await Promise.all([1, 2].map(() => claimDuePurchases(gw.ctx.db, { now, leaseUntil, limit: 25, maxAttempts: DISPATCH_MAX_ATTEMPTS })));
+    const got = [...a, ...b].map((p) => Number(p.id));
+    expect(new Set(got).size).toBe(got.length); // never the same purchase twice
+    expect(got.sort((x, y) => x - y)).toEqual(ids); // 25 + 15: all of them
+    // each claim takes the oldest due ones it can lock
+    expect(Math.max(a.length, b.length)).toBe(25);
+    for (const p of [...a, ...b]) {
+      expect(p.dispatch_attempts).toBe(1);
+      expect(new Date(p.dispatch_started_at!).getTime()).toBe(now.getTime());
+      expect(new Date(p.dispatch_next_at).getTime()).toBe(leaseUntil.getTime());
+    }
+    // leased: nothing is due again until the lease ends
+    expect(await claimDuePurchases(gw.ctx.db, { now, leaseUntil, limit: 100, maxAttempts: DISPATCH_MAX_ATTEMPTS })).toEqual([]);
+    const later = new Date(leaseUntil.getTime() + 1);
+    const again = await claimDuePurchases(gw.ctx.db, { now: later, leaseUntil: new Date(later.getTime() + 60_000), limit: 5, maxAttempts: DISPATCH_MAX_ATTEMPTS });
+    expect(again.map((p) => Number(p.id))).toEqual(ids.slice(0, 5)); // the lease ran out (the instance died): claimed again, oldest first
+    expect(again.every((p) => p.dispatch_attempts === 2)).toBe(true);
+    // attempts used up: left to the pending watchdog
+    expect(await claimDuePurchases(gw.ctx.db, { now: later, leaseUntil: later, limit: 100, maxAttempts: 2 })).toHaveLength(35);
+    expect(await claimDuePurchases(gw.ctx.db, { now: new Date(later.getTime() + 1), leaseUntil: later, limit: 100, maxAttempts: 2 })).toEqual([]);
+  });
+});
+
+describe('two dispatchers on one database', () => {
+  it('send every pending purchase exactly once: one offer, one attempt, one webhook each', async () => {
+    await settleLeftovers();
+    const ids = await buy(60);
+    const one = instance();
+    const two = instance();
+    await Promise.all([one.dispatcher.drain(), two.dispatcher.drain(), one.dispatcher.drain()]);
+    const after = await rows(ids);
+    expect(after.map((p) => p.status)).toEqual(ids.map(() => 'active'));
+    expect(after.map((p) => p.dispatch_attempts)).toEqual(ids.map(() => 1));
+    const offers = await offersOf(ids);
+    expect(offers.map((o) => Number(o.purchase_id))).toEqual(ids);
+    expect(after.map((p) => p.trade_offer_id)).toEqual(offers.map((o) => o.trade_offer_id));
+    expect(one.dispatcher.stats().claimed + two.dispatcher.stats().claimed).toBe(ids.length);
+    for (const id of ids) expect(await hooksOf(id)).toEqual(['active']);
+    // the offer's expiry job, as a transition would add it
+    await gw.flushJobs();
+    const expiry = await sql<{ n: number }>`select count(*)::int as n from graphile_worker.jobs where key = any(${ids.map((id) => `purchase_offer_expire:${id}`)}::text[])`.execute(gw.ctx.db);
+    expect(expiry.rows[0].n).toBe(ids.length);
+  });
+});
+
+describe('failures', () => {
+  it("one purchase's failed send holds up no other: it is retried after its backoff; a refusal fails its purchase at once", async () => {
+    await settleLeftovers();
+    const ids = await buy(12);
+    const [broken, unavailable] = ids;
+    const { platform, calls } = faulty(new Map([
+      [broken, () => new Error('injected: the platform broke')],
+      [unavailable, () => new PlatformUnavailableError('the trading platform did not answer')],
+    ]));
+    const { dispatcher } = instance(platform);
+    const t0 = clock.now().getTime();
+    await dispatcher.drain();
+    const after = new Map((await rows(ids)).map((p) => [Number(p.id), p]));
+    for (const id of ids.slice(2)) expect(after.get(id)!.status).toBe('active');
+    expect(after.get(unavailable)).toMatchObject({ status: 'failed', fail_reason: 'provider_unavailable', dispatch_attempts: 1 });
+    const b = after.get(broken)!;
+    expect(b).toMatchObject({ status: 'pending', dispatch_attempts: 1 });
+    // retried e^1 s later (graphile-worker's backoff), not before
+    expect(new Date(b.dispatch_next_at).getTime() - t0).toBeGreaterThanOrEqual(2718);
+    expect(new Date(b.dispatch_next_at).getTime() - t0).toBeLessThan(2718 + 5_000);
+    const before = calls.length;
+    await dispatcher.drain();
+    expect(calls.length).toBe(before); // not due yet
+    clock.advance(3_000);
+    await dispatcher.drain();
+    expect(calls.filter((id) => id === broken)).toHaveLength(2);
+    expect((await rows([broken]))[0]).toMatchObject({ status: 'pending', dispatch_attempts: 2 });
+  });
+
+  it('every attempt fails: the last one fails the purchase (gateway_too_slow; timeout_error when the platform timed out), refunded', async () => {
+    await settleLeftovers();
+    const [broken, silent] = await buy(2);
+    const { platform, calls } = faulty(new Map([
+      [broken, () => new Error('injected: the platform broke')],
+      [silent, () => new PlatformTimeoutError('the trading platform did not answer within 10000 ms')],
+    ]));
+    const { dispatcher } = instance(platform);
+    const available = async () => (await gw.merchant(m.api_key, 'GET', '/balance')).body.data.available as number;
+    const before = await available();
+    for (let n = 1; n <= DISPATCH_MAX_ATTEMPTS; n++) {
+      await dispatcher.drain();
+      clock.advance(Math.exp(n) * 1000 + 1000);
+    }
+    expect(calls.filter((id) => id === broken)).toHaveLength(DISPATCH_MAX_ATTEMPTS);
+    const [b, s] = await rows([broken, silent]);
+    expect(b).toMatchObject({ status: 'failed', fail_reason: 'gateway_too_slow', dispatch_attempts: DISPATCH_MAX_ATTEMPTS });
+    expect(s).toMatchObject({ status: 'failed', fail_reason: 'timeout_error', dispatch_attempts: DISPATCH_MAX_ATTEMPTS });
+    expect(await available()).toBeCloseTo(before + b.amount / 1000 + s.amount / 1000, 3);
+    expect(await hooksOf(broken)).toEqual(['failed']);
+    await dispatcher.drain();
+    expect(calls.filter((id) => id === broken)).toHaveLength(DISPATCH_MAX_ATTEMPTS); // never again
+  });
+
+  it('a batch whose record fails is recorded one by one; the one that cannot be recorded adopts its offer on the retry', async () => {
+    await settleLeftovers();
+    const ids = await buy(10);
+    const stuck = ids[3];
+    await sql`insert into test_fail_record values (${stuck})`.execute(gw.ctx.db);
+    const { dispatcher } = instance();
+    await dispatcher.drain();
+    const after = new Map((await rows(ids)).map((p) => [Number(p.id), p]));
+    for (const id of ids.filter((x) => x !== stuck)) expect(after.get(id)!.status).toBe('active');
+    expect(after.get(stuck)).toMatchObject({ status: 'pending', dispatch_attempts: 1, trade_offer_id: null });
+    const [first] = await offersOf([stuck]);
+    expect(first).toBeDefined();
+    // its withdrawal is queued (it waits while the purchase is pending)
+    await gw.flushJobs();
+    const cancel = await sql<{ n: number }>`select count(*)::int as n from graphile_worker.jobs where key = ${`purchase:${stuck}:cancel_offer:${first.trade_offer_id}`}`.execute(gw.ctx.db);
+    expect(cancel.rows[0].n).toBe(1);
+    await sql`delete from test_fail_record`.execute(gw.ctx.db);
+    clock.advance(3_000);
+    await dispatcher.drain();
+    expect((await rows([stuck]))[0]).toMatchObject({ status: 'active', dispatch_attempts: 2, trade_offer_id: first.trade_offer_id });
+    expect(await offersOf([stuck])).toEqual([first]); // one offer for two attempts
+    expect(await gw.ctx.purchases.cancelUnrecordedOffer(stuck, first.trade_offer_id)).toBe('done'); // its own offer: kept
+    expect((await offersOf([stuck]))[0].canceled_at).toBeNull();
+  });
+
+  it('a purchase that moved on while its offer was being sent keeps its status; the offer is withdrawn', async () => {
+    await settleLeftovers();
+    const [id] = await buy(1);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const platform: TradingPlatform = {
+      ...gw.ctx.platform,
+      sendPurchaseOffers: undefined,
+      async sendPurchaseOffer(req) {
+        await gate;
+        return gw.ctx.platform.sendPurchaseOffer(req);
+      },
+    };
+    const { dispatcher } = instance(platform);
+    const draining = dispatcher.drain();
+    await new Promise((r) => setTimeout(r, 100));
+    await gw.ctx.purchases.applyEvent(id, 'cancel'); // the operator cancels it meanwhile
+    release();
+    await draining;
+    expect((await rows([id]))[0]).toMatchObject({ status: 'canceled', trade_offer_id: null });
+    const [offer] = await offersOf([id]);
+    expect(await gw.ctx.purchases.cancelUnrecordedOffer(id, offer.trade_offer_id)).toBe('done');
+    expect((await offersOf([id]))[0].canceled_at).not.toBeNull();
+  });
+});
+
+describe('backlog', () => {
+  it('a backlog is sent oldest first, in batches of DISPATCH_CLAIM_BATCH, in full, none failed', async () => {
+    await settleLeftovers();
+    const ids = await buy(150);
+    const order: number[] = [];
+    const batches: number[] = [];
+    const platform: TradingPlatform = {
+      ...gw.ctx.platform,
+      sendPurchaseOffers: (reqs) => {
+        order.push(...reqs.map((r) => r.purchaseId));
+        batches.push(reqs.length);
+        return gw.ctx.platform.sendPurchaseOffers!(reqs);
+      },
+    };
+    const { dispatcher } = instance(platform);
+    await dispatcher.drain();
+    expect((await rows(ids)).map((p) => p.status)).toEqual(ids.map(() => 'active'));
+    // the first claim took the oldest (DISPATCH_CLAIM_BATCH of them), the next one the others
+    const first = order.slice(0, DISPATCH_CLAIM_BATCH);
+    expect([...first].sort((a, b) => a - b)).toEqual(ids.slice(0, DISPATCH_CLAIM_BATCH));
+    expect(order.slice(DISPATCH_CLAIM_BATCH).every((id) => id > Math.max(...first))).toBe(true);
+    expect(order).toHaveLength(ids.length); // one send each
+    expect(batches).toEqual([DISPATCH_CLAIM_BATCH, ids.length - DISPATCH_CLAIM_BATCH]); // one platform call per claim
+  });
+});
+
+describe('started', () => {
+  it('woken by the commits of new purchases, it keeps claiming when all its slots were full', async () => {
+    await settleLeftovers();
+    const transitions = createPurchaseTransitions({ db: gw.ctx.db, clock });
+    const stage = createDispatchStage({ db: gw.ctx.db, config: gw.ctx.config, clock, log: gw.ctx.log, platform: gw.ctx.platform, transitions });
+    // 2 slots and a poll that never comes within the test: only commits and settles wake it
+    const dispatcher = createPurchaseDispatcher(stage, gw.ctx.log, { concurrency: 2, claimBatch: 2, pollMs: 3_600_000, stopWaitMs: 1000 });
+    dispatcher.start(gw.ctx.commitTaps);
+    try {
+      const ids = await buy(30);
+      await eventually(async () => (await rows(ids)).every((p) => p.status === 'active'), 15_000);
+      expect(dispatcher.stats().commitWakes).toBeGreaterThan(0);
+      expect(dispatcher.stats().claimed).toBe(ids.length);
+      expect(dispatcher.stats().pollWakes).toBe(0);
+    } finally {
+      await dispatcher.stop();
+    }
+  });
+});
