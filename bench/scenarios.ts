@@ -268,13 +268,13 @@ export async function scenarioPlan(env: PlanEnv) {
         process.stderr.write(`  probe: ${Math.round(probe.ok / probe.elapsedS)} transitions/s; creating ${n} active deposits…\n`);
         const made = await prepare(n);
         const ids = made.map((d) => d.id);
-        const r = await accept(made);
+        const r = await measured('transition, one merchant', (x) => x.ok, () => accept(made));
         // The same over 16 merchants (one per client at a time): what the merchant's balances row
         // lock (held from the ledger movement to the commit) costs the one-merchant run.
         const sixteen: string[] = [];
         for (let i = 0; i < 16; i++) sixteen.push((await merchant(`bench-accept-${runId}-${i}`, 1_000, hooks.url)).key);
         const madeSpread = await prepare(n, sixteen);
-        const rs = await accept(madeSpread);
+        const rs = await measured('transition, 16 merchants', (x) => x.ok, () => accept(madeSpread));
         // let the last webhooks arrive (up to 30 s)
         for (let t = 0; t < 300 && ids.some((id) => !hooks.completedAt.has(id)); t++) await new Promise((res) => setTimeout(res, 100));
         const lags = await webhookLags(env.dbUrl, ids, hooks.completedAt);
