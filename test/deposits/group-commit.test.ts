@@ -3,6 +3,7 @@
 // transition keeps its guarantees: a status changes along the state machine exactly once, the
 // ledger movement once (books balance), one webhook event per change, in the same commit; a
 // transition whose guard fails inside a batch is answered on its own, the others are not affected.
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../helpers.js';
 import { statementLog } from '../statement-log.js';
@@ -38,6 +39,15 @@ describe('group commit of deposit transitions', () => {
     expect(batches.length).toBeGreaterThan(0);
     expect(batches.length).toBeLessThan(50);
     expect(statements.filter((s) => s === 'begin')).toEqual([]);
+    // the reads before the transitions and the sandbox platform's records after them are grouped too
+    const reads = statements.filter((s) => s.includes('from deposits where id = any'));
+    const departed = statements.filter((s) => s.includes('insert into sandbox_departed_assets'));
+    expect(reads.length).toBeGreaterThan(0);
+    expect(reads.length).toBeLessThan(50);
+    expect(departed.length).toBeGreaterThan(0);
+    expect(departed.length).toBeLessThan(50);
+    const gone = await sql<{ n: number }>`select count(distinct deposit_id)::int as n from sandbox_departed_assets where deposit_id = any(${deposits.map((d) => d.id)}::bigint[])`.execute(gw.ctx.db);
+    expect(gone.rows[0].n).toBe(50);
 
     const sum = deposits.reduce((a, d) => a + d.amount, 0);
     expect((await balance(gw, m.api_key)).available).toBeCloseTo(before.available + sum, 3);

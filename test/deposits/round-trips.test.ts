@@ -4,7 +4,8 @@
 // movement: the merchant's balances row lock is never held across a round trip) — since phase 5
 // the group commit's statement (024_deposit_transition_batch.sql), shared with the transitions
 // that arrive at the same time (test/deposits/group-commit.test.ts); the sandbox platform's own
-// record of the departed assets follows in its own statement.
+// record of the departed assets follows in its own statement (grouped too). The read is grouped
+// with the concurrent ones as well: `id = any($1)`.
 // Counted on the pool's clients (no worker runs; the relay, the catalogue stamper and the
 // listeners are told apart by their SQL).
 import { sql } from 'kysely';
@@ -37,7 +38,7 @@ describe('sandbox accept (hold:false) → completed, statement by statement', ()
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.data).toMatchObject({ id: d.id, status: 'completed', amount: d.amount });
     expect(statements, statements.join('\n')).toHaveLength(3);
-    expect(statements[0]).toMatch(/^select \* from "deposits" where "merchant_id" = \$1 and "id" = \$2$/);
+    expect(statements[0]).toMatch(/^select \* from deposits where id = any\(\$1::bigint\[\]\)$/); // the grouped read (offer.ts), scoped to the merchant in code
     expect(statements[1]).toMatch(/webhook_events:write .*job_outbox:write .*select \* from deposit_transition_batch\(\$1::jsonb\)$/);
     expect(statements[2]).toMatch(/insert into sandbox_departed_assets/);
     expect(statements.join('\n')).not.toMatch(/^(begin|commit)$/m);

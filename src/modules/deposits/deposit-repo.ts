@@ -21,6 +21,12 @@ export function findDepositById(q: Q, id: number): Promise<DepositRow | undefine
   return q.selectFrom('deposits').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** Deposits by id, in one round trip (the offer changes' grouped read: offer.ts). */
+export async function findDepositsByIds(db: Db, ids: readonly number[]): Promise<DepositRow[]> {
+  const r = await sql<DepositRow>`select * from deposits where id = any(${ids}::bigint[])`.execute(db);
+  return r.rows;
+}
+
 export function findMerchantDeposit(q: Q, merchantId: number, by: { id?: number; merchantTxId?: string }): Promise<DepositRow | undefined> {
   let query = q.selectFrom('deposits').selectAll().where('merchant_id', '=', merchantId);
   if (by.id !== undefined) query = query.where('id', '=', by.id);

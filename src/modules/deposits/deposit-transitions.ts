@@ -15,7 +15,7 @@ import { isTerminal } from '../../domain/state-machine.js';
 import type { TransitionResult } from '../../platform/offers.js';
 import { runParts } from '../../db/statement-parts.js';
 import { outboxInsert, outboxJson, type JobSpec } from '../../jobs/enqueue.js';
-import { groupCommit } from '../../db/group-commit.js';
+import { batched } from '../../db/batched.js';
 import { applyMovement, movementCtes, type LedgerMovement } from '../ledger/ledger-repo.js';
 import { webhookInsert, type WebhookEventInput } from '../webhooks/outbox.js';
 import { addDepositItemsJob } from '../catalogue/catalogue-jobs.js';
@@ -171,12 +171,12 @@ export function createDepositTransitions(deps: DepositTransitionDeps) {
   }
 
   /**
-   * Group commit of applyFrom's transitions (db/group-commit.ts): the concurrent ones of this
+   * Group commit of applyFrom's transitions (db/batched.ts): the concurrent ones of this
    * instance are one statement and one commit (024_deposit_transition_batch.sql). A deposit twice
    * in a batch goes there once; one left out (its guard failed, a second one, or the batch failed
    * as a whole) answers undefined and takes the transaction path.
    */
-  const batch = groupCommit<BatchRequest, DepositRow | undefined>(async (reqs) => {
+  const batch = batched<BatchRequest, DepositRow | undefined>(async (reqs) => {
     const seen = new Set<number>();
     const first = reqs.map((r) => (seen.has(r.d.id) ? false : (seen.add(r.d.id), true)));
     let rows: DepositRow[];

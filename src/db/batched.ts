@@ -1,18 +1,19 @@
 // Group commit at the application level: calls that arrive at about the same time are run as one
-// batch (one statement, one commit, one round trip) instead of one each. A batch collects what
+// batch (one statement, one commit, one round trip) instead of one each — writes (a commit each,
+// with its WAL flush) and hot reads alike. A batch collects what
 // arrives within one event-loop turn, and while the previous batch is in flight (at most
 // `inFlight` at once): under load, batches grow by themselves; alone, a call waits one turn.
 // `run` answers one result per item, in order; if it throws, every caller of the batch gets the
 // error (callers fall back to their own path).
 
-export interface GroupCommitOptions {
+export interface BatchedOptions {
   /** Most items per batch (the rest wait for the next). */
   maxBatch?: number;
   /** Most batches in flight at once. */
   inFlight?: number;
 }
 
-export function groupCommit<I, O>(run: (items: I[]) => Promise<O[]>, opts: GroupCommitOptions = {}) {
+export function batched<I, O>(run: (items: I[]) => Promise<O[]>, opts: BatchedOptions = {}) {
   const maxBatch = opts.maxBatch ?? 64;
   const inFlight = opts.inFlight ?? 1;
   let queue: { item: I; resolve: (o: O) => void; reject: (e: unknown) => void }[] = [];
