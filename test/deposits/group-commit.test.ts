@@ -120,6 +120,35 @@ describe('group commit of deposit transitions', () => {
     await expectBooksBalance(gw);
   });
 
+  it('two instances accepting and declining the same 20 deposits at once (batches on both): each changes once, money moves once', async () => {
+    const b = await startTestGateway({}, { databaseUrl: gw.databaseUrl, worker: false });
+    try {
+      const deposits = await Promise.all(Array.from({ length: 20 }, () => activeDeposit(gw, m.api_key)));
+      const before = await balance(gw, m.api_key);
+      const answers = await Promise.all(
+        deposits.flatMap((d) => [
+          accept(m.api_key, d.id),
+          b.merchant(m.api_key, 'POST', `/sandbox/deposit/${d.id}/accept`, { hold: false }),
+          b.merchant(m.api_key, 'POST', `/sandbox/deposit/${d.id}/decline`),
+        ]),
+      );
+      let credited = 0;
+      for (const [i, d] of deposits.entries()) {
+        const three = answers.slice(i * 3, i * 3 + 3);
+        expect(three.filter((r) => r.status === 200), JSON.stringify(three.map((r) => r.body))).toHaveLength(1);
+        expect(three.filter((r) => r.status === 409)).toHaveLength(2);
+        const status = three.find((r) => r.status === 200)!.body.data.status as string;
+        expect((await webhookEvents(gw, d.id)).map((e) => e.status)).toEqual([status]);
+        expect(await ledgerKeys(d.id)).toEqual(status === 'completed' ? [`deposit:${d.id}:credit`] : []);
+        if (status === 'completed') credited += d.amount;
+      }
+      expect((await balance(gw, m.api_key)).available).toBeCloseTo(before.available + credited, 3);
+      await expectBooksBalance(gw);
+    } finally {
+      await b.stop();
+    }
+  });
+
   it('a movement that cannot apply fails the batch as a whole: each then goes on its own, and only that one is refused', async () => {
     const transitions = createDepositTransitions({ db: gw.ctx.db, config: gw.ctx.config, clock: gw.ctx.clock });
     const own = await gw.createMerchant({ name: 'Short hold', webhook_url: 'http://127.0.0.1:9/hook' });
