@@ -268,13 +268,29 @@ export async function scenarioPlan(env: PlanEnv) {
         process.stderr.write(`  probe: ${Math.round(probe.ok / probe.elapsedS)} transitions/s; creating ${n} active deposits…\n`);
         const made = await prepare(n);
         const ids = made.map((d) => d.id);
-        const r = await accept(made);
+        // BENCH_PG_STATEMENTS: PostgreSQL's time of the one-merchant run alone (its transitions and
+        // the work they leave behind: relay, jobs, webhooks), written to stderr.
+        const statements = process.env.BENCH_PG_STATEMENTS ? new pg.Client({ connectionString: env.dbUrl }) : undefined;
+        if (statements) {
+          await statements.connect();
+          await statements.query('select pg_stat_statements_reset()');
+        }
+        const r = await measured('transition, one merchant', (x) => x.ok, () => accept(made));
+        if (statements) {
+          await new Promise((res) => setTimeout(res, 1000)); // the jobs and webhooks it left behind
+          const top = await statements.query(
+            `select calls, round(total_exec_time)::bigint as ms, round((total_exec_time / greatest(calls, 1) * 1000)::numeric)::bigint as us, left(regexp_replace(query, '\\s+', ' ', 'g'), 120) as q
+               from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database()) order by total_exec_time desc limit 20`,
+          );
+          process.stderr.write(`  PostgreSQL time of the one-merchant accept run (${r.ok} transitions):\n${top.rows.map((x) => `    ${x.calls} calls ${x.ms} ms ${x.us} µs  ${x.q}`).join('\n')}\n`);
+          await statements.end();
+        }
         // The same over 16 merchants (one per client at a time): what the merchant's balances row
         // lock (held from the ledger movement to the commit) costs the one-merchant run.
         const sixteen: string[] = [];
         for (let i = 0; i < 16; i++) sixteen.push((await merchant(`bench-accept-${runId}-${i}`, 1_000, hooks.url)).key);
         const madeSpread = await prepare(n, sixteen);
-        const rs = await accept(madeSpread);
+        const rs = await measured('transition, 16 merchants', (x) => x.ok, () => accept(madeSpread));
         // let the last webhooks arrive (up to 30 s)
         for (let t = 0; t < 300 && ids.some((id) => !hooks.completedAt.has(id)); t++) await new Promise((res) => setTimeout(res, 100));
         const lags = await webhookLags(env.dbUrl, ids, hooks.completedAt);

@@ -1,8 +1,11 @@
 // Statements per status transition (issue 12): the sandbox accept of an active deposit with
 // hold:false (→ completed) is the deposit's read, then ONE statement with its own commit (the
 // guarded status change, the items' release, webhook event, catalogue-listing job, ledger
-// movement: the merchant's balances row lock is never held across a round trip); the sandbox
-// platform's own record of the departed assets follows in its own statement.
+// movement: the merchant's balances row lock is never held across a round trip) — since phase 5
+// the group commit's statement (024_deposit_transition_batch.sql), shared with the transitions
+// that arrive at the same time (test/deposits/group-commit.test.ts); the sandbox platform's own
+// record of the departed assets follows in its own statement (grouped too). The read is grouped
+// with the concurrent ones as well: `id = any($1)`.
 // Counted on the pool's clients (no worker runs; the relay, the catalogue stamper and the
 // listeners are told apart by their SQL).
 import { sql } from 'kysely';
@@ -35,8 +38,8 @@ describe('sandbox accept (hold:false) → completed, statement by statement', ()
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.data).toMatchObject({ id: d.id, status: 'completed', amount: d.amount });
     expect(statements, statements.join('\n')).toHaveLength(3);
-    expect(statements[0]).toMatch(/^select \* from "deposits" where "merchant_id" = \$1 and "id" = \$2$/);
-    expect(statements[1]).toMatch(/^with changed as \(update "deposits" set .* released as \(update deposit_items .*webhook_events:write .*job_outbox:write .*insert into ledger_entries/);
+    expect(statements[0]).toMatch(/^select \* from deposits where id = any\(\$1::bigint\[\]\)$/); // the grouped read (offer.ts), scoped to the merchant in code
+    expect(statements[1]).toMatch(/webhook_events:write .*job_outbox:write .*select \* from deposit_transition_batch\(\$1::jsonb\)$/);
     expect(statements[2]).toMatch(/insert into sandbox_departed_assets/);
     expect(statements.join('\n')).not.toMatch(/^(begin|commit)$/m);
     expect(statements.join('\n')).not.toMatch(/graphile_worker|savepoint|pg_notify/);
@@ -79,7 +82,7 @@ describe('sandbox accept (hold:false) → completed, statement by statement', ()
     expect((await gw.ctx.db.selectFrom('deposit_items').select('reserved').where('deposit_id', '=', d.id).execute()).every((r) => r.reserved)).toBe(true);
   });
 
-  it('a movement that does not apply (its key already there) fails the one statement as a whole: the transaction path then completes it once, with no second credit', async () => {
+  it('a movement that does not apply (its key already there) leaves the deposit out of the batch statement: the transaction path then completes it once, with no second credit', async () => {
     const d = await activeDeposit(gw, m.api_key);
     const before = await balance(gw, m.api_key);
     const b = await gw.ctx.db.selectFrom('balances').select(['available', 'hold']).where('merchant_id', '=', m.id).executeTakeFirstOrThrow();
@@ -90,7 +93,7 @@ describe('sandbox accept (hold:false) → completed, statement by statement', ()
       .execute();
     const { res, statements } = await counted(`/sandbox/deposit/${d.id}/accept`, { hold: false });
     expect(res.body.data).toMatchObject({ id: d.id, status: 'completed' });
-    expect(statements[1]).toMatch(/^with changed as/);
+    expect(statements[1]).toMatch(/deposit_transition_batch/);
     expect(statements.slice(2, 3)).toEqual(['begin']); // the statement wrote nothing; the transaction path follows
     expect((await balance(gw, m.api_key)).available).toBeCloseTo(before.available, 3);
     expect((await webhookEvents(gw, d.id)).map((e) => e.status)).toEqual(['completed']);

@@ -6,6 +6,8 @@ import { findOwnRecord, readPrepared } from '../../db/prepared.js';
 import type { DepositStatus } from '../../domain/deposit-state.js';
 import type { DepositItemsTable, DepositsTable, SnapshotItem } from '../../db/tables/deposits.js';
 import { unpackQuote, type QuotedPrice } from './quote-pack.js';
+import { JOB_OUTBOX } from '../../jobs/enqueue.js';
+import { WEBHOOK_EVENTS_WRITE } from '../webhooks/outbox.js';
 
 export type DepositRow = Selectable<DepositsTable>;
 export type DepositItemRow = Selectable<DepositItemsTable>;
@@ -17,6 +19,12 @@ export function insertDeposit(q: Q, values: Insertable<DepositsTable>): Promise<
 
 export function findDepositById(q: Q, id: number): Promise<DepositRow | undefined> {
   return q.selectFrom('deposits').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Deposits by id, in one round trip (the offer changes' grouped read: offer.ts). */
+export async function findDepositsByIds(db: Db, ids: readonly number[]): Promise<DepositRow[]> {
+  const r = await sql<DepositRow>`select * from deposits where id = any(${ids}::bigint[])`.execute(db);
+  return r.rows;
 }
 
 export function findMerchantDeposit(q: Q, merchantId: number, by: { id?: number; merchantTxId?: string }): Promise<DepositRow | undefined> {
@@ -106,6 +114,37 @@ export async function changeInOneStatement(
     if ((err as { code?: string }).code === '22012') return undefined; // the movement did not apply: nothing committed
     throw err;
   }
+}
+
+/** One transition of changeBatch: the deposit's guard (as read), its change and its effects, as the SQL function reads them. */
+export interface BatchTransition {
+  id: number;
+  merchant_id: number;
+  status: DepositStatus;
+  amount: number;
+  trade_offer_id: string | null;
+  platform_id: string | null;
+  merchant_tx_id: string | null;
+  to_status: DepositStatus;
+  set_fail_reason: boolean;
+  fail_reason: string | null;
+  set_hold_end: boolean;
+  hold_end_date: string | null;
+  release: boolean;
+  webhook: { status: string; result_url: string | null; payload: Record<string, unknown> } | null;
+  jobs: unknown[];
+  movement: { key: string; kind: string; available_delta: number; hold_delta: number } | null;
+}
+
+/**
+ * Several deposits' transitions as one statement with its own commit (024_deposit_transition_batch.sql):
+ * answers the deposits changed; one left out was not changed (its guard failed, or its movement
+ * is already in the ledger). Throws when a movement did not apply (nothing committed). The
+ * statement names the webhook and outbox markers, so its commit wakes the dispatcher and the relay.
+ */
+export async function changeBatch(db: Db, items: BatchTransition[]): Promise<DepositRow[]> {
+  const r = await sql<DepositRow>`${sql.raw(`${WEBHOOK_EVENTS_WRITE} ${JOB_OUTBOX}`)} select * from deposit_transition_batch(${JSON.stringify(items)}::jsonb)`.execute(db);
+  return r.rows;
 }
 
 export type NewDepositItem = Omit<Insertable<DepositItemsTable>, 'deposit_id' | 'game' | 'partner' | 'reserved'>;

@@ -14,9 +14,10 @@ import type { Game } from '../../domain/games.js';
 import { isTerminal } from '../../domain/state-machine.js';
 import type { TransitionResult } from '../../platform/offers.js';
 import { runParts } from '../../db/statement-parts.js';
-import { outboxInsert, type JobSpec } from '../../jobs/enqueue.js';
+import { outboxInsert, outboxJson, type JobSpec } from '../../jobs/enqueue.js';
+import { batched } from '../../db/batched.js';
 import { applyMovement, movementCtes, type LedgerMovement } from '../ledger/ledger-repo.js';
-import { webhookInsert } from '../webhooks/outbox.js';
+import { webhookInsert, type WebhookEventInput } from '../webhooks/outbox.js';
 import { addDepositItemsJob } from '../catalogue/catalogue-jobs.js';
 import { depositJob, schedulePendingWatchdog } from './deposit-jobs.js';
 import * as repo from './deposit-repo.js';
@@ -37,6 +38,13 @@ export interface DepositTransitionDeps {
   clock: Clock;
 }
 
+/** One applyFrom call waiting for its batch. */
+interface BatchRequest {
+  d: DepositRow;
+  event: DepositEvent;
+  set: Updateable<DepositsTable>;
+}
+
 export function createDepositTransitions(deps: DepositTransitionDeps) {
   const { db, config, clock } = deps;
 
@@ -49,38 +57,44 @@ export function createDepositTransitions(deps: DepositTransitionDeps) {
     return new Date(clock.now().getTime() + config.depositTimeoutMs + 30_000);
   }
 
-  /**
-   * What `event` and entering `d.status` do — webhook, timed jobs — as statement parts, and the
-   * ledger movement. `when`: the condition they run under in a larger statement (applyFrom).
-   */
-  function effectsOf(d: DepositRow, event: DepositEvent, when?: RawBuilder<unknown>): { parts: RawBuilder<unknown>[]; movement?: LedgerMovement } {
-    const parts: RawBuilder<unknown>[] = [];
+  /** What `event` and entering `d.status` do — webhook, timed jobs, ledger movement — as data. */
+  function effectsData(d: DepositRow, event: DepositEvent): { webhook?: WebhookEventInput; jobs: JobSpec[]; movement?: LedgerMovement } {
+    const out: { webhook?: WebhookEventInput; jobs: JobSpec[]; movement?: LedgerMovement } = { jobs: [] };
     if (DEPOSIT_MACHINE.onEnter[d.status].webhook) {
-      parts.push(webhookInsert({ merchantId: d.merchant_id, kind: 'deposit', recordId: d.id, status: d.status, resultUrl: d.result_url, payload: webhookPayload(d) }, when));
+      out.webhook = { merchantId: d.merchant_id, kind: 'deposit', recordId: d.id, status: d.status, resultUrl: d.result_url, payload: webhookPayload(d) };
     }
     // Time-driven transitions run as jobs; their handlers re-apply the same transition, which a
     // deposit that has moved on refuses (so a late or repeated job does nothing).
-    const jobs: JobSpec[] = [];
+    const jobs = out.jobs;
     if (d.status === 'pending') jobs.push(depositJob.pendingWatchdog(d.id, pendingDeadline()));
     if (d.status === 'active' && d.trade_offer_expiry_at) jobs.push(depositJob.offerExpiry(d.id, new Date(d.trade_offer_expiry_at)));
     if (d.status === 'hold' && d.hold_end_date) jobs.push(depositJob.holdEnd(d.id, new Date(d.hold_end_date)));
     if (d.status === 'completed') jobs.push(addDepositItemsJob(d.id));
-    if (jobs.length) parts.push(outboxInsert(jobs, when));
     const movement = DEPOSIT_MACHINE.transitions[event].movement;
-    if (!movement) return { parts };
+    if (!movement) return out;
     const m = DEPOSIT_MOVEMENTS[movement];
-    return {
-      parts,
-      movement: {
-        merchantId: d.merchant_id,
-        key: `deposit:${d.id}:${movement}`,
-        kind: m.kind,
-        availableDelta: m.available * d.amount,
-        holdDelta: m.hold * d.amount,
-        refType: 'deposit',
-        refId: d.id,
-      },
+    out.movement = {
+      merchantId: d.merchant_id,
+      key: `deposit:${d.id}:${movement}`,
+      kind: m.kind,
+      availableDelta: m.available * d.amount,
+      holdDelta: m.hold * d.amount,
+      refType: 'deposit',
+      refId: d.id,
     };
+    return out;
+  }
+
+  /**
+   * effectsData as statement parts and the movement. `when`: the condition they run under in a
+   * larger statement (applyFrom).
+   */
+  function effectsOf(d: DepositRow, event: DepositEvent, when?: RawBuilder<unknown>): { parts: RawBuilder<unknown>[]; movement?: LedgerMovement } {
+    const { webhook, jobs, movement } = effectsData(d, event);
+    const parts: RawBuilder<unknown>[] = [];
+    if (webhook) parts.push(webhookInsert(webhook, when));
+    if (jobs.length) parts.push(outboxInsert(jobs, when));
+    return { parts, movement };
   }
 
   /**
@@ -114,11 +128,68 @@ export function createDepositTransitions(deps: DepositTransitionDeps) {
     const rule = DEPOSIT_MACHINE.transitions[event];
     if (!rule.from.includes(d.status) || (extra.merchantId !== undefined && d.merchant_id !== extra.merchantId)) return apply(d.id, event, extra);
     const set = setOf(event, extra);
+    if (batchable(set)) {
+      const row = await batch.add({ d, event, set });
+      return row ? { ok: true, row } : apply(d.id, event, extra);
+    }
     const after = { ...d, ...set } as DepositRow;
     const { parts, movement } = effectsOf(after, event, repo.CHANGED);
     const row = await repo.changeInOneStatement(db, d, set, isTerminal(DEPOSIT_MACHINE, rule.to), parts, movement && movementCtes(movement, repo.CHANGED));
     return row ? { ok: true, row } : apply(d.id, event, extra);
   }
+
+  /** The offer changes' sets (status, fail reason, hold end) go through the group commit; others (commit, send) do not. */
+  function batchable(set: Updateable<DepositsTable>): boolean {
+    for (const k in set) if (k !== 'status' && k !== 'fail_reason' && k !== 'hold_end_date') return false;
+    return true;
+  }
+
+  /** What the batch statement applies for one deposit: exactly what changeInOneStatement would. */
+  function batchItem({ d, event, set }: BatchRequest): repo.BatchTransition {
+    const rule = DEPOSIT_MACHINE.transitions[event];
+    const after = { ...d, ...set } as DepositRow;
+    const { webhook, jobs, movement } = effectsData(after, event);
+    const holdEnd = set.hold_end_date as Date | string | null | undefined;
+    return {
+      id: d.id,
+      merchant_id: d.merchant_id,
+      status: d.status,
+      amount: d.amount,
+      trade_offer_id: d.trade_offer_id,
+      platform_id: d.platform_id,
+      merchant_tx_id: d.merchant_tx_id,
+      to_status: rule.to,
+      set_fail_reason: set.fail_reason !== undefined,
+      fail_reason: set.fail_reason ?? null,
+      set_hold_end: holdEnd !== undefined,
+      hold_end_date: holdEnd == null ? null : new Date(holdEnd).toISOString(),
+      release: isTerminal(DEPOSIT_MACHINE, rule.to),
+      webhook: webhook ? { status: webhook.status, result_url: webhook.resultUrl ?? null, payload: webhook.payload } : null,
+      jobs: jobs.length ? (JSON.parse(outboxJson(jobs)) as unknown[]) : [],
+      movement: movement ? { key: movement.key, kind: movement.kind, available_delta: movement.availableDelta, hold_delta: movement.holdDelta } : null,
+    };
+  }
+
+  /**
+   * Group commit of applyFrom's transitions (db/batched.ts): the concurrent ones of this
+   * instance are one statement and one commit (024_deposit_transition_batch.sql). A deposit twice
+   * in a batch goes there once; one left out (its guard failed, a second one, or the batch failed
+   * as a whole) answers undefined and takes the transaction path.
+   */
+  const batch = batched<BatchRequest, DepositRow | undefined>(async (reqs) => {
+    const seen = new Set<number>();
+    const first = reqs.map((r) => (seen.has(r.d.id) ? false : (seen.add(r.d.id), true)));
+    let rows: DepositRow[];
+    try {
+      rows = await repo.changeBatch(db, reqs.filter((_, i) => first[i]).map(batchItem));
+    } catch {
+      // A movement did not apply (or a deadlock, or a failure): nothing committed; each goes the
+      // transaction path, which answers or reports its own outcome.
+      return reqs.map(() => undefined);
+    }
+    const byId = new Map(rows.map((r) => [Number(r.id), r]));
+    return reqs.map((r, i) => (first[i] ? byId.get(r.d.id) : undefined));
+  });
 
   /** Applies `event` inside `trx`: guarded UPDATE, then its effects. */
   async function transitionIn(trx: Trx, depositId: number, event: DepositEvent, extra: TransitionExtra = {}): Promise<TransitionResult<DepositRow>> {

@@ -7,6 +7,7 @@ import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Game } from '../../domain/games.js';
+import { batched } from '../../db/batched.js';
 import { createOffers } from '../../platform/offers.js';
 import { PlatformAssetsRefusedError, type OfferChange, type OfferedAsset, type TradingPlatform } from '../../platform/port.js';
 import { scheduleDepositOfferCancel } from './deposit-jobs.js';
@@ -27,9 +28,23 @@ export interface DepositOfferDeps {
 export function createDepositOfferStage(deps: DepositOfferDeps) {
   const { db, config, log, platform, transitions } = deps;
 
+  // The reads of concurrent offer changes, one statement per batch (db/batched.ts): the read
+  // starts after the call, so it is as fresh as a read of its own.
+  const read = batched<number, DepositRow | undefined>(
+    async (ids) => {
+      const byId = new Map((await repo.findDepositsByIds(db, [...new Set(ids)])).map((d) => [Number(d.id), d]));
+      return ids.map((id) => byId.get(id));
+    },
+    { maxBatch: 256, inFlight: 2 },
+  );
+
   const offers = createOffers<DepositRow>(deps, {
     kind: 'deposit',
-    find: (id, merchantId) => (merchantId !== undefined ? repo.findMerchantDeposit(db, merchantId, { id }) : repo.findDepositById(db, id)),
+    // Scoped to the merchant: another merchant's deposit is not found.
+    find: async (id, merchantId) => {
+      const d = await read.add(id);
+      return d && (merchantId === undefined || Number(d.merchant_id) === merchantId) ? d : undefined;
+    },
     gameHoldSeconds: (d) => config.holdSeconds[(d.game ?? 'csgo') as Game],
     // The deposit just read: the transition is one statement guarded by what was read (applyFrom).
     apply: (d, e, merchantId) =>
