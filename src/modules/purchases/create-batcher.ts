@@ -4,7 +4,7 @@
 // purchases share a WAL flush instead of queueing one per flush on the merchant's balances row, and
 // what keeps 64 concurrent requests from becoming 64 busy backends on a 2-core machine.
 //
-// When: a creation waits for the end of the current event-loop turn (setImmediate), so the requests
+// When (db/batched.ts): a creation waits for the end of the current event-loop turn, so the requests
 // parsed in one turn share a batch; while `inFlight` batches are running, new ones wait for the
 // first to finish and go together in the next. Alone, a creation pays one turn of the loop.
 //
@@ -15,6 +15,7 @@
 // everything it did, so each of its creations falls back; a batch of one passes its error on.
 import { sql } from 'kysely';
 import pg from 'pg';
+import { batched } from '../../db/batched.js';
 import type { Db } from '../../db/database.js';
 import { JOB_OUTBOX, outboxRecords } from '../../jobs/enqueue.js';
 import { PURCHASE_PENDING_WRITE } from './purchase-jobs.js';
@@ -32,12 +33,6 @@ export interface BatcherOptions {
   maxBatch: number;
   /** Most batches running at once per instance (PURCHASE_BATCHES_IN_FLIGHT). */
   inFlight: number;
-}
-
-interface Waiting {
-  input: CreationInput;
-  resolve: (o: BatchOutcome) => void;
-  reject: (err: unknown) => void;
 }
 
 /** One creation as purchase_create_batch reads it (json_to_recordset). */
@@ -62,60 +57,27 @@ function item(i: number, r: CreationInput) {
   };
 }
 
+type BatchRow = PurchaseRow & { r_idx: number; r_outcome: 'created' | 'twin' | 'fallback' };
+
 export function createCreationBatcher(db: Db, opts: BatcherOptions): CreationBatcher {
-  const waiting: Waiting[] = [];
-  let running = 0;
-  let scheduled = false;
-
-  function kick(): void {
-    if (scheduled || running >= opts.inFlight || waiting.length === 0) return;
-    scheduled = true;
-    setImmediate(flush);
-  }
-
-  function flush(): void {
-    scheduled = false;
-    while (running < opts.inFlight && waiting.length > 0) {
-      const batch = waiting.splice(0, opts.maxBatch);
-      running++;
-      void run(batch).finally(() => {
-        running--;
-        kick();
-      });
-    }
-  }
-
-  async function run(batch: Waiting[]): Promise<void> {
-    let rows: Array<PurchaseRow & { r_idx: number; r_outcome: 'created' | 'twin' | 'fallback' }>;
+  async function run(inputs: CreationInput[]): Promise<BatchOutcome[]> {
+    let rows: BatchRow[];
     try {
-      const items = JSON.stringify(batch.map((w, i) => item(i, w.input)));
+      const items = JSON.stringify(inputs.map((input, i) => item(i, input)));
       // Its commit wakes the purchase dispatcher (and the job relay, when there are jobs).
-      const markers = PURCHASE_PENDING_WRITE + (batch.some((w) => w.input.jobs.length > 0) ? ` ${JOB_OUTBOX}` : '');
-      const res = await sql<PurchaseRow & { r_idx: number; r_outcome: 'created' | 'twin' | 'fallback' }>`${sql.raw(markers)}
+      const markers = PURCHASE_PENDING_WRITE + (inputs.some((input) => input.jobs.length > 0) ? ` ${JOB_OUTBOX}` : '');
+      const res = await sql<BatchRow>`${sql.raw(markers)}
         select r.r_idx, r.r_outcome, (r.r_purchase).* from purchase_create_batch(${items}::json) r`.execute(db);
       rows = res.rows;
     } catch (err) {
-      const rolledBack = err instanceof pg.DatabaseError;
-      if (batch.length === 1 || !rolledBack) for (const w of batch) w.reject(err);
-      else for (const w of batch) w.resolve('fallback');
-      return;
-    }
-    const answered = new Array<boolean>(batch.length).fill(false);
-    for (const row of rows) {
-      const { r_idx, r_outcome, ...purchase } = row;
-      answered[r_idx] = true;
-      batch[r_idx].resolve(r_outcome === 'created' ? (purchase as PurchaseRow) : r_outcome);
+      if (inputs.length > 1 && err instanceof pg.DatabaseError) return inputs.map(() => 'fallback' as const);
+      throw err;
     }
     // Every item gets exactly one row; anything else would be a bug in the function — fall back.
-    answered.forEach((done, i) => done || batch[i].resolve('fallback'));
+    const out = inputs.map((): BatchOutcome => 'fallback');
+    for (const { r_idx, r_outcome, ...purchase } of rows) out[r_idx] = r_outcome === 'created' ? (purchase as PurchaseRow) : r_outcome;
+    return out;
   }
-
-  return {
-    create(input) {
-      return new Promise<BatchOutcome>((resolve, reject) => {
-        waiting.push({ input, resolve, reject });
-        kick();
-      });
-    },
-  };
+  const batcher = batched(run, { maxBatch: opts.maxBatch, inFlight: opts.inFlight });
+  return { create: (input) => batcher.add(input) };
 }
