@@ -65,6 +65,8 @@ export interface Config {
   purchaseBatchSize: number;
   /** Most purchase-creation batches running at once per instance. */
   purchaseBatchesInFlight: number;
+  /** Most purchase offers being sent at once per instance (the purchase dispatcher). */
+  purchaseDispatchConcurrency: number;
   /** Database connections per instance (the HTTP handlers, the job worker and the relay share them). */
   dbPoolSize: number;
   /** The job relay's poll for outbox rows this instance was not told about (other instances, the CLI, a crash). */
@@ -216,6 +218,9 @@ export function loadConfig(env: Env = process.env): Config {
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 4, 1, 100),
     purchaseBatchSize: int(env, 'PURCHASE_BATCH_SIZE', 64, 1, 1000),
     purchaseBatchesInFlight: int(env, 'PURCHASE_BATCHES_IN_FLIGHT', 2, 1, 100),
+    // The sandbox sends a claimed batch in one statement; steam sends one offer per call, each
+    // loading bot inventories from the platform, so it gets a platform-sized default.
+    purchaseDispatchConcurrency: int(env, 'PURCHASE_DISPATCH_CONCURRENCY', platform === 'steam' ? 8 : 256, 1, 10_000),
     dbPoolSize: int(env, 'DB_POOL_SIZE', 20, 2, 1000),
     jobRelayPollMs: int(env, 'JOB_RELAY_POLL_MS', 250, 10, 60_000),
     jobLockTimeoutMs: int(env, 'JOB_LOCK_TIMEOUT_MS', 60_000, 1000),

@@ -164,11 +164,12 @@ export interface TradingPlatform {
   /** Sends an offer giving the user one item (a catalogue listing) from one of our bots. Idempotent per purchaseId. */
   sendPurchaseOffer(req: PurchaseOfferRequest): Promise<SentOffer>;
   /**
-   * Optional: several purchase offers at once (the purchase dispatcher's batches), each answered
-   * as sendPurchaseOffer would answer it — its offer, or the error it would throw — in the order
-   * asked. Without it the dispatcher calls sendPurchaseOffer once per purchase.
+   * Optional: several purchase offers at once (the purchase dispatcher's batches): one promise per
+   * request, in the order asked, each settled as sendPurchaseOffer would settle it and on its own
+   * (a request that never answers holds up no other). Without it the dispatcher calls
+   * sendPurchaseOffer once per purchase.
    */
-  sendPurchaseOffers?(reqs: PurchaseOfferRequest[]): Promise<Array<SentOffer | Error>>;
+  sendPurchaseOffers?(reqs: PurchaseOfferRequest[]): Array<Promise<SentOffer>>;
   /**
    * Withdraws an offer we sent (the user can no longer accept it). Used for offers the gateway did
    * not record: a deposit offer that answered after DEPOSIT_TIMEOUT_MS had failed its deposit, a

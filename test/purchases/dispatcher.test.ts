@@ -90,13 +90,22 @@ describe('sandbox sendPurchaseOffers', () => {
   it('answers a batch as sendPurchaseOffer answers each: the offer already sent, new ones, the errors of special users', async () => {
     const req = (purchaseId: number, partner = USER.partner) => ({ purchaseId, game: 'csgo' as const, partner, token: USER.token, listingId: 'x' });
     const before = await gw.ctx.platform.sendPurchaseOffer(req(910001));
-    const answers = await gw.ctx.platform.sendPurchaseOffers!([req(910001), req(910002), req(910003, 90000010), req(910002)]);
+    const answers = await Promise.all(gw.ctx.platform.sendPurchaseOffers!([req(910001), req(910002), req(910003, 90000010), req(910002)]).map((a) => a.catch((err: unknown) => err)));
     expect(answers[0]).toEqual(before); // idempotent per purchase
     expect(answers[1]).toEqual(await gw.ctx.platform.sendPurchaseOffer(req(910002)));
     expect((answers[1] as { tradeOfferId: string }).tradeOfferId).not.toBe(before.tradeOfferId);
     expect(answers[2]).toBeInstanceOf(PlatformUnavailableError);
     expect(answers[3]).toEqual(answers[1]);
     expect(await offersOf([910001, 910002, 910003])).toHaveLength(2);
+  });
+
+  it('each answer settles on its own: a user who never answers (90000012) holds up no other purchase of the batch', async () => {
+    const req = (purchaseId: number, partner = USER.partner) => ({ purchaseId, game: 'csgo' as const, partner, token: USER.token, listingId: 'x' });
+    const [silent, plain, other] = gw.ctx.platform.sendPurchaseOffers!([req(910011, 90000012), req(910012), req(910013)]);
+    const settled = await Promise.race([Promise.all([plain, other]), new Promise<'stuck'>((r) => setTimeout(() => r('stuck'), 3_000))]);
+    expect(settled).not.toBe('stuck');
+    expect((settled as Array<{ tradeOfferId: string }>).map((o) => typeof o.tradeOfferId)).toEqual(['string', 'string']);
+    expect(await Promise.race([silent.then(() => 'answered'), new Promise((r) => setTimeout(() => r('silent'), 200))])).toBe('silent');
   });
 });
 

@@ -126,5 +126,5 @@ begin
   end if;
 end $$;
 
--- Replaced by purchase_create_batch (a batch of one is the same creation).
-drop function purchase_create_fast(bigint, text, text, bigint, text, text, text, text, timestamptz, text, text, float8, bigint, json);
+-- purchase_create_fast (012, 017) is no longer called by this version but stays: instances of the
+-- previous version call it until they are replaced (a later migration may drop it).

@@ -11,8 +11,9 @@
 // What it answers, per creation: the reserved purchase, 'twin' (this merchant_tx_id is stored:
 // nothing done) or 'fallback' (not a plain success — no listing, sold, over max_price, short
 // balance — nothing done: the caller's transaction path decides and stores the failure). A batch
-// that fails as a whole (a deadlock with a twin in flight elsewhere, a connection lost) rolled back
-// everything it did, so each of its creations falls back; a batch of one passes its error on.
+// PostgreSQL refused as a whole (an error answered for the statement: a deadlock, say) rolled back
+// everything it did, so each of its creations falls back. A connection lost mid-call may have
+// committed: its creations get the error, never a second try (that could buy twice).
 import { sql } from 'kysely';
 import pg from 'pg';
 import { batched } from '../../db/batched.js';
@@ -70,7 +71,7 @@ export function createCreationBatcher(db: Db, opts: BatcherOptions): CreationBat
         select r.r_idx, r.r_outcome, (r.r_purchase).* from purchase_create_batch(${items}::json) r`.execute(db);
       rows = res.rows;
     } catch (err) {
-      if (inputs.length > 1 && err instanceof pg.DatabaseError) return inputs.map(() => 'fallback' as const);
+      if (err instanceof pg.DatabaseError) return inputs.map(() => 'fallback' as const);
       throw err;
     }
     // Every item gets exactly one row; anything else would be a bug in the function — fall back.

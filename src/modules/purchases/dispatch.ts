@@ -84,18 +84,9 @@ export function createDispatchStage(deps: DispatchDeps) {
    */
   function sendOffers(ps: PurchaseRow[]): Array<Promise<SentOffer>> {
     if (!platform.sendPurchaseOffers || ps.length < 2) return ps.map(sendOffer);
-    const batch = platform.sendPurchaseOffers(ps.map(requestOf));
+    const answers = platform.sendPurchaseOffers(ps.map(requestOf));
     return ps.map((p, i) =>
-      offers.send(
-        batch.then((answers) => {
-          const a = answers[i];
-          if (a === undefined) throw new Error(`the platform answered ${answers.length} of ${ps.length} purchase offers`);
-          if (a instanceof Error) throw a;
-          return a;
-        }),
-        dispatchCallTimeoutMs(config),
-        p.id,
-      ),
+      offers.send(answers[i] ?? Promise.reject(new Error(`the platform answered ${answers.length} of ${ps.length} purchase offers`)), dispatchCallTimeoutMs(config), p.id),
     );
   }
 
@@ -248,13 +239,19 @@ export function createDispatchStage(deps: DispatchDeps) {
     /**
      * The pending watchdog as a sweep (the dispatcher runs it every DISPATCH_SWEEP_MS): every
      * purchase pending past pendingLimitMs goes through failIfStuckPending (which leaves alone one
-     * whose attempt may still be in flight). Answers how many it looked at.
+     * whose attempt may still be in flight). Answers how many it settled.
      */
     async sweepStuckPending(limit = 100): Promise<number> {
       const now = clock.now();
-      const ids = await stuckPendingIds(db, { createdBy: new Date(now.getTime() - pendingLimitMs(config)), now, limit });
-      for (const id of ids) await failIfStuckPending(id);
-      return ids.length;
+      const ids = await stuckPendingIds(db, {
+        createdBy: new Date(now.getTime() - pendingLimitMs(config)),
+        startedBy: new Date(now.getTime() - dispatchInFlightMs(config)),
+        now,
+        limit,
+      });
+      let settled = 0;
+      for (const id of ids) if ((await failIfStuckPending(id)) === 'done') settled++;
+      return settled; // below `limit` when some came back later: the sweep stops (no tight loop)
     },
 
     /** Job purchase_offer_expire: the user did not accept in time → canceled buyer_too_slow. */

@@ -95,13 +95,16 @@ export async function claimDuePurchases(db: Db, o: { now: Date; leaseUntil: Date
  * The pending watchdog's sweep: pending purchases created at or before `createdBy` whose dispatch
  * lease or retry time has passed, oldest first (the partial index of pending purchases).
  */
-export async function stuckPendingIds(db: Db, o: { createdBy: Date; now: Date; limit: number }): Promise<number[]> {
+export async function stuckPendingIds(db: Db, o: { createdBy: Date; startedBy: Date; now: Date; limit: number }): Promise<number[]> {
   const r = await db
     .selectFrom('purchases')
     .select('id')
     .where('status', '=', 'pending')
     .where('dispatch_next_at', '<=', o.now)
     .where('created_at', '<=', o.createdBy)
+    // An attempt started since may still be sending: the watchdog would leave it (and the sweep
+    // would find it again at once).
+    .where((eb) => eb.or([eb('dispatch_started_at', 'is', null), eb('dispatch_started_at', '<=', o.startedBy)]))
     .orderBy('dispatch_next_at')
     .orderBy('id')
     .limit(o.limit)

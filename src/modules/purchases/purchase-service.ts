@@ -23,7 +23,7 @@ export type { CreatePurchaseInput, MerchantRef } from './create.js';
 export { dispatchCallTimeoutMs, dispatchInFlightMs, pendingLimitMs } from './purchase-jobs.js';
 
 export interface PurchaseDeps {
-  config: Pick<Config, 'depositTimeoutMs' | 'holdSeconds' | 'publicUrl' | 'purchaseBatchSize' | 'purchaseBatchesInFlight'>;
+  config: Pick<Config, 'depositTimeoutMs' | 'holdSeconds' | 'publicUrl' | 'purchaseBatchSize' | 'purchaseBatchesInFlight' | 'purchaseDispatchConcurrency'>;
   db: Db;
   clock: Clock;
   log: Logger;
@@ -37,7 +37,7 @@ export function createPurchaseService(deps: PurchaseDeps) {
   const transitions = createPurchaseTransitions(deps);
   const creation = createCreateStage(deps);
   const dispatch = createDispatchStage({ ...deps, transitions });
-  const dispatcher = createPurchaseDispatcher(dispatch, deps.log, { stopWaitMs: dispatchCallTimeoutMs(config) + 1000 });
+  const dispatcher = createPurchaseDispatcher(dispatch, deps.log, { concurrency: config.purchaseDispatchConcurrency, stopWaitMs: dispatchCallTimeoutMs(config) + 1000 });
 
   return {
     /**

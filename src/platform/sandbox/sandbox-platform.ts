@@ -249,7 +249,7 @@ export function createSandboxPlatform(deps: SandboxDeps): SandboxPlatform {
     // A batch as one statement for the plain users (the offers already sent, new ones for the
     // others, as sendPurchaseInOne does each); the sandbox's special users, and any purchase the
     // statement did not answer, go through sendPurchaseOffer one by one.
-    async sendPurchaseOffers(reqs): Promise<Array<SentOffer | Error>> {
+    sendPurchaseOffers(reqs): Array<Promise<SentOffer>> {
       const plain = (req: (typeof reqs)[number]) => {
         try {
           sandboxUser(req.partner, req.token);
@@ -259,8 +259,9 @@ export function createSandboxPlatform(deps: SandboxDeps): SandboxPlatform {
         return !isUnavailablePartner(req.partner) && !isRevokedAfterCheckPartner(req.partner) && !isSilentPurchasePartner(req.partner) && !isLateAnswerPartner(req.partner);
       };
       const ids = [...new Set(reqs.filter(plain).map((r) => r.purchaseId))];
-      const got = ids.length ? await sendPurchasesInOne(ids) : new Map<number, SentOffer>();
-      return Promise.all(reqs.map((req) => got.get(req.purchaseId) ?? platform.sendPurchaseOffer(req).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))))));
+      const got = ids.length ? sendPurchasesInOne(ids) : Promise.resolve(new Map<number, SentOffer>());
+      // Each settles on its own: a silent or late special user holds up no other purchase.
+      return reqs.map((req) => (plain(req) ? got.then((m) => m.get(req.purchaseId) ?? platform.sendPurchaseOffer(req)) : platform.sendPurchaseOffer(req)));
     },
 
     // Marks the offer canceled in the sandbox's record (idempotent: a second cancel keeps the first
