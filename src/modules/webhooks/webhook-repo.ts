@@ -41,26 +41,36 @@ export async function claimDue(
   }
   // Fair share (the dispatcher): a merchant gets at most `cap` attempts in flight on this instance,
   // counting the `busy` ones it has already, so one merchant's slow or dead endpoint cannot take
-  // every slot. Merchants at their cap are left out of the scan; among the oldest due events of
-  // the others, each merchant's first (cap − busy) are taken.
+  // every slot. Read merchant by merchant (migration 025's index): the merchants with claimable
+  // events by a loose scan (one probe each), then each one's oldest due events, at most its free
+  // share (none for a merchant at its cap: its backlog is not read at all), the oldest of all first.
   const { cap, busy } = opts.perMerchant;
   const ids = [...busy.keys()];
   const counts = ids.map((id) => busy.get(id)!);
-  const full = ids.filter((_, i) => counts[i]! >= cap);
   const r = await sql<ClaimedEvent>`
-    with busy (merchant_id, n) as (select * from unnest(${ids}::bigint[], ${counts}::int[])),
+    with recursive claimable (merchant_id) as (
+      (select e.merchant_id from webhook_events e where e.state = 'pending' and e.lease_until is null order by e.merchant_id limit 1)
+      union all
+      select (select e.merchant_id from webhook_events e
+               where e.state = 'pending' and e.lease_until is null and e.merchant_id > c.merchant_id
+               order by e.merchant_id limit 1)
+        from claimable c where c.merchant_id is not null
+    ),
+    busy (merchant_id, n) as (select * from unnest(${ids}::bigint[], ${counts}::int[])),
     oldest as (
-      select e.id, e.merchant_id, ${dueAt} as due from webhook_events e
-       where e.state = 'pending' and e.lease_until is null and ${dueAt} <= now() and ${firstOfRecord}
-         and e.merchant_id <> all(${full}::bigint[])
-       order by ${dueAt}
+      select o.id from claimable c
+        left join busy b on b.merchant_id = c.merchant_id
+        cross join lateral (
+          select e.id, ${dueAt} as due from webhook_events e
+           where e.merchant_id = c.merchant_id and e.state = 'pending' and e.lease_until is null and ${dueAt} <= now() and ${firstOfRecord}
+           order by ${dueAt}, e.id
+           limit greatest(${cap}::int - coalesce(b.n, 0), 0)) o
+       where c.merchant_id is not null
+       order by o.due, o.id
        limit ${opts.limit}),
-    ranked as (
-      select o.id, row_number() over (partition by o.merchant_id order by o.due, o.id) + coalesce(b.n, 0) as nth
-        from oldest o left join busy b on b.merchant_id = o.merchant_id),
     due as (
       select e.id from webhook_events e
-       where e.id = any(array(select id from ranked where nth <= ${cap}))
+       where e.id = any(array(select id from oldest))
          and e.state = 'pending' and e.lease_until is null and ${firstOfRecord}
        for update of e skip locked)
     ${leaseAndReturn(opts.leaseMs)}`.execute(db);
