@@ -23,21 +23,29 @@ const dueAt = sql`greatest(coalesce(e.next_attempt_at, e.created_at), e.not_befo
  * dispatchers never take the same attempt, and a row claimed meanwhile fails the re-check of
  * `lease_until is null` when its lock is granted.
  */
-export async function claimDue(
-  db: Db | Trx,
-  opts: { limit: number; leaseMs: number; eventId?: number; perMerchant?: { cap: number; busy: ReadonlyMap<number, number> } },
-): Promise<ClaimedEvent[]> {
+export async function claimDue(db: Db | Trx, opts: ClaimOptions): Promise<ClaimedEvent[]> {
+  return (await claimDueStatement(opts).execute(db)).rows;
+}
+
+export interface ClaimOptions {
+  limit: number;
+  leaseMs: number;
+  eventId?: number;
+  perMerchant?: { cap: number; busy: ReadonlyMap<number, number> };
+}
+
+/** The claim statement of claimDue (its plan is tested against stale statistics). */
+export function claimDueStatement(opts: ClaimOptions) {
   const only = opts.eventId === undefined ? sql`` : sql`and e.id = ${opts.eventId}`;
   if (!opts.perMerchant) {
-    const r = await sql<ClaimedEvent>`
+    return sql<ClaimedEvent>`
       with due as (
         select e.id from webhook_events e
          where e.state = 'pending' and e.lease_until is null and ${dueAt} <= now() ${only} and ${firstOfRecord}
          order by ${dueAt}
          limit ${opts.limit}
          for update of e skip locked)
-      ${leaseAndReturn(opts.leaseMs)}`.execute(db);
-    return r.rows;
+      ${leaseAndReturn(opts.leaseMs)}`;
   }
   // Fair share (the dispatcher): a merchant gets at most `cap` attempts in flight on this instance,
   // counting the `busy` ones it has already, so one merchant's slow or dead endpoint cannot take
@@ -47,7 +55,7 @@ export async function claimDue(
   const { cap, busy } = opts.perMerchant;
   const ids = [...busy.keys()];
   const counts = ids.map((id) => busy.get(id)!);
-  const r = await sql<ClaimedEvent>`
+  return sql<ClaimedEvent>`
     with recursive claimable (merchant_id) as (
       (select e.merchant_id from webhook_events e where e.state = 'pending' and e.lease_until is null order by e.merchant_id limit 1)
       union all
@@ -73,13 +81,19 @@ export async function claimDue(
        where e.id = any(array(select id from oldest))
          and e.state = 'pending' and e.lease_until is null and ${firstOfRecord}
        for update of e skip locked)
-    ${leaseAndReturn(opts.leaseMs)}`.execute(db);
-  return r.rows;
+    ${leaseAndReturn(opts.leaseMs)}`;
 }
 
-/** Only the first pending event of its record is due (the per-record order). */
-const firstOfRecord = sql`not exists (select 1 from webhook_events p
-                          where p.kind = e.kind and p.record_id = e.record_id and p.state = 'pending' and p.id < e.id)`;
+/**
+ * Only the first pending event of its record is due (the per-record order). Written as the record's
+ * lowest pending id, a subquery with LIMIT that PostgreSQL runs as one probe of
+ * webhook_events_pending_idx per candidate: as NOT EXISTS it may become an anti join, and on
+ * statistics taken before a backlog arrived that join scanned the whole pending index for every
+ * candidate (test/webhooks/claim-plan.test.ts).
+ */
+const firstOfRecord = sql`e.id = (select p.id from webhook_events p
+                                 where p.kind = e.kind and p.record_id = e.record_id and p.state = 'pending'
+                                 order by p.id limit 1)`;
 
 /** The UPDATE that takes the attempts of the ids in CTE `due` (by primary key: rows it locked after re-checking them). */
 const leaseAndReturn = (leaseMs: number) => sql`
@@ -127,8 +141,13 @@ const pgText = (s: string | null) => (s === null ? null : s.replace(/\u0000/g, '
  */
 export async function settleAttempts(db: Db | Trx, batch: AttemptOutcome[], scheduleLength: number): Promise<SettledEvent[]> {
   if (batch.length === 0) return [];
+  return (await settleStatement(batch, scheduleLength).execute(db)).rows;
+}
+
+/** The statement of settleAttempts, for a non-empty batch (its plan is tested against stale statistics). */
+export function settleStatement(batch: AttemptOutcome[], scheduleLength: number) {
   const col = <K extends keyof AttemptOutcome>(k: K) => batch.map((b) => b[k]);
-  const r = await sql<SettledEvent>`
+  return sql<SettledEvent>`
     with r as (
       select * from unnest(${col('eventId')}::bigint[], ${col('attempt')}::int[], ${col('generation')}::int[],
                            ${col('statusCode')}::int[], ${col('latencyMs')}::int[], ${batch.map((b) => pgText(b.error))}::text[],
@@ -137,7 +156,7 @@ export async function settleAttempts(db: Db | Trx, batch: AttemptOutcome[], sche
     ins as (
       insert into webhook_attempts (event_id, attempt, target_url, status_code, latency_ms, error, response_excerpt)
       select r.id, r.attempt, e.target_url, r.status_code, r.latency_ms, r.error, r.excerpt
-        from r join webhook_events e on e.id = r.id
+        from r join webhook_events e on e.id = r.id and e.id = any(${col('eventId')}::bigint[])
       on conflict (event_id, attempt) do nothing
       returning event_id),
     upd as (
@@ -157,14 +176,24 @@ export async function settleAttempts(db: Db | Trx, batch: AttemptOutcome[], sche
          and e.state = 'pending' and e.attempts = r.attempt and e.lease_until is not null
          and exists (select 1 from ins where ins.event_id = e.id)
       returning e.id, e.kind, e.record_id, e.state, e.next_attempt_at, e.merchant_id, e.attempts),
+    -- Each settled record's later pending events, by one probe of webhook_events_pending_idx per
+    -- record, then by primary key. OFFSET 0 keeps the lateral subquery a per-record probe: joined
+    -- in, PostgreSQL walked the whole pending index for every settled record when its statistics
+    -- predated a backlog (test/webhooks/claim-plan.test.ts).
+    waiting as (
+      select w.id, u.wait from (select upd.*, case when upd.state = 'pending' then upd.next_attempt_at end as wait from upd) u
+        cross join lateral (
+          select l.id from webhook_events l
+           where l.kind = u.kind and l.record_id = u.record_id and l.state = 'pending' and l.id > u.id
+             and l.not_before is distinct from u.wait
+          offset 0) w
+       where w.id not in (select id from r)),
     later as (
-      update webhook_events l set not_before = u.wait
-        from (select upd.*, case when upd.state = 'pending' then upd.next_attempt_at end as wait from upd) u
-       where l.kind = u.kind and l.record_id = u.record_id and l.state = 'pending' and l.id > u.id
-         and l.id not in (select id from r) and l.not_before is distinct from u.wait
+      update webhook_events l set not_before = w.wait
+        from waiting w
+       where l.id = w.id and l.id = any(array(select id from waiting))
       returning l.id)
-    select id, state, next_attempt_at, merchant_id, attempts from upd`.execute(db);
-  return r.rows;
+    select id, state, next_attempt_at, merchant_id, attempts from upd`;
 }
 
 /** Pending events whose attempt lease ran out without a result (the instance died during it), oldest first. */
