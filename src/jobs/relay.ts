@@ -7,6 +7,7 @@
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
+import { coalesced } from './passes.js';
 
 /** Rows per relay transaction. */
 export const RELAY_BATCH = 500;
@@ -22,8 +23,6 @@ export interface JobRelay {
 
 export function createJobRelay(deps: { db: Db; log: Pick<Logger, 'warn'>; pollMs: number }): JobRelay {
   const { db, log, pollMs } = deps;
-  let running: Promise<void> | undefined;
-  let again = false;
   let timer: NodeJS.Timeout | undefined;
   let failing = false;
   let stopped = false;
@@ -33,33 +32,19 @@ export function createJobRelay(deps: { db: Db; log: Pick<Logger, 'warn'>; pollMs
     return Number(r.rows[0].n);
   }
 
-  async function drain(): Promise<void> {
-    do {
-      again = false;
+  const passes = coalesced(
+    async () => {
       while ((await pass()) >= RELAY_BATCH);
-    } while (again);
-  }
+      failing = false;
+    },
+    (err) => {
+      // The rows stay in the outbox; the next poke or poll tries again. Log a run of failures once.
+      if (!failing) log.warn({ err }, 'job relay: moving outbox rows into the job queue failed; retrying');
+      failing = true;
+    },
+  );
 
-  function run(): Promise<void> {
-    if (stopped) return Promise.resolve();
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = drain()
-      .then(() => {
-        failing = false;
-      })
-      .catch((err: unknown) => {
-        // The rows stay in the outbox; the next poke or poll tries again. Log a run of failures once.
-        if (!failing) log.warn({ err }, 'job relay: moving outbox rows into the job queue failed; retrying');
-        failing = true;
-      })
-      .finally(() => {
-        running = undefined;
-      });
-    return running;
-  }
+  const run = (): Promise<void> => (stopped ? Promise.resolve() : passes.run());
 
   return {
     poke() {
@@ -67,7 +52,7 @@ export function createJobRelay(deps: { db: Db; log: Pick<Logger, 'warn'>; pollMs
     },
     async flush() {
       // A pass already running may have read the outbox before the caller's rows committed.
-      while (running) await running;
+      await passes.idle();
       await run();
     },
     start() {
@@ -80,7 +65,7 @@ export function createJobRelay(deps: { db: Db; log: Pick<Logger, 'warn'>; pollMs
       stopped = true;
       if (timer) clearInterval(timer);
       timer = undefined;
-      while (running) await running;
+      await passes.idle();
     },
   };
 }

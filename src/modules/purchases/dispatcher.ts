@@ -16,6 +16,7 @@
 // (one sweep instead of a job per purchase).
 import type { Logger } from 'pino';
 import type { CommitTaps } from '../../db/commit-taps.js';
+import { coalesced, wakeUps } from '../../jobs/passes.js';
 import type { SentOffer } from '../../platform/port.js';
 import type { createDispatchStage } from './dispatch.js';
 import { DISPATCH_CLAIM_BATCH, DISPATCH_CONCURRENCY, DISPATCH_POLL_MS, DISPATCH_SWEEP_MS, PURCHASE_PENDING_WRITE } from './purchase-jobs.js';
@@ -50,13 +51,10 @@ export function createPurchaseDispatcher(stage: Stage, log: Logger, opts: Purcha
   const stats: PurchaseDispatcherStats = { commitWakes: 0, pollWakes: 0, claims: 0, claimed: 0, records: 0, recorded: 0, failed: 0, sweeps: 0, inFlight: 0 };
 
   let running = false;
-  let untap: Array<() => void> = [];
-  let pollTimer: NodeJS.Timeout | undefined;
+  let stopWaking: (() => void) | undefined;
   let sweepTimer: NodeJS.Timeout | undefined;
   let sweeping: Promise<void> | undefined;
   let inFlight = 0; // claimed, not yet recorded or settled
-  let claiming: Promise<void> | undefined;
-  let claimAgain = false;
   const sent: Array<{ p: PurchaseRow; offer: SentOffer }> = [];
   let recording: Promise<void> | undefined;
   const idle = new Set<() => void>(); // who waits for inFlight to reach 0
@@ -68,40 +66,20 @@ export function createPurchaseDispatcher(stage: Stage, log: Logger, opts: Purcha
   }
 
   /** Claims while there are free slots and due purchases; calls meanwhile fold into one more round. */
-  function claim(): Promise<void> {
-    if (!running) return Promise.resolve();
-    if (claiming) {
-      claimAgain = true;
-      return claiming;
-    }
-    // Set before the loop starts and cleared only after it ends (an async IIFE assigned here ran
-    // its `finally` before the assignment when it had nothing to await, and the promise stayed set).
-    let finish!: () => void;
-    claiming = new Promise<void>((r) => (finish = r));
-    void claimLoop().finally(() => {
-      claiming = undefined;
-      finish();
-    });
-    return claiming;
-  }
-
-  async function claimLoop(): Promise<void> {
-    try {
-      do {
-        claimAgain = false;
-        while (running && inFlight < concurrency) {
-          const want = Math.min(claimBatch, concurrency - inFlight);
-          const rows = await stage.claim(want);
-          stats.claims++;
-          stats.claimed += rows.length;
-          if (rows.length) attempt(rows);
-          if (rows.length < want) break;
-        }
-      } while (claimAgain && running);
-    } catch (err) {
-      log.error({ err }, 'purchase dispatch claim failed (retried at the next poll)');
-    }
-  }
+  const claims = coalesced(
+    async () => {
+      while (running && inFlight < concurrency) {
+        const want = Math.min(claimBatch, concurrency - inFlight);
+        const rows = await stage.claim(want);
+        stats.claims++;
+        stats.claimed += rows.length;
+        if (rows.length) attempt(rows);
+        if (rows.length < want) break;
+      }
+    },
+    (err) => log.error({ err }, 'purchase dispatch claim failed (retried at the next poll)'),
+  );
+  const claim = (): Promise<void> => (running ? claims.run() : Promise.resolve());
 
   /** Sends the claimed purchases' offers (one platform call for the batch when it takes batches). */
   function attempt(rows: PurchaseRow[]) {
@@ -171,22 +149,24 @@ export function createPurchaseDispatcher(stage: Stage, log: Logger, opts: Purcha
     });
   }
 
-  const onCommit = () => {
-    stats.commitWakes++;
-    void claim();
-  };
-
   return {
     /** Starts claiming; `taps`: the commit taps of the database (a new purchase's commit wakes it). */
     start(taps: CommitTaps): void {
       if (running) return;
       running = true;
-      untap = [taps.on(PURCHASE_PENDING_WRITE, onCommit)];
-      pollTimer = setInterval(() => {
-        stats.pollWakes++;
-        void claim();
-      }, opts.pollMs ?? DISPATCH_POLL_MS);
-      pollTimer.unref();
+      stopWaking = wakeUps({
+        taps,
+        marker: PURCHASE_PENDING_WRITE,
+        pollMs: opts.pollMs ?? DISPATCH_POLL_MS,
+        onCommit: () => {
+          stats.commitWakes++;
+          void claim();
+        },
+        onPoll: () => {
+          stats.pollWakes++;
+          void claim();
+        },
+      });
       sweepTimer = setInterval(() => void sweep(), opts.sweepMs ?? DISPATCH_SWEEP_MS);
       sweepTimer.unref();
       void claim();
@@ -224,12 +204,11 @@ export function createPurchaseDispatcher(stage: Stage, log: Logger, opts: Purcha
     async stop(): Promise<void> {
       if (!running) return;
       running = false;
-      for (const u of untap) u();
-      untap = [];
-      clearInterval(pollTimer);
+      stopWaking?.();
+      stopWaking = undefined;
       clearInterval(sweepTimer);
       await sweeping;
-      await claiming;
+      await claims.idle();
       if (inFlight > 0) {
         await Promise.race([untilIdle(), new Promise<void>((r) => setTimeout(r, opts.stopWaitMs).unref())]);
       }

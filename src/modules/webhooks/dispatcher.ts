@@ -16,6 +16,7 @@ import { AgentPool } from './http-sender.js';
 import { attemptDelivery, failure, outcomeOf, type AttemptDeps } from './delivery.js';
 import { WEBHOOK_EVENTS_WRITE } from './outbox.js';
 import type { CommitTaps } from '../../db/commit-taps.js';
+import { coalesced, wakeUps } from '../../jobs/passes.js';
 import * as repo from './webhook-repo.js';
 import type { AttemptOutcome, ClaimedEvent } from './webhook-repo.js';
 import type { Lookup } from './target.js';
@@ -67,13 +68,10 @@ export function createDispatcher(deps: DispatcherDeps) {
   const stats: DispatcherStats = { commitWakes: 0, settleWakes: 0, timerWakes: 0, pollWakes: 0, claims: 0, claimed: 0, claimMs: 0, settles: 0, settled: 0, settleMs: 0, inFlight: 0, agents: 0 };
 
   let running = false;
-  let untap: (() => void) | undefined;
+  let stopWaking: (() => void) | undefined;
   let inFlight = 0; // claimed and not yet settled
   // Attempts being sent, per merchant: at most webhookConcurrencyPerMerchant each (fair share).
   const sending = new Map<number, number>();
-  let claiming = false;
-  let claimAgain = false;
-  let pollTimer: NodeJS.Timeout | undefined;
   const results: AttemptOutcome[] = [];
   let settling: Promise<void> | undefined;
   let idle: (() => void) | undefined;
@@ -109,36 +107,25 @@ export function createDispatcher(deps: DispatcherDeps) {
   }
 
   /** Claims while there are free slots and due events; concurrent calls fold into one more round. */
-  async function claim(): Promise<void> {
-    if (!running) return;
-    if (claiming) {
-      claimAgain = true;
-      return;
-    }
-    claiming = true;
-    try {
-      do {
-        claimAgain = false;
-        while (running && inFlight < config.webhookConcurrency) {
-          const want = Math.min(CLAIM_BATCH, config.webhookConcurrency - inFlight);
-          const t0 = performance.now();
-          const cap = config.webhookConcurrencyPerMerchant;
-          const rows = await repo.claimDue(db, { limit: want, leaseMs: leaseMs(), perMerchant: { cap, busy: sending } });
-          stats.claimMs += performance.now() - t0;
-          stats.claims++;
-          stats.claimed += rows.length;
-          for (const row of rows) send(row);
-          // Fewer than asked: every merchant's share of what is due was taken (the claim reads each
-          // merchant's part up to its free share, so a capped merchant's backlog hides no one).
-          if (rows.length < want) break;
-        }
-      } while (claimAgain && running);
-    } catch (err) {
-      log.error({ err }, 'webhook claim failed (retried at the next poll)');
-    } finally {
-      claiming = false;
-    }
-  }
+  const claims = coalesced(
+    async () => {
+      while (running && inFlight < config.webhookConcurrency) {
+        const want = Math.min(CLAIM_BATCH, config.webhookConcurrency - inFlight);
+        const t0 = performance.now();
+        const cap = config.webhookConcurrencyPerMerchant;
+        const rows = await repo.claimDue(db, { limit: want, leaseMs: leaseMs(), perMerchant: { cap, busy: sending } });
+        stats.claimMs += performance.now() - t0;
+        stats.claims++;
+        stats.claimed += rows.length;
+        for (const row of rows) send(row);
+        // Fewer than asked: every merchant's share of what is due was taken (the claim reads each
+        // merchant's part up to its free share, so a capped merchant's backlog hides no one).
+        if (rows.length < want) break;
+      }
+    },
+    (err) => log.error({ err }, 'webhook claim failed (retried at the next poll)'),
+  );
+  const claim = (): Promise<void> => (running ? claims.run() : Promise.resolve());
 
   function send(row: ClaimedEvent) {
     inFlight++;
@@ -208,23 +195,25 @@ export function createDispatcher(deps: DispatcherDeps) {
     }
   }
 
-  const onCommit = () => {
-    stats.commitWakes++;
-    void claim();
-  };
-
   return {
     /** Starts claiming; `taps` are the commit taps of `db`: a commit that wrote events wakes it. */
     start(taps: CommitTaps): void {
       if (running) return;
       running = true;
-      untap = taps.on(WEBHOOK_EVENTS_WRITE, onCommit);
-      pollTimer = setInterval(() => {
-        stats.pollWakes++;
-        agents.prune();
-        void claim();
-      }, config.webhookPollMs);
-      pollTimer.unref();
+      stopWaking = wakeUps({
+        taps,
+        marker: WEBHOOK_EVENTS_WRITE,
+        pollMs: config.webhookPollMs,
+        onCommit: () => {
+          stats.commitWakes++;
+          void claim();
+        },
+        onPoll: () => {
+          stats.pollWakes++;
+          agents.prune();
+          void claim();
+        },
+      });
       void claim();
     },
 
@@ -258,11 +247,11 @@ export function createDispatcher(deps: DispatcherDeps) {
     async stop(): Promise<void> {
       if (!running) return;
       running = false;
-      untap?.();
-      untap = undefined;
-      clearInterval(pollTimer);
+      stopWaking?.();
+      stopWaking = undefined;
       clearTimeout(dueTimer);
       dueTimes = [];
+      await claims.idle(); // what a claim under way takes is sent and settled before we return
       if (inFlight > 0) {
         await Promise.race([
           new Promise<void>((r) => (idle = r)),

@@ -1,0 +1,65 @@
+// Background passes over the database (the job relay, the purchase and webhook dispatchers): one
+// pass at a time per instance, woken after the commits that give it work and by a poll.
+import type { CommitTaps } from '../db/commit-taps.js';
+
+export interface Coalesced {
+  /**
+   * Runs a pass now, or — while one runs — one more after it: any number of calls meanwhile make
+   * one more pass, so a wake-up that arrives after the running pass has read is never lost.
+   * Resolves when the passes are done (never rejects: a failed pass goes to `onError`).
+   */
+  run(): Promise<void>;
+  /** Resolves once no pass runs (including the passes asked for meanwhile). */
+  idle(): Promise<void>;
+}
+
+export function coalesced(pass: () => Promise<void>, onError: (err: unknown) => void): Coalesced {
+  let running: Promise<void> | undefined;
+  let again = false;
+
+  async function passes(): Promise<void> {
+    try {
+      do {
+        again = false;
+        await pass();
+      } while (again);
+    } catch (err) {
+      onError(err);
+    }
+  }
+
+  return {
+    run() {
+      if (running) {
+        again = true;
+        return running;
+      }
+      // Set before the first pass starts and cleared only after the last ends (an async function
+      // with nothing to await would otherwise finish before the assignment, leaving it set).
+      let finish!: () => void;
+      running = new Promise<void>((r) => (finish = r));
+      void passes().finally(() => {
+        running = undefined;
+        finish();
+      });
+      return running;
+    },
+    async idle() {
+      while (running) await running;
+    },
+  };
+}
+
+/**
+ * Calls `onCommit` after each commit of this instance whose SQL named `marker`, and `onPoll`
+ * every `pollMs` (what other instances wrote, retries come due). Returns the function that stops both.
+ */
+export function wakeUps(o: { taps: CommitTaps; marker: string; pollMs: number; onCommit: () => void; onPoll: () => void }): () => void {
+  const untap = o.taps.on(o.marker, o.onCommit);
+  const timer = setInterval(o.onPoll, o.pollMs);
+  timer.unref();
+  return () => {
+    untap();
+    clearInterval(timer);
+  };
+}
