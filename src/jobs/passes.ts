@@ -50,13 +50,27 @@ export function coalesced(pass: () => Promise<void>, onError: (err: unknown) => 
   };
 }
 
+/** How often each wake-up fired (tests assert the commit, not the poll, woke a consumer). */
+export interface WakeCounts {
+  commitWakes: number;
+  pollWakes: number;
+}
+
 /**
- * Calls `onCommit` after each commit of this instance whose SQL named `marker`, and `onPoll`
- * every `pollMs` (what other instances wrote, retries come due). Returns the function that stops both.
+ * Calls `wake` after each commit of this instance whose SQL named `marker`, and every `pollMs`
+ * (what other instances wrote, retries come due; `onPoll` first), counting each in `counts`.
+ * Returns the function that stops both.
  */
-export function wakeUps(o: { taps: CommitTaps; marker: string; pollMs: number; onCommit: () => void; onPoll: () => void }): () => void {
-  const untap = o.taps.on(o.marker, o.onCommit);
-  const timer = setInterval(o.onPoll, o.pollMs);
+export function wakeUps(o: { taps: CommitTaps; marker: string; pollMs: number; wake: () => void; counts: WakeCounts; onPoll?: () => void }): () => void {
+  const untap = o.taps.on(o.marker, () => {
+    o.counts.commitWakes++;
+    o.wake();
+  });
+  const timer = setInterval(() => {
+    o.counts.pollWakes++;
+    o.onPoll?.();
+    o.wake();
+  }, o.pollMs);
   timer.unref();
   return () => {
     untap();

@@ -154,19 +154,7 @@ export function createPurchaseDispatcher(stage: Stage, log: Logger, opts: Purcha
     start(taps: CommitTaps): void {
       if (running) return;
       running = true;
-      stopWaking = wakeUps({
-        taps,
-        marker: PURCHASE_PENDING_WRITE,
-        pollMs: opts.pollMs ?? DISPATCH_POLL_MS,
-        onCommit: () => {
-          stats.commitWakes++;
-          void claim();
-        },
-        onPoll: () => {
-          stats.pollWakes++;
-          void claim();
-        },
-      });
+      stopWaking = wakeUps({ taps, marker: PURCHASE_PENDING_WRITE, pollMs: opts.pollMs ?? DISPATCH_POLL_MS, wake: () => void claim(), counts: stats });
       sweepTimer = setInterval(() => void sweep(), opts.sweepMs ?? DISPATCH_SWEEP_MS);
       sweepTimer.unref();
       void claim();

@@ -200,20 +200,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     start(taps: CommitTaps): void {
       if (running) return;
       running = true;
-      stopWaking = wakeUps({
-        taps,
-        marker: WEBHOOK_EVENTS_WRITE,
-        pollMs: config.webhookPollMs,
-        onCommit: () => {
-          stats.commitWakes++;
-          void claim();
-        },
-        onPoll: () => {
-          stats.pollWakes++;
-          agents.prune();
-          void claim();
-        },
-      });
+      stopWaking = wakeUps({ taps, marker: WEBHOOK_EVENTS_WRITE, pollMs: config.webhookPollMs, wake: () => void claim(), counts: stats, onPoll: () => agents.prune() });
       void claim();
     },
 
