@@ -6,9 +6,6 @@ import pg from 'pg';
 import { startDurableCluster } from './durable-pg.js';
 import { migrate } from '../src/db/migrate.js';
 import { ticks, TICK_US } from './proc-cpu.js';
-import { outboxRecords } from '../src/jobs/enqueue.js';
-import { creationJobs } from '../src/modules/purchases/purchase-jobs.js';
-import { NEW_PURCHASE_ID } from '../src/modules/purchases/create-repo.js';
 
 const PER_SIZE = Number(process.argv[2] ?? 4096);
 const SIZES = [1, 8, 64];
@@ -28,7 +25,6 @@ try {
   if (process.env.BENCH_PG_STATEMENTS) await c.query('select pg_stat_statements_reset()');
   const pid = (await c.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0].pid;
   const mids = (await c.query<{ id: number }>('select id from merchants order by id')).rows.map((r) => r.id);
-  const jobs = outboxRecords(creationJobs(NEW_PURCHASE_ID, new Date(Date.now() + 3_600_000)));
   let next = 1;
   const rows: string[] = [];
   for (const size of SIZES) {
@@ -38,7 +34,7 @@ try {
       const items = Array.from({ length: size }, (_, i) => {
         const n = next++;
         return { i, merchant_id: mids[n % merchants], merchant_tx_id: `cost-${n}`, game: 'csgo', partner: 12345678, token: 'abcdEFGH', platform_id: '76561198000000000',
-          platform_name: 'x', platform_avatar_url: null, at: new Date().toISOString(), asset_id: n.toString(16), name: null, markup: 1.1, max_price: null, jobs };
+          platform_name: 'x', platform_avatar_url: null, at: new Date().toISOString(), asset_id: n.toString(16), name: null, markup: 1.1, max_price: null, jobs: [] };
       });
       const r = await c.query('select r.r_outcome from purchase_create_batch($1::json) r', [JSON.stringify(items)]);
       if (r.rows.some((x) => x.r_outcome !== 'created')) throw new Error('a creation was not plain');

@@ -69,12 +69,13 @@ export async function addJob<T extends TaskName>(db: Trx | Db, task: T, payload:
  * statement), inserting only when `when` (an SQL condition) holds. Carries the JOB_OUTBOX marker.
  */
 export function outboxInsert(jobs: JobSpec[], when: RawBuilder<unknown> = sql`true`) {
-  // No jobs: a statement part that writes nothing (and does not wake the relay).
-  if (jobs.length === 0) return sql`select null where false`;
   return sql`${sql.raw(JOB_OUTBOX)} insert into ${OUTBOX_COLUMNS} select * from (values ${sql.join(jobs.map(outboxValues))}) v where ${when}`;
 }
 
-/** The outbox rows of `jobs` as plain records (for SQL functions that insert them: json_to_recordset). */
+/**
+ * The outbox rows of `jobs` as plain records, for SQL functions that insert them from JSON
+ * (json_to_recordset; migration 024 calls this shape "outboxJson").
+ */
 export function outboxRecords(jobs: JobSpec[]) {
   return jobs.map(({ task, payload, opts = {} }) => ({
     task,
@@ -86,11 +87,6 @@ export function outboxRecords(jobs: JobSpec[]) {
     priority: opts.priority ?? null,
     preserve_run_at: opts.jobKey !== undefined && opts.jobKeyMode === 'preserve_run_at',
   }));
-}
-
-/** The outbox rows of `jobs` as JSON text. */
-export function outboxJson(jobs: JobSpec[]): string {
-  return JSON.stringify(outboxRecords(jobs));
 }
 
 /** Several jobs in one round trip, in order, each exactly as addJob would add it. */

@@ -161,7 +161,6 @@ describe('purchases asked for at the same time share a batch (one statement, one
         purchase: { merchant_id: b.id, merchant_tx_id: 'in-flight-1', game: 'csgo', partner: 12345678, token: 'abcdEFGH', platform_id: '76561198000000000', platform_name: null, platform_avatar_url: null, created_at: new Date() },
         choice: { assetId: l.id, game: 'csgo' },
         markup: 1,
-        jobs: [],
       });
       expect(out).toBe('fallback');
       expect(Date.now() - started).toBeLessThan(900); // PostgreSQL's deadlock_timeout is 1 s: no wait happened
@@ -181,12 +180,15 @@ describe('purchases asked for at the same time share a batch (one statement, one
       purchase: { merchant_id: b.id, merchant_tx_id: tx, game: game as 'csgo', partner: 12345678, token: 'abcdEFGH', platform_id: '76561198000000000', platform_name: null, platform_avatar_url: null, created_at: new Date() },
       choice: { ...choice, game: game as 'csgo' },
       markup: 1,
-      jobs: [],
     });
-    // The second creation's job row breaks a NOT NULL constraint after the first was fully written
-    // and its own purchase row and listing update were made: the statement fails as a whole.
+    // Test-only fault: the second creation's purchase row is refused after the first creation was
+    // fully written: the statement fails as a whole.
+    await sql`create function test_refuse_purchase() returns trigger language plpgsql as $$
+      begin raise exception 'injected: purchase refused'; end $$`.execute(gw.ctx.db);
+    await sql`create trigger test_refuse_purchase before insert on purchases for each row
+      when (new.merchant_tx_id = 'refused-2') execute function test_refuse_purchase()`.execute(gw.ctx.db);
     const [l2] = (await gw.merchant(b.api_key, 'GET', '/purchase/available?game=csgo&full=true')).body.data.items.slice(1) as Array<{ id: string }>;
-    const broken = { ...input('csgo', { assetId: l2.id }, 'refused-2'), jobs: [{ task: null, payload: {} }] as unknown as CreationInput['jobs'] };
+    const broken = input('csgo', { assetId: l2.id }, 'refused-2');
     const [good, bad] = await Promise.all([batcher.create(input('csgo', { assetId: l.id }, 'refused-1')), batcher.create(broken)]);
     expect([good, bad]).toEqual(['fallback', 'fallback']);
     expect(await gw.ctx.db.selectFrom('purchases').select('id').where('merchant_id', '=', b.id).execute()).toHaveLength(0);

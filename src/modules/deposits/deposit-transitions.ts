@@ -14,7 +14,7 @@ import type { Game } from '../../domain/games.js';
 import { isTerminal } from '../../domain/state-machine.js';
 import type { TransitionResult } from '../../platform/offers.js';
 import { runParts } from '../../db/statement-parts.js';
-import { outboxInsert, outboxJson, type JobSpec } from '../../jobs/enqueue.js';
+import { outboxInsert, outboxRecords, type JobSpec } from '../../jobs/enqueue.js';
 import { batched } from '../../db/batched.js';
 import { applyMovement, movementCtes, type LedgerMovement } from '../ledger/ledger-repo.js';
 import { webhookInsert, type WebhookEventInput } from '../webhooks/outbox.js';
@@ -165,7 +165,7 @@ export function createDepositTransitions(deps: DepositTransitionDeps) {
       hold_end_date: holdEnd == null ? null : new Date(holdEnd).toISOString(),
       release: isTerminal(DEPOSIT_MACHINE, rule.to),
       webhook: webhook ? { status: webhook.status, result_url: webhook.resultUrl ?? null, payload: webhook.payload } : null,
-      jobs: jobs.length ? (JSON.parse(outboxJson(jobs)) as unknown[]) : [],
+      jobs: outboxRecords(jobs),
       movement: movement ? { key: movement.key, kind: movement.kind, available_delta: movement.availableDelta, hold_delta: movement.holdDelta } : null,
     };
   }

@@ -18,7 +18,6 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { batched } from '../../db/batched.js';
 import type { Db } from '../../db/database.js';
-import { JOB_OUTBOX, outboxRecords } from '../../jobs/enqueue.js';
 import { PURCHASE_PENDING_WRITE } from './purchase-jobs.js';
 import type { CreationInput } from './create-repo.js';
 import type { PurchaseRow } from './purchase-repo.js';
@@ -54,7 +53,7 @@ function item(i: number, r: CreationInput) {
     name: 'name' in r.choice ? r.choice.name : null,
     markup: r.markup,
     max_price: r.maxPrice ?? null,
-    jobs: outboxRecords(r.jobs),
+    jobs: [], // a purchase adds no job since the dispatcher (023); the function's parameter stays
   };
 }
 
@@ -65,9 +64,8 @@ export function createCreationBatcher(db: Db, opts: BatcherOptions): CreationBat
     let rows: BatchRow[];
     try {
       const items = JSON.stringify(inputs.map((input, i) => item(i, input)));
-      // Its commit wakes the purchase dispatcher (and the job relay, when there are jobs).
-      const markers = PURCHASE_PENDING_WRITE + (inputs.some((input) => input.jobs.length > 0) ? ` ${JOB_OUTBOX}` : '');
-      const res = await sql<BatchRow>`${sql.raw(markers)}
+      // Its commit wakes the purchase dispatcher.
+      const res = await sql<BatchRow>`${sql.raw(PURCHASE_PENDING_WRITE)}
         select r.r_idx, r.r_outcome, (r.r_purchase).* from purchase_create_batch(${items}::json) r`.execute(db);
       rows = res.rows;
     } catch (err) {

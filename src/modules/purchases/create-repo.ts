@@ -9,7 +9,7 @@
 //     different listings).
 //  2. reserveAndDebit, after the price is computed (salePrice, in TypeScript): the debit
 //     (applyMovement's guarded balance update and ledger entry, key `purchase:<id>:reserve`), the
-//     listing reserved, the purchase's item snapshot and its jobs (outbox) — all or nothing, so no
+//     listing reserved, the purchase's item snapshot (its commit wakes the dispatcher) — all or nothing, so no
 //     savepoint: the debit happens only while the (locked) listing is live, and everything after
 //     it only if it happened.
 // Lock order as in purchase-repo.ts: purchases row → listings row → balances row → the listing
@@ -18,7 +18,6 @@
 import { sql } from 'kysely';
 import type { Db, Trx } from '../../db/database.js';
 import type { Game } from '../../domain/games.js';
-import { outboxInsert, type JobSpec } from '../../jobs/enqueue.js';
 import { LISTING_COLUMNS, type ListingView } from '../catalogue/catalogue-repo.js';
 import type { NewPurchase, PurchaseRow } from './purchase-repo.js';
 import { movementCtes } from '../ledger/ledger-repo.js';
@@ -72,7 +71,6 @@ export interface Reservation {
   listing: ListingView;
   /** What the merchant pays (mills): salePrice of the listing. */
   price: number;
-  jobs: JobSpec[];
   now: Date;
 }
 
@@ -101,7 +99,7 @@ export async function reserveAndDebit(trx: Trx, r: Reservation): Promise<Purchas
              item_asset_id = ${l.asset_id}, amount = ${price}, updated_at = ${r.now}
        where id = ${p.id} and exists (select 1 from reserved)
       returning *
-    ), jobs as (${outboxInsert(r.jobs, sql`exists (select 1 from pur)`)})
+    )
     select (select count(*) from live)::int as live, (select count(*) from upd)::int as debited, pur.*
       from (select 1) one left join pur on true`.execute(trx);
   const row = res.rows[0];
@@ -112,15 +110,10 @@ export async function reserveAndDebit(trx: Trx, r: Reservation): Promise<Purchas
   return row.live === 0 ? 'item_sold' : 'insufficient_balance';
 }
 
-/** Stands for the new purchase's id in the jobs of a batched creation (the SQL puts the id in its place). */
-export const NEW_PURCHASE_ID = Number.MAX_SAFE_INTEGER;
-
 export interface CreationInput {
   purchase: NewPurchase;
   choice: ListingChoice;
   /** markupOf(merchant): the SQL prices the listing as salePrice does. */
   markup: number;
   maxPrice?: number;
-  /** The creation jobs, written with NEW_PURCHASE_ID for the id. */
-  jobs: JobSpec[];
 }

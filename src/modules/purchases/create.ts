@@ -9,8 +9,8 @@
 // merchant_tx_id (INSERT … ON CONFLICT DO NOTHING on the unique constraint) and pick and lock the
 // listing; then, with the price computed here, the same reservation and debit, or the failure
 // (3.3) stored as a `failed` purchase with its fail_reason, nothing taken. No lock is shared by
-// purchases (the listing's trigger only adds an unstamped feed event, migration 008; the jobs go
-// through the outbox, migration 012).
+// purchases (the listing's trigger only adds an unstamped feed event, migration 008), and none
+// adds a job: the dispatcher finds pending purchases (dispatcher.ts).
 //
 // Amount of a purchase that failed at creation: the price it attempted to pay (0 when no listing
 // was found). Spec 2.5 calls amount the purchase amount, and a merchant reading a failed
@@ -28,9 +28,8 @@ import { PlatformUnavailableError, PlatformUserError, platformIdOf, type Platfor
 import type { ListingView } from '../catalogue/catalogue-repo.js';
 import { markupOf, salePrice, type MerchantPricing } from '../catalogue/catalogue-views.js';
 import { enqueueWebhook } from '../webhooks/outbox.js';
-import { creationJobs, pendingLimitMs } from './purchase-jobs.js';
 import { createCreationBatcher } from './create-batcher.js';
-import { claimAndLock, NEW_PURCHASE_ID, reserveAndDebit, type ListingChoice } from './create-repo.js';
+import { claimAndLock, reserveAndDebit, type ListingChoice } from './create-repo.js';
 import { findPurchase, nameEverListed, updatePurchase, type NewPurchase, type PurchaseRow } from './purchase-repo.js';
 import { purchaseWebhookPayload } from './purchase-views.js';
 
@@ -152,13 +151,12 @@ export function createCreateStage(deps: CreateDeps) {
       platform_avatar_url: storable(user?.avatarUrl),
       created_at: now,
     };
-    const watchdogAt = new Date(now.getTime() + pendingLimitMs(config));
 
     // The usual case in one round trip shared with the purchases asked for at the same time (one
     // commit for the batch: create-batcher.ts); anything else — a failure to store with its
     // reason, the provider down — takes the transaction below.
     if (!providerDown) {
-      const fast = await batcher.create({ purchase: newPurchase, choice, markup: markupOf(merchant), maxPrice, jobs: creationJobs(NEW_PURCHASE_ID, watchdogAt) });
+      const fast = await batcher.create({ purchase: newPurchase, choice, markup: markupOf(merchant), maxPrice });
       if (fast !== 'fallback') {
         deps.onListingsChanged?.();
         return fast === 'twin' ? storedTwin(merchant.id, txId) : { row: fast, created: true };
@@ -175,9 +173,8 @@ export function createCreateStage(deps: CreateDeps) {
       const pick = await judgeListing(trx, merchant, input, listing, maxPrice);
       if (!pick.ok) return failAtCreation(trx, p, pick.reason, pick.listing, pick.price);
 
-      // One statement: the debit, the listing reserved, the item snapshot, the jobs — or nothing.
-      const jobs = creationJobs(p.id, watchdogAt);
-      const reserved = await reserveAndDebit(trx, { purchase: p, listing: pick.listing, price: pick.price, jobs, now });
+      // One statement: the debit, the listing reserved, the item snapshot — or nothing.
+      const reserved = await reserveAndDebit(trx, { purchase: p, listing: pick.listing, price: pick.price, now });
       if (typeof reserved === 'string') return failAtCreation(trx, p, reserved, pick.listing, pick.price);
       return reserved;
     });

@@ -97,16 +97,10 @@ export const purchaseJobKey = {
 };
 
 /**
- * The jobs of a new purchase: none. Its offer is sent by the dispatcher (dispatcher.ts), which
- * also sweeps for purchases pending past pendingLimitMs (the watchdog, DISPATCH_SWEEP_MS) — no
- * job per purchase. The dispatcher is woken by the commit of a statement naming
- * PURCHASE_PENDING_WRITE (the batched creation and the transaction path's reservation carry it), else by its poll.
+ * A statement that adds pending purchases carries this comment (the batched creation, the
+ * transaction path's reservation): its commit wakes the purchase dispatcher (dispatcher.ts), which
+ * sends their offers and sweeps for purchases pending past pendingLimitMs — no job per purchase.
  */
-export function creationJobs(_purchaseId: number, _watchdogAt: Date): JobSpec[] {
-  return [];
-}
-
-/** A statement that adds pending purchases may carry this comment: its commit wakes the dispatcher. */
 export const PURCHASE_PENDING_WRITE = '/* purchases:pending */';
 
 export function purchaseExpiryJob(purchaseId: number, runAt: Date): JobSpec {
