@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CommitTaps } from '../db/commit-taps.js';
-import { coalesced, wakeUps } from './passes.js';
+import { coalesced, InFlight, wakeUps } from './passes.js';
 
 /** A pass that waits until released, counting how many started. */
 function gatedPass() {
@@ -97,5 +97,30 @@ describe('wake-ups', () => {
     CommitTaps.fire(taps.matching('/* outbox_marker */') ?? []);
     await new Promise((r) => setTimeout(r, 50));
     expect(wakes).toBe(before);
+  });
+});
+
+describe('in flight', () => {
+  it('untilNone resolves at once when nothing is in flight, else when the last finishes', async () => {
+    const f = new InFlight();
+    await f.untilNone();
+    f.add(3);
+    let none = false;
+    const waiting = f.untilNone().then(() => (none = true));
+    f.done(2);
+    await new Promise((r) => setImmediate(r));
+    expect(none).toBe(false);
+    f.done(1);
+    await waiting;
+    expect(f.count).toBe(0);
+  });
+
+  it('with a bound, gives up waiting after it', async () => {
+    const f = new InFlight();
+    f.add(1);
+    const t0 = Date.now();
+    await f.untilNone(50);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(45);
+    expect(f.count).toBe(1);
   });
 });

@@ -50,6 +50,36 @@ export function coalesced(pass: () => Promise<void>, onError: (err: unknown) => 
   };
 }
 
+/** Work a pass handed out and not yet finished (a dispatcher's claimed rows), and who waits for none. */
+export class InFlight {
+  count = 0;
+  private readonly waiters = new Set<() => void>();
+
+  add(n: number): void {
+    this.count += n;
+  }
+
+  done(n: number): void {
+    this.count -= n;
+    if (this.count === 0) for (const w of [...this.waiters]) w();
+  }
+
+  /** Resolves when nothing is in flight (at once if nothing is), or after `maxMs` when given. */
+  untilNone(maxMs?: number): Promise<void> {
+    if (this.count === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const w = () => {
+        this.waiters.delete(w);
+        clearTimeout(timer);
+        resolve();
+      };
+      this.waiters.add(w);
+      if (maxMs !== undefined) timer = setTimeout(w, maxMs).unref();
+    });
+  }
+}
+
 /** How often each wake-up fired (tests assert the commit, not the poll, woke a consumer). */
 export interface WakeCounts {
   commitWakes: number;

@@ -16,7 +16,7 @@
 // (one sweep instead of a job per purchase).
 import type { Logger } from 'pino';
 import type { CommitTaps } from '../../db/commit-taps.js';
-import { coalesced, wakeUps } from '../../jobs/passes.js';
+import { coalesced, InFlight, wakeUps } from '../../jobs/passes.js';
 import type { SentOffer } from '../../platform/port.js';
 import type { createDispatchStage } from './dispatch.js';
 import { DISPATCH_CLAIM_BATCH, DISPATCH_CONCURRENCY, DISPATCH_POLL_MS, DISPATCH_SWEEP_MS, PURCHASE_PENDING_WRITE } from './purchase-jobs.js';
@@ -54,22 +54,20 @@ export function createPurchaseDispatcher(stage: Stage, log: Logger, opts: Purcha
   let stopWaking: (() => void) | undefined;
   let sweepTimer: NodeJS.Timeout | undefined;
   let sweeping: Promise<void> | undefined;
-  let inFlight = 0; // claimed, not yet recorded or settled
+  const inFlight = new InFlight(); // claimed, not yet recorded or settled
   const sent: Array<{ p: PurchaseRow; offer: SentOffer }> = [];
   let recording: Promise<void> | undefined;
-  const idle = new Set<() => void>(); // who waits for inFlight to reach 0
 
   function done(n: number) {
-    inFlight -= n;
-    if (inFlight === 0) for (const w of [...idle]) w();
+    inFlight.done(n);
     void claim();
   }
 
   /** Claims while there are free slots and due purchases; calls meanwhile fold into one more round. */
   const claims = coalesced(
     async () => {
-      while (running && inFlight < concurrency) {
-        const want = Math.min(claimBatch, concurrency - inFlight);
+      while (running && inFlight.count < concurrency) {
+        const want = Math.min(claimBatch, concurrency - inFlight.count);
         const rows = await stage.claim(want);
         stats.claims++;
         stats.claimed += rows.length;
@@ -83,7 +81,7 @@ export function createPurchaseDispatcher(stage: Stage, log: Logger, opts: Purcha
 
   /** Sends the claimed purchases' offers (one platform call for the batch when it takes batches). */
   function attempt(rows: PurchaseRow[]) {
-    inFlight += rows.length;
+    inFlight.add(rows.length);
     let sends: Array<Promise<SentOffer>>;
     try {
       sends = stage.sendAll(rows);
@@ -139,16 +137,6 @@ export function createPurchaseDispatcher(stage: Stage, log: Logger, opts: Purcha
     return sweeping;
   }
 
-  function untilIdle(): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const w = () => {
-        idle.delete(w);
-        resolve();
-      };
-      idle.add(w);
-    });
-  }
-
   return {
     /** Starts claiming; `taps`: the commit taps of the database (a new purchase's commit wakes it). */
     start(taps: CommitTaps): void {
@@ -176,8 +164,8 @@ export function createPurchaseDispatcher(stage: Stage, log: Logger, opts: Purcha
       try {
         for (;;) {
           await claim();
-          if (inFlight === 0) break;
-          await untilIdle();
+          if (inFlight.count === 0) break;
+          await inFlight.untilNone();
         }
       } finally {
         running = wasRunning;
@@ -185,7 +173,7 @@ export function createPurchaseDispatcher(stage: Stage, log: Logger, opts: Purcha
     },
 
     stats(): PurchaseDispatcherStats {
-      return { ...stats, inFlight };
+      return { ...stats, inFlight: inFlight.count };
     },
 
     /** Stops claiming and waits for the attempts in flight (at most stopWaitMs). */
@@ -197,9 +185,7 @@ export function createPurchaseDispatcher(stage: Stage, log: Logger, opts: Purcha
       clearInterval(sweepTimer);
       await sweeping;
       await claims.idle();
-      if (inFlight > 0) {
-        await Promise.race([untilIdle(), new Promise<void>((r) => setTimeout(r, opts.stopWaitMs).unref())]);
-      }
+      await inFlight.untilNone(opts.stopWaitMs);
       await recording;
     },
   };

@@ -16,7 +16,7 @@ import { AgentPool } from './http-sender.js';
 import { attemptDelivery, failure, outcomeOf, type AttemptDeps } from './delivery.js';
 import { WEBHOOK_EVENTS_WRITE } from './outbox.js';
 import type { CommitTaps } from '../../db/commit-taps.js';
-import { coalesced, wakeUps } from '../../jobs/passes.js';
+import { coalesced, InFlight, wakeUps } from '../../jobs/passes.js';
 import * as repo from './webhook-repo.js';
 import type { AttemptOutcome, ClaimedEvent } from './webhook-repo.js';
 import type { Lookup } from './target.js';
@@ -69,12 +69,11 @@ export function createDispatcher(deps: DispatcherDeps) {
 
   let running = false;
   let stopWaking: (() => void) | undefined;
-  let inFlight = 0; // claimed and not yet settled
+  const inFlight = new InFlight(); // claimed and not yet settled
   // Attempts being sent, per merchant: at most webhookConcurrencyPerMerchant each (fair share).
   const sending = new Map<number, number>();
   const results: AttemptOutcome[] = [];
   let settling: Promise<void> | undefined;
-  let idle: (() => void) | undefined;
 
   // Retry times of events this instance settled, soonest first; one timer for the soonest.
   let dueTimes: number[] = [];
@@ -109,8 +108,8 @@ export function createDispatcher(deps: DispatcherDeps) {
   /** Claims while there are free slots and due events; concurrent calls fold into one more round. */
   const claims = coalesced(
     async () => {
-      while (running && inFlight < config.webhookConcurrency) {
-        const want = Math.min(CLAIM_BATCH, config.webhookConcurrency - inFlight);
+      while (running && inFlight.count < config.webhookConcurrency) {
+        const want = Math.min(CLAIM_BATCH, config.webhookConcurrency - inFlight.count);
         const t0 = performance.now();
         const cap = config.webhookConcurrencyPerMerchant;
         const rows = await repo.claimDue(db, { limit: want, leaseMs: leaseMs(), perMerchant: { cap, busy: sending } });
@@ -128,7 +127,7 @@ export function createDispatcher(deps: DispatcherDeps) {
   const claim = (): Promise<void> => (running ? claims.run() : Promise.resolve());
 
   function send(row: ClaimedEvent) {
-    inFlight++;
+    inFlight.add(1);
     const merchant = Number(row.merchant_id);
     sending.set(merchant, (sending.get(merchant) ?? 0) + 1);
     attemptDelivery(row, attemptDeps)
@@ -152,14 +151,13 @@ export function createDispatcher(deps: DispatcherDeps) {
         await settleBatch(batch);
         stats.settleMs += performance.now() - t0;
         stats.settles++;
-        inFlight -= batch.length;
+        inFlight.done(batch.length);
         stats.settled += batch.length;
       }
     })().finally(() => {
       settling = undefined;
       stats.settleWakes++;
       void claim();
-      if (inFlight === 0) idle?.();
     });
     return settling;
   }
@@ -227,7 +225,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     },
 
     stats(): DispatcherStats {
-      return { ...stats, inFlight, agents: agents.size };
+      return { ...stats, inFlight: inFlight.count, agents: agents.size };
     },
 
     /** Stops claiming and waits for the attempts in flight to settle (at most one attempt's deadline). */
@@ -239,12 +237,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       clearTimeout(dueTimer);
       dueTimes = [];
       await claims.idle(); // what a claim under way takes is sent and settled before we return
-      if (inFlight > 0) {
-        await Promise.race([
-          new Promise<void>((r) => (idle = r)),
-          new Promise<void>((r) => setTimeout(r, config.webhookTimeoutMs + 1000).unref()),
-        ]);
-      }
+      await inFlight.untilNone(config.webhookTimeoutMs + 1000);
       await settling;
       agents.destroy();
     },
