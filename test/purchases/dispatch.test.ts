@@ -4,6 +4,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../helpers.js';
+import { failRecording, installRecordFault } from './record-fault.js';
 import { OffsetClock } from '../../src/domain/clock.js';
 import { createPurchaseService, dispatchInFlightMs, pendingLimitMs } from '../../src/modules/purchases/purchase-service.js';
 import { purchaseTasks } from '../../src/modules/purchases/purchase-tasks.js';
@@ -19,21 +20,7 @@ beforeAll(async () => {
   gw = await startTestGateway({ WEBHOOK_ALLOW_PRIVATE: 'true' }, { worker: false, clock });
   m = await gw.createMerchant({ name: 'Dispatch', webhook_url: 'http://127.0.0.1:9/hook' });
   await gw.topUp(m.id, 10_000);
-  // Test-only fault: fail the UPDATE that records a purchase's offer (pending → active), either
-  // always or only the first time (a sequence, so the count survives the rolled-back transaction).
-  await sql`create table test_fail_record (purchase_id bigint primary key, once_seq text)`.execute(gw.ctx.db);
-  await sql`
-    create function test_fail_record() returns trigger language plpgsql as $$
-    declare plan record;
-    begin
-      select * into plan from test_fail_record where purchase_id = new.id;
-      if found and old.status = 'pending' and new.status = 'active'
-         and (plan.once_seq is null or nextval(plan.once_seq) = 1) then
-        raise exception 'injected: recording the offer failed';
-      end if;
-      return new;
-    end $$`.execute(gw.ctx.db);
-  await sql`create trigger test_fail_record before update on purchases for each row execute function test_fail_record()`.execute(gw.ctx.db);
+  await installRecordFault(gw.ctx.db);
 });
 afterAll(async () => gw?.stop());
 
@@ -68,7 +55,7 @@ describe('purchase dispatch', () => {
   it('offer sent but recording it failed: the retry adopts the first offer, never sends a second', async () => {
     const { p } = await buy();
     await sql`create sequence test_once_a`.execute(gw.ctx.db);
-    await sql`insert into test_fail_record values (${p.id}, 'test_once_a')`.execute(gw.ctx.db);
+    await failRecording(gw.ctx.db, p.id, 'test_once_a');
 
     await expect(gw.ctx.purchases.dispatch(p.id, ATTEMPT(1))).rejects.toThrow(/injected/);
     const afterFirst = await row(p.id);
@@ -118,7 +105,7 @@ describe('pending watchdog (the dispatcher\'s sweep; job purchase_pending_watchd
     const before = await available();
     const { p, l } = await buy({ merchant_tx_id: 'stuck-1' });
     expect(await available()).toBeCloseTo(before - l.price, 3);
-    await sql`insert into test_fail_record values (${p.id}, null)`.execute(gw.ctx.db);
+    await failRecording(gw.ctx.db, p.id);
     for (let n = 1; n <= 5; n++) await expect(gw.ctx.purchases.dispatch(p.id, ATTEMPT(n))).rejects.toThrow(/injected/);
     expect(await row(p.id)).toMatchObject({ status: 'pending', dispatch_attempts: 5 });
     expect((await sandboxOffers(p.id)).length).toBe(1); // one offer for five attempts

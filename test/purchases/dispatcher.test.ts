@@ -6,6 +6,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startTestGateway, type TestGateway } from '../helpers.js';
+import { failRecording, installRecordFault } from './record-fault.js';
 import { createDispatchStage } from '../../src/modules/purchases/dispatch.js';
 import { createPurchaseDispatcher } from '../../src/modules/purchases/dispatcher.js';
 import { createPurchaseTransitions } from '../../src/modules/purchases/purchase-transitions.js';
@@ -25,17 +26,7 @@ beforeAll(async () => {
   gw = await startTestGateway({ WEBHOOK_ALLOW_PRIVATE: 'true', SANDBOX_CATALOGUE_SIZE: '1500' }, { worker: false, clock });
   m = await gw.createMerchant({ name: 'Dispatcher', webhook_url: 'http://127.0.0.1:9/hook' });
   await gw.topUp(m.id, 10_000_000);
-  // Test-only fault: fail the UPDATE that records the offer of the purchases listed here.
-  await sql`create table test_fail_record (purchase_id bigint primary key)`.execute(gw.ctx.db);
-  await sql`
-    create function test_fail_record() returns trigger language plpgsql as $$
-    begin
-      if old.status = 'pending' and new.status = 'active' and exists (select 1 from test_fail_record where purchase_id = new.id) then
-        raise exception 'injected: recording the offer failed';
-      end if;
-      return new;
-    end $$`.execute(gw.ctx.db);
-  await sql`create trigger test_fail_record before update on purchases for each row execute function test_fail_record()`.execute(gw.ctx.db);
+  await installRecordFault(gw.ctx.db);
 });
 afterAll(async () => gw?.stop());
 
@@ -217,7 +208,7 @@ describe('failures', () => {
     await settleLeftovers();
     const ids = await buy(10);
     const stuck = ids[3];
-    await sql`insert into test_fail_record values (${stuck})`.execute(gw.ctx.db);
+    await failRecording(gw.ctx.db, stuck);
     const { dispatcher } = instance();
     await dispatcher.drain();
     const after = new Map((await rows(ids)).map((p) => [Number(p.id), p]));
