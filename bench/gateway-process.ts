@@ -1,7 +1,9 @@
-// The gateway for the benchmark, started exactly as `npm start` starts it (src/main.ts under
-// tsx, in its own process; `node --import tsx` instead of the tsx CLI so the measured pid is the
-// gateway itself), and the start-to-ready measurement.
+// The gateway for the benchmark, started exactly as `npm start` starts it (`node bin/start.mjs`:
+// the compiled dist/main.js, built first when stale; the measured pid is the gateway itself), and
+// the start-to-ready measurement. A checkout without a build step (BENCH_GATEWAY_DIR of an older
+// main), or runner 'tsx', runs src/main.ts under tsx as `npm start` used to.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,14 +24,17 @@ async function waitReady(url: string, child: ChildProcess, timeoutMs: number): P
   }
 }
 
-export async function startGateway(dir: string, env: Record<string, string>, timeoutMs = 300_000): Promise<{ child: ChildProcess; url: string; readyMs: number; dataDir: string }> {
+export type Runner = 'compiled' | 'tsx';
+
+export async function startGateway(dir: string, env: Record<string, string>, timeoutMs = 300_000, runner: Runner = 'compiled'): Promise<{ child: ChildProcess; url: string; readyMs: number; dataDir: string }> {
   const port = await freePort();
   const dataDir = env.DATA_DIR ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'gateway-bench-data-')));
   const url = `http://127.0.0.1:${port}`;
   const t0 = performance.now();
   // BENCH_CPU_PROF=<dir>: the gateway writes a V8 CPU profile there when it stops (bench/profile-summary.ts reads it).
   const prof = env.DATA_DIR === undefined && process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_CPU_PROF)] : [];
-  const child = spawn(process.execPath, [...prof, '--import', 'tsx', 'src/main.ts'], {
+  const compiled = runner === 'compiled' && existsSync(path.join(dir, 'bin', 'start.mjs'));
+  const child = spawn(process.execPath, [...prof, ...(compiled ? ['bin/start.mjs'] : ['--import', 'tsx', 'src/main.ts'])], {
     cwd: dir,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', PLATFORM: 'sandbox', DATA_DIR: dataDir, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -56,12 +61,12 @@ async function procStatusMb(pid: number, field: 'VmHWM' | 'VmRSS'): Promise<numb
 export const peakRssMb = (pid: number) => procStatusMb(pid, 'VmHWM');
 
 /** `npm start` on the embedded database: a first start on an empty DATA_DIR, then a restart on it. */
-export async function startToReady(dir: string, adminToken: string): Promise<{ firstMs: number; againMs: number; idleRssMb: number }> {
+export async function startToReady(dir: string, adminToken: string, runner: Runner = 'compiled'): Promise<{ firstMs: number; againMs: number; idleRssMb: number }> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'gateway-bench-start-'));
   try {
-    const first = await startGateway(dir, { DATA_DIR: dataDir, ADMIN_TOKEN: adminToken });
+    const first = await startGateway(dir, { DATA_DIR: dataDir, ADMIN_TOKEN: adminToken }, undefined, runner);
     await stopProcess(first.child);
-    const again = await startGateway(dir, { DATA_DIR: dataDir, ADMIN_TOKEN: adminToken });
+    const again = await startGateway(dir, { DATA_DIR: dataDir, ADMIN_TOKEN: adminToken }, undefined, runner);
     await new Promise((r) => setTimeout(r, 2000));
     const idleRssMb = await procStatusMb(again.child.pid!, 'VmRSS');
     await stopProcess(again.child);

@@ -14,6 +14,7 @@ import { startEmbeddedPostgres, type EmbeddedDb } from './db/embedded.js';
 import { migrate } from './db/migrate.js';
 import { startJobLockReaper } from './db/job-locks.js';
 import { createContext, type AppContext } from './context.js';
+import { loadPlatformAdapter } from './platform/index.js';
 import { buildServer, type BuildOptions } from './http/server.js';
 import { startWorker } from './jobs/index.js';
 import { systemClock, type Clock } from './domain/clock.js';
@@ -79,6 +80,7 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
     const weak = await nonDurableSettings(db);
     if (weak.length) log.warn(`the database runs with ${weak.join(', ')}: acknowledged writes can be lost in a crash`);
     const adminToken = await resolveAdminToken(config, log);
+    await loadPlatformAdapter(config);
     const ctx = createContext({ config: { ...config, adminToken }, db, pool, commitTaps: taps, clock: opts.clock ?? systemClock, log, steamSessions: opts.steamSessions });
     relay = ctx.jobRelay;
     taps.on(JOB_OUTBOX, relay.poke);

@@ -10,6 +10,7 @@ import { createDb, createPool } from '../db/database.js';
 import { startEmbeddedPostgres, type EmbeddedDb } from '../db/embedded.js';
 import { migrate } from '../db/migrate.js';
 import { createContext, type AppContext } from '../context.js';
+import { loadPlatformAdapter } from '../platform/index.js';
 import { systemClock } from '../domain/clock.js';
 
 export type CliContext = AppContext & { close(): Promise<void> };
@@ -44,6 +45,7 @@ export async function openCliContext(config: Config): Promise<CliContext> {
   const commitTaps = new CommitTaps();
   const db = createDb(pool, commitTaps);
   await migrate(pool);
+  await loadPlatformAdapter(config);
   const ctx = createContext({ config, db, pool, commitTaps, clock: systemClock, log: pino({ level: 'warn' }) });
   return Object.assign(ctx, {
     async close() {

@@ -3,13 +3,14 @@
 import { Command, Option } from 'commander';
 import { AppError } from '../domain/errors.js';
 import { loadConfig } from '../config.js';
-import { openCliContext, type CliContext } from './context.js';
-import { amountToMills } from '../modules/admin/admin-routes.js';
+import type { CliContext } from './context.js';
 import { progressBar } from './progress.js';
-import { createAccountsService } from '../modules/accounts/accounts-service.js';
-import { userView } from '../modules/accounts/account-admin-routes.js';
-import { importListings } from '../modules/catalogue/catalogue-import.js';
 import { registerBotCommands } from './bot-commands.js';
+
+// The services (and their libraries) are loaded by the command that runs, not at start:
+// `gateway --help` and a mistyped option answer without loading them.
+const amountToMills = async (usd: number) => (await import('../modules/admin/admin-routes.js')).amountToMills(usd);
+const accounts = async (ctx: CliContext) => (await import('../modules/accounts/accounts-service.js')).createAccountsService(ctx);
 
 const program = new Command();
 program
@@ -25,6 +26,7 @@ function run(action: Action, humanTitle?: string) {
     const json = Boolean(program.opts().json);
     let ctx: CliContext | undefined;
     try {
+      const { openCliContext } = await import('./context.js');
       ctx = await openCliContext(loadConfig());
       const result = await action(ctx, ...args);
       print(result, json, humanTitle);
@@ -145,26 +147,26 @@ const cliActor = { userId: null, actor: 'cli', ip: null };
 merchant.command('invite <id>').description('invite an e-mail address to the merchant dashboard; prints the one-time link')
   .requiredOption('--email <address>')
   .addOption(new Option('--role <role>').choices(['owner', 'developer', 'viewer']).default('owner'))
-  .action(run((ctx, id, o) => createAccountsService(ctx).invite({ merchantId: int(id), email: o.email, role: o.role }, cliActor), 'invitation created (the link works once):'));
+  .action(run(async (ctx, id, o) => (await accounts(ctx)).invite({ merchantId: int(id), email: o.email, role: o.role }, cliActor), 'invitation created (the link works once):'));
 merchant.command('users <id>').description("the merchant's dashboard users")
-  .action(run(async (ctx, id) => (await createAccountsService(ctx).listUsers(int(id))).map(userView)));
+  .action(run(async (ctx, id) => (await (await accounts(ctx)).listUsers(int(id))).map((await import('../modules/accounts/account-admin-routes.js')).userView)));
 const operator = program.command('operator').description('operator console accounts');
 for (const name of ['create', 'invite']) {
   operator.command(name).description('invite an operator to the console; prints the one-time link')
     .requiredOption('--email <address>')
-    .action(run((ctx, o) => createAccountsService(ctx).invite({ merchantId: null, email: o.email, role: 'operator' }, cliActor), 'invitation created (the link works once):'));
+    .action(run(async (ctx, o) => (await accounts(ctx)).invite({ merchantId: null, email: o.email, role: 'operator' }, cliActor), 'invitation created (the link works once):'));
 }
 program.command('audit').description('the audit log, newest first').option('--merchant <id>', '', int).option('--limit <n>', '', int, 50)
-  .action(run(async (ctx, o) => (await createAccountsService(ctx).listAudit({ merchantId: o.merchant, limit: o.limit })).map((a) => ({ ...a, at: new Date(a.at).toISOString(), detail: JSON.stringify(a.detail) }))));
+  .action(run(async (ctx, o) => (await (await accounts(ctx)).listAudit({ merchantId: o.merchant, limit: o.limit })).map((a) => ({ ...a, at: new Date(a.at).toISOString(), detail: JSON.stringify(a.detail) }))));
 
 // ---- money
 program.command('top-up <merchantId> <amount>').description('credit available balance (USD)')
   .option('--reference <ref>', 'idempotency reference')
-  .action(run((ctx, id, amount, o) => ctx.ledger.topUp(int(id), amountToMills(num(amount)), o.reference)));
+  .action(run(async (ctx, id, amount, o) => ctx.ledger.topUp(int(id), await amountToMills(num(amount)), o.reference)));
 
 const withdrawal = program.command('withdrawal').description('merchant withdrawals');
 withdrawal.command('create <merchantId> <amount>').option('--reference <ref>')
-  .action(run((ctx, id, amount, o) => ctx.ledger.createWithdrawal(int(id), amountToMills(num(amount)), o.reference)));
+  .action(run(async (ctx, id, amount, o) => ctx.ledger.createWithdrawal(int(id), await amountToMills(num(amount)), o.reference)));
 withdrawal.command('list <merchantId>').option('--limit <n>', '', int, 50).option('--offset <n>', '', int, 0)
   .action(run((ctx, id, o) => ctx.ledger.listWithdrawals(int(id), o.limit, o.offset)));
 for (const action of ['complete', 'fail', 'cancel'] as const) {
@@ -202,6 +204,7 @@ catalogue
     run(async (ctx, file) => {
       const bar = progressBar('importing');
       try {
+        const { importListings } = await import('../modules/catalogue/catalogue-import.js');
         const result = await importListings(ctx, file, (p) => bar.update(p.bytesRead, p.totalBytes));
         if (result.errors.length) process.exitCode = 1;
         return result;

@@ -6,10 +6,16 @@ import type { Game } from '../domain/games.js';
 import type { TradingPlatform } from './port.js';
 import type { Logger } from 'pino';
 import { createSandboxPlatform } from './sandbox/sandbox-platform.js';
-import { createSteamPlatform } from './steam/steam-platform.js';
 import type { SessionProvider } from './steam/session.js';
 
 export class PlatformConfigError extends Error {}
+
+// The steam adapter's libraries (steamcommunity, steam-session, …) take about 0.6 s to load: only a
+// steam gateway loads them, before its context is made (startGateway, the CLI's context).
+let steamAdapter: typeof import('./steam/steam-platform.js') | undefined;
+export async function loadPlatformAdapter(config: Pick<Config, 'platform'>): Promise<void> {
+  if (config.platform === 'steam') steamAdapter ??= await import('./steam/steam-platform.js');
+}
 
 export function createPlatform(deps: {
   config: Config; db: Db; clock: Clock; log: Logger;
@@ -26,5 +32,6 @@ export function createPlatform(deps: {
   }
   if (!deps.config.botSecretsKey) throw new PlatformConfigError('PLATFORM=steam needs BOT_SECRETS_KEY');
   // Bots are driven only once start() is called (npm start), never by the CLI's context.
-  return createSteamPlatform({ db: deps.db, config: deps.config, clock: deps.clock, log: deps.log, sessions: deps.steamSessions });
+  if (!steamAdapter) throw new Error('loadPlatformAdapter(config) must run before createPlatform');
+  return steamAdapter.createSteamPlatform({ db: deps.db, config: deps.config, clock: deps.clock, log: deps.log, sessions: deps.steamSessions });
 }
