@@ -87,6 +87,8 @@ export interface SteamSettings {
   callTimeoutMs: number;
   /** First backoff window after a 429 (doubling, full jitter, capped at 60 s; 4 attempts per call). */
   backoffBaseMs: number;
+  /** After an ambiguous send: how long an offer may take to appear before the record gives up on it (later ones are canceled on sight). */
+  sendSettleMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -233,6 +235,7 @@ export function loadConfig(env: Env = process.env): Config {
       leaseSeconds: int(env, 'BOT_LEASE_SECONDS', 30, 3, 3600),
       callTimeoutMs: int(env, 'STEAM_CALL_TIMEOUT_MS', 20000, 100),
       backoffBaseMs: int(env, 'STEAM_BACKOFF_BASE_MS', 1000, 1, 60000),
+      sendSettleMs: int(env, 'STEAM_SEND_SETTLE_MS', 120_000, 100, 3_600_000),
     },
   };
 }

@@ -34,6 +34,8 @@ export interface SteamOffersTable {
   reverted_at: Date | null;
   reversal_reported: Generated<boolean>;
   attempt_started_at: Timestamp;
+  /** 026: the send's answer was ambiguous (the offer may exist): never sent again, resolved by lookup. */
+  uncertain_since: Date | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

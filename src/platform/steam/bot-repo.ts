@@ -55,23 +55,45 @@ export async function botForDriver(db: Db, id: number) {
 export type DriverBotRow = NonNullable<Awaited<ReturnType<typeof botForDriver>>>;
 
 /**
- * Takes (or renews) leases on usable bots (enabled, not removed, able to trade) that are free,
- * expired or already ours — ours first — up to `limit`; answers the ids this instance now holds.
- * Two instances never hold one bot: the row lock plus the expiry condition decide.
+ * Bots an instance drives: not removed, able to trade, and enabled — or disabled but still with
+ * open offers to settle (draining: polled, never given new offers): offers out or awaiting
+ * confirmation or escrow, an ambiguous send of the last day, changes not yet reported, and
+ * accepted deposits whose reversal window (8 days) the trade history must still cover.
+ */
+const LEASABLE = sql<boolean>`account_name is not null and removed_at is null and trade_state = 'ok'
+  and (enabled or exists (select 1 from steam_offers o where o.bot_id = bots.id and (
+        o.state in (2, 9, 11)
+     or (o.trade_offer_id is null and o.uncertain_since > now() - interval '1 day')
+     or o.state is distinct from o.reported_state
+     or (o.reverted_at is not null and not o.reversal_reported)
+     or (o.state = 3 and o.offer_kind = 'deposit' and o.updated_at > now() - interval '8 days'))))`;
+
+/**
+ * Takes (or renews) leases on leasable bots that are free, expired or already ours — ours first —
+ * up to `limit`; answers the ids renewed. Two instances never hold one bot: the row lock plus the
+ * expiry condition decide. The lock is FOR NO KEY UPDATE: the FOR KEY SHARE every insert of an
+ * offer or deposit naming the bot takes (its foreign key) does not conflict with it, so a busy
+ * bot is never skipped; a row skipped for another lock keeps its running lease (see heldLeases).
  */
 export async function acquireLeases(db: Db, owner: string, seconds: number, limit = 1000): Promise<number[]> {
   const r = await sql<{ id: number }>`
     update bots set lease_owner = ${owner}, lease_expires_at = now() + make_interval(secs => ${seconds})
      where id in (select id from bots
-                   where account_name is not null and enabled and removed_at is null and trade_state = 'ok'
+                   where ${LEASABLE}
                      and (lease_owner = ${owner} or lease_expires_at is null or lease_expires_at < now())
-                   order by (lease_owner is not distinct from ${owner}) desc, id limit ${limit} for update skip locked)
+                   order by (lease_owner is not distinct from ${owner}) desc, id limit ${limit} for no key update skip locked)
     returning id`.execute(db);
   return r.rows.map((x) => Number(x.id));
 }
 
+/** The bots whose lease `owner` holds now (renewed or not this round), by id, and whether each is still leasable. */
+export async function heldLeases(db: Db, owner: string): Promise<{ id: number; leasable: boolean }[]> {
+  const r = await sql<{ id: number; leasable: boolean }>`select id, ${LEASABLE} as leasable from bots where lease_owner = ${owner} and lease_expires_at > now() order by id`.execute(db);
+  return r.rows.map((x) => ({ id: Number(x.id), leasable: x.leasable }));
+}
+
 /**
- * This instance's fair share of the usable bots: the instance says it is alive, then counts the
+ * This instance's fair share of the leasable bots: the instance says it is alive, then counts the
  * instances seen within the lease and the bots, and answers ceil(bots / instances).
  */
 export async function fairShare(db: Db, owner: string, seconds: number): Promise<number> {
@@ -79,7 +101,7 @@ export async function fairShare(db: Db, owner: string, seconds: number): Promise
   await sql`delete from steam_instances where seen_at < now() - make_interval(secs => ${seconds * 10})`.execute(db);
   const r = await sql<{ instances: string; bots: string }>`
     select (select count(*) from steam_instances where seen_at >= now() - make_interval(secs => ${seconds})) as instances,
-           (select count(*) from bots where account_name is not null and enabled and removed_at is null and trade_state = 'ok') as bots`.execute(db);
+           (select count(*) from bots where ${LEASABLE}) as bots`.execute(db);
   const instances = Math.max(1, Number(r.rows[0]!.instances));
   return Math.ceil(Number(r.rows[0]!.bots) / instances);
 }
