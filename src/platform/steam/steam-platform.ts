@@ -39,6 +39,11 @@ export interface SteamDeps {
 }
 
 const INVENTORY_CACHE_MS = 30_000;
+/**
+ * A bot's own tradable asset ids per game, kept between purchases: dropped whenever one of the
+ * bot's offers changes (its own trades move its items), and read again when an asset is not in it.
+ */
+const OWN_INVENTORY_CACHE_MS = 5 * 60_000;
 /** Trade protection: a CS2 trade can be reversed for 7 days; the history is read back 8. */
 const HISTORY_WINDOW_MS = 8 * 24 * 3600 * 1000;
 
@@ -63,6 +68,10 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
   /** accepting: the bot takes new offers (enabled); a disabled one only drains its open offers. */
   const drivers = new Map<number, { driver: BotDriver; games: string[]; accepting: boolean }>();
   const inventoryCache = new Map<string, { at: number; items: PlatformItem[] }>();
+  const ownInventory = new Map<string, { at: number; tradable: Set<string> }>();
+  const forgetOwnInventory = (botId: number) => {
+    for (const k of ownInventory.keys()) if (k.startsWith(`${botId}:`)) ownInventory.delete(k);
+  };
   let handler: OfferChangeHandler | undefined;
   // Until the gateway registers its guard every record wants its offer (the adapter alone, in tests).
   let guard: OfferGuard = async () => true;
@@ -158,6 +167,7 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
   // ---- offers
   async function offerChanged(botId: number, o: OfferSnapshot): Promise<void> {
     if (!o.isOurOffer) return;
+    forgetOwnInventory(botId);
     const row = await offers.recordState(db, o.id, o);
     if (!row) {
       // An offer we sent whose send answer was lost: adopt it for its record (the message names it).
@@ -375,25 +385,38 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
       const received = await offers.receivedAssetOfListing(db, req.listingId);
       const assetId = received?.new_asset_id ?? req.assetId;
       if (!assetId) throw new PlatformUnavailableError('the listing has no platform asset to give');
+      const started = Date.now();
       // The bot holding the asset, tradable (context 2: a protected item in 16 is not offered yet).
-      let holder: BotDriver | undefined;
-      let unread = false; // a bot whose inventory could not be read may hold it: retried, not refused
-      for (const { driver, games, accepting } of drivers.values()) {
-        if (!accepting || !driver.signedIn || !games.includes(req.game)) continue;
-        const items = await driver.inventory(driver.bot.platformId, APP_IDS[req.game], TRADABLE_CONTEXT, 'own-inventory').catch(() => {
-          unread = true;
-          return [];
-        });
-        if (items.some((i) => String(i.assetid ?? i.id) === assetId && (i.tradable === true || i.tradable === 1))) {
-          holder = driver;
-          break;
-        }
-      }
       const claimed = await offers.findOffer(db, 'purchase', req.purchaseId);
-      if (!holder && claimed) holder = drivers.get(Number(claimed.bot_id))?.driver;
+      let holder = claimed ? drivers.get(Number(claimed.bot_id))?.driver : undefined;
+      let unread = false; // a bot whose inventory could not be read may hold it: retried, not refused
+      // From the cached inventories first; bots whose cache did not show it are read once more.
+      for (const fresh of [false, true]) {
+        for (const { driver, games, accepting } of holder ? [] : drivers.values()) {
+          if (!accepting || !driver.signedIn || !games.includes(req.game)) continue;
+          const key = `${driver.bot.id}:${req.game}`;
+          let hit = ownInventory.get(key);
+          if (fresh ? hit?.at === undefined || hit.at < started : !hit || Date.now() - hit.at > OWN_INVENTORY_CACHE_MS) {
+            const items = await driver.inventory(driver.bot.platformId, APP_IDS[req.game], TRADABLE_CONTEXT, 'own-inventory').catch(() => undefined);
+            if (!items) {
+              unread = true;
+              continue;
+            }
+            hit = { at: Date.now(), tradable: new Set(items.filter((i) => i.tradable === true || i.tradable === 1).map((i) => String(i.assetid ?? i.id))) };
+            ownInventory.set(key, hit);
+          }
+          if (hit?.tradable.has(assetId)) {
+            holder = driver;
+            break;
+          }
+        }
+        if (holder) break;
+      }
       if (!holder && unread) throw new PlatformUnavailableError('a bot\'s inventory could not be read now', true);
       if (!holder) throw new PlatformUnavailableError('no bot of this instance holds the item in a tradable state');
-      return send('purchase', req.purchaseId, holder, { partner: req.partner, token: req.token, give: [assetId], receive: [], game: req.game });
+      const sent = await send('purchase', req.purchaseId, holder, { partner: req.partner, token: req.token, give: [assetId], receive: [], game: req.game });
+      ownInventory.get(`${holder.bot.id}:${req.game}`)?.tradable.delete(assetId); // in an offer now
+      return sent;
     },
 
     async cancelOffer(req): Promise<void> {
