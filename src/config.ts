@@ -93,6 +93,9 @@ export interface SteamSettings {
 
 export class ConfigError extends Error {}
 
+/** CS2 trade protection (a trade can be reversed for 7 days) plus an hour to read it in the trade history. */
+export const STEAM_CS2_MIN_HOLD_SECONDS = 7 * 86400 + 3600;
+
 type Env = Record<string, string | undefined>;
 
 function int(env: Env, name: string, def: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
@@ -188,7 +191,8 @@ export function loadConfig(env: Env = process.env): Config {
     intentTtlSeconds: int(env, 'INTENT_TTL_SECONDS', 86400, 1),
     offerTtlSeconds: int(env, 'OFFER_TTL_SECONDS', 600, 1),
     holdSeconds: {
-      csgo: int(env, 'HOLD_SECONDS_CSGO', 604800),
+      // Steam: CS2 trades can be reversed for 7 days; the hold outlasts that plus the time to see it.
+      csgo: int(env, 'HOLD_SECONDS_CSGO', platform === 'steam' ? STEAM_CS2_MIN_HOLD_SECONDS : 604800, platform === 'steam' ? STEAM_CS2_MIN_HOLD_SECONDS : 0),
       rust: int(env, 'HOLD_SECONDS_RUST', 3600),
       dota2: int(env, 'HOLD_SECONDS_DOTA2', 0),
       tf2: int(env, 'HOLD_SECONDS_TF2', 0),

@@ -34,6 +34,9 @@ export class FakeSteam {
   tokens = new Map<string, string>(); // access token → bot steam id
   requests: { method: string; path: string; status: number }[] = [];
   signIns = 0;
+  /** Every sign-in fails (the login host unreachable): only a still-valid session or a stored web session works. */
+  refuseSignIns = false;
+  refusedSignIns = 0;
   /** Next N requests whose path matches answer 429 (no Retry-After, as the platform does). */
   private limits: { re: RegExp; left: number }[] = [];
   /** The next send creates the offer but answers eresult 16 (Timeout). */
@@ -101,6 +104,10 @@ export class FakeSteam {
     return {
       signIn: async (req) => {
         const bot = [...this.bots.values()].find((b) => b.accountName === req.accountName);
+        if (this.refuseSignIns) {
+          this.refusedSignIns++;
+          throw new Error('sign-in failed: the login host did not answer');
+        }
         if (!bot || bot.password !== req.password) throw new Error('InvalidPassword');
         this.signIns++;
         const { cookies, token } = this.webCookies(bot);

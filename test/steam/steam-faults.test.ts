@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { importListings } from '../../src/modules/catalogue/catalogue-import.js';
+import { ADMIN_TOKEN, eventually } from '../helpers.js';
 import { offline, startSteamWorld, type SteamWorld } from './steam-helpers.js';
 import type { FakeOffer } from './fake-steam.js';
 
@@ -22,7 +23,7 @@ const NAME = 'AK-47 | Redline (Minimal Wear)';
 beforeAll(async () => {
   offline();
   // A settle window no test waits out: the tests move an ambiguous send's start into the past instead.
-  w = await startSteamWorld({ bots: 2, env: { STEAM_SEND_SETTLE_MS: '600000', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '3600' } });
+  w = await startSteamWorld({ bots: 2, env: { STEAM_SEND_SETTLE_MS: '600000', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '3600', METRICS_REFRESH_MS: '200' } });
   await w.platform.leaseTick();
   const m = await w.gw.createMerchant({ webhook_url: 'http://127.0.0.1:9/hooks' });
   key = m.api_key;
@@ -340,5 +341,55 @@ describe('bots', () => {
       await tx;
     }
     expect(await w.platform.leaseTick()).toContain(botId);
+  });
+});
+
+describe('sessions', () => {
+  const view = async (id: number) => (await w.gw.admin('GET', `/bots/${id}`)).body.data;
+  const metrics = async () => (await fetch(`${w.gw.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text();
+
+  it('a one-off 401 on GetTradeOffers while sign-ins fail (the session still valid) never takes a bot out', async () => {
+    const bot = w.bots[0];
+    w.fake.refuseSignIns = true;
+    try {
+      w.fake.fail(/GetTradeOffers/, 1, 401);
+      await w.platform.pollTick();
+      expect(w.platform.driverOf(bot.id)!.signedIn).toBe(true);
+      expect(await view(bot.id)).toMatchObject({ status: 'active', rotation: 'in', rotation_reason: null, signed_in: true });
+      expect((await view(bot.id)).last_authenticated_at).not.toBeNull();
+    } finally {
+      w.fake.refuseSignIns = false;
+      w.fake.clearFailures();
+    }
+  });
+
+  it('a session really gone and sign-in failing: out of rotation, visible (reason, metric); back by itself once a sign-in works, with backoff', async () => {
+    const bot = w.bots[0];
+    w.fake.refuseSignIns = true;
+    const signIns = w.fake.signIns;
+    try {
+      w.fake.expireSessions();
+      await w.platform.pollTick();
+      expect(w.platform.driverOf(bot.id)!.signedIn).toBe(false);
+      const out = await eventually(async () => ((await view(bot.id)).rotation === 'out' ? view(bot.id) : undefined), 10_000, 50);
+      expect(out).toMatchObject({ rotation: 'out', signed_in: false, session_error: expect.stringMatching(/.+/) });
+      expect(out.rotation_reason).toMatch(/no live session/);
+      await eventually(async () => (await metrics()).includes(`gateway_bot_rotation{bot="${out.name}",state="out"} 1`), 15_000, 100);
+      // Polls meanwhile do not retry the sign-in on every round (backoff).
+      const attempts = w.fake.refusedSignIns;
+      await w.platform.pollTick();
+      await w.platform.pollTick();
+      expect((w.fake.refusedSignIns) - attempts).toBeLessThanOrEqual(1);
+      expect(w.fake.signIns).toBe(signIns);
+    } finally {
+      w.fake.refuseSignIns = false;
+    }
+    // Sign-ins work again: the next due attempt brings the bot back, no restart.
+    await eventually(async () => {
+      await w.platform.pollTick();
+      return w.platform.driverOf(bot.id)!.signedIn && (await view(bot.id)).rotation === 'in';
+    }, 30_000, 200);
+    expect((await view(bot.id)).session_error).toBeNull();
+    await eventually(async () => (await metrics()).includes(`gateway_bot_rotation{bot="${(await view(bot.id)).name}",state="in"} 1`), 15_000, 100);
   });
 });

@@ -7,6 +7,7 @@ import type { Db } from '../../db/database.js';
 export const BOT_COLUMNS = [
   'id', 'name', 'platform_id', 'enabled', 'account_name', 'games', 'inventory_capacity', 'trade_state', 'trade_state_reason',
   'lease_owner', 'lease_expires_at', 'trade_protection_acknowledged_at', 'last_checked_at', 'removed_at', 'created_at', 'updated_at',
+  'last_authenticated_at', 'session_error',
 ] as const;
 
 export async function insertBot(db: Db, row: { name: string; platform_id: string; account_name: string; secrets: Buffer; games: string[]; inventory_capacity: number }) {
@@ -17,14 +18,20 @@ export async function insertBot(db: Db, row: { name: string; platform_id: string
 export type BotScope = 'managed' | 'all';
 const managed = (scope: BotScope) => (scope === 'managed' ? sql<boolean>`account_name is not null` : sql<boolean>`true`);
 
+/** signed_in: a call answered signed in within `liveSeconds` and the session not lost since (a live session, not a stored token). */
+const signedIn = (liveSeconds: number) =>
+  sql<boolean>`(session_error is null and coalesce(last_authenticated_at > now() - make_interval(secs => ${liveSeconds}), false))`.as('signed_in');
+/** How long after its last authenticated call a bot still counts as signed in (a few poll rounds). */
+export const LIVE_SESSION_SECONDS = 180;
+
 /** Operator-managed bots (the sandbox's seeded ones have no account), removed ones last. */
-export async function listBots(db: Db, limit: number, offset: number, scope: BotScope = 'managed') {
-  return db.selectFrom('bots').select(BOT_COLUMNS).select(sql<boolean>`refresh_token is not null`.as('signed_in'))
+export async function listBots(db: Db, limit: number, offset: number, scope: BotScope = 'managed', liveSeconds = LIVE_SESSION_SECONDS) {
+  return db.selectFrom('bots').select(BOT_COLUMNS).select(signedIn(liveSeconds))
     .where(managed(scope)).orderBy(sql`removed_at is not null`).orderBy('id').limit(limit).offset(offset).execute();
 }
 
-export async function findBot(db: Db, id: number, scope: BotScope = 'managed') {
-  return db.selectFrom('bots').select(BOT_COLUMNS).select(sql<boolean>`refresh_token is not null`.as('signed_in'))
+export async function findBot(db: Db, id: number, scope: BotScope = 'managed', liveSeconds = LIVE_SESSION_SECONDS) {
+  return db.selectFrom('bots').select(BOT_COLUMNS).select(signedIn(liveSeconds))
     .where('id', '=', id).where(managed(scope)).executeTakeFirst();
 }
 
@@ -128,9 +135,14 @@ export async function setTradeState(db: Db, id: number, state: 'ok' | 'cannot_tr
   await db.updateTable('bots').set({ trade_state: state, trade_state_reason: reason, updated_at: sql`now()` }).where('id', '=', id).execute();
 }
 
+/** The driver's session: the last authenticated call (a live session), or why it has none. */
+export async function saveSession(db: Db, id: number, patch: { last_authenticated_at?: Date; session_error: string | null }): Promise<void> {
+  await db.updateTable('bots').set(patch).where('id', '=', id).execute();
+}
+
 export async function saveDriverState(db: Db, id: number, patch: {
   refresh_token?: Buffer | null; poll_data?: Record<string, unknown>; platform_id?: string;
-  trade_protection_acknowledged_at?: Date; history_cursor?: string; last_checked_at?: Date;
+  trade_protection_acknowledged_at?: Date; history_cursor?: string; last_checked_at?: Date; history_read_at?: Date;
 }): Promise<void> {
   const set: Record<string, unknown> = { ...patch };
   if (patch.poll_data) set.poll_data = sql`${JSON.stringify(patch.poll_data)}::jsonb`;

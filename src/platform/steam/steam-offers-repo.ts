@@ -49,7 +49,10 @@ export async function recordSent(db: Db, kind: OfferKind, recordId: number, trad
 /** The platform's new state of one of our offers; answers the row when the offer is ours. */
 export async function recordState(db: Db, tradeOfferId: string, s: { state: number; tradeId: string | null; escrowEnds: Date | null }) {
   return db.updateTable('steam_offers')
-    .set({ state: s.state, trade_id: s.tradeId, escrow_ends_at: s.escrowEnds, updated_at: sql`now()` })
+    .set({
+      state: s.state, trade_id: s.tradeId, escrow_ends_at: s.escrowEnds, updated_at: sql`now()`,
+      accepted_at: sql`case when ${s.state} in (3, 11) then coalesce(accepted_at, now()) else accepted_at end`,
+    })
     .where('trade_offer_id', '=', tradeOfferId).returningAll().executeTakeFirst();
 }
 

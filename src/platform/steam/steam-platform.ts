@@ -91,6 +91,7 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
           offerChanged: (o) => offerChanged(Number(row.id), o),
           pollData: (data) => bots.saveDriverState(db, Number(row.id), { poll_data: data }),
           refreshToken: (t) => bots.saveDriverState(db, Number(row.id), { refresh_token: box.seal(t, refreshTokenAad(row.account_name!)) }),
+          session: (st) => void sessionChanged(Number(row.id), st),
           webCookies: async () => {
             const now = await bots.botForDriver(db, Number(row.id));
             return now?.secrets ? (JSON.parse(box.open(now.secrets, secretsAad(row.account_name!))) as BotSecrets).web_cookies : undefined;
@@ -105,6 +106,21 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
       await bots.saveDriverState(db, Number(row.id), { trade_protection_acknowledged_at: new Date() });
     }
     return driver;
+  }
+
+  /** Last live-session state per bot, and when last_authenticated_at was last written (at most every 10 s). */
+  const sessionSeen = new Map<number, { live: boolean; savedAt: number }>();
+  async function sessionChanged(botId: number, st: { live: boolean; at: Date; error?: string }): Promise<void> {
+    const seen = sessionSeen.get(botId);
+    const changed = !seen || seen.live !== st.live;
+    if (!changed && st.live && Date.now() - seen.savedAt < 10_000) return;
+    sessionSeen.set(botId, { live: st.live, savedAt: Date.now() });
+    if (changed && seen) {
+      if (st.live) log.warn({ botId }, 'steam: bot session live again; back in rotation');
+      else log.warn({ botId, reason: st.error }, 'steam: bot session lost (signed out, sign-in failed); out of rotation, signing in again with backoff');
+    }
+    await bots.saveSession(db, botId, st.live ? { last_authenticated_at: st.at, session_error: null } : { session_error: st.error ?? 'signed out' })
+      .catch((err) => log.warn({ botId, err: (err as Error).message }, 'steam: session state not saved'));
   }
 
   async function outOfRotation(botId: number, reason: string): Promise<void> {
@@ -235,7 +251,7 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
   /** One bot's poll: its offers' states, then its confirmations (only of offers still wanted). */
   async function pollBot(botId: number, driver: BotDriver): Promise<void> {
     try {
-      await driver.poll();
+      await driver.pollWithSession();
     } catch (err) {
       log.warn({ botId, err: (err as Error).message }, 'steam: poll failed');
     }
