@@ -87,9 +87,14 @@ export interface SteamSettings {
   callTimeoutMs: number;
   /** First backoff window after a 429 (doubling, full jitter, capped at 60 s; 4 attempts per call). */
   backoffBaseMs: number;
+  /** After an ambiguous send: how long an offer may take to appear before the record gives up on it (later ones are canceled on sight). */
+  sendSettleMs: number;
 }
 
 export class ConfigError extends Error {}
+
+/** CS2 trade protection (a trade can be reversed for 7 days) plus an hour to read it in the trade history. */
+export const STEAM_CS2_MIN_HOLD_SECONDS = 7 * 86400 + 3600;
 
 type Env = Record<string, string | undefined>;
 
@@ -186,7 +191,8 @@ export function loadConfig(env: Env = process.env): Config {
     intentTtlSeconds: int(env, 'INTENT_TTL_SECONDS', 86400, 1),
     offerTtlSeconds: int(env, 'OFFER_TTL_SECONDS', 600, 1),
     holdSeconds: {
-      csgo: int(env, 'HOLD_SECONDS_CSGO', 604800),
+      // Steam: CS2 trades can be reversed for 7 days; the hold outlasts that plus the time to see it.
+      csgo: int(env, 'HOLD_SECONDS_CSGO', platform === 'steam' ? STEAM_CS2_MIN_HOLD_SECONDS : 604800, platform === 'steam' ? STEAM_CS2_MIN_HOLD_SECONDS : 0),
       rust: int(env, 'HOLD_SECONDS_RUST', 3600),
       dota2: int(env, 'HOLD_SECONDS_DOTA2', 0),
       tf2: int(env, 'HOLD_SECONDS_TF2', 0),
@@ -233,6 +239,7 @@ export function loadConfig(env: Env = process.env): Config {
       leaseSeconds: int(env, 'BOT_LEASE_SECONDS', 30, 3, 3600),
       callTimeoutMs: int(env, 'STEAM_CALL_TIMEOUT_MS', 20000, 100),
       backoffBaseMs: int(env, 'STEAM_BACKOFF_BASE_MS', 1000, 1, 60000),
+      sendSettleMs: int(env, 'STEAM_SEND_SETTLE_MS', 120_000, 100, 3_600_000),
     },
   };
 }

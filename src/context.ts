@@ -51,6 +51,8 @@ export function createContext(base: BaseContext) {
   // Offer changes the platform reports (accepted, declined, expired, canceled, hold ended,
   // reverted) become deposit / purchase transitions (through the offer layer, src/platform/offers.ts).
   platform.onOfferChange((change) => (change.offer === 'deposit' ? deposits.applyOfferChange(change) : purchases.applyOfferChange(change)));
+  // A real platform confirms (and keeps) an offer only while its record still wants it.
+  platform.onOfferGuard?.((offer, id, tradeOfferId) => (offer === 'deposit' ? deposits.wantsOffer(id, tradeOfferId) : purchases.wantsOffer(id, tradeOfferId)));
   return { ...base, jobRelay, merchants, ledger, webhooks, pricing, platform, deposits, catalogue, purchases, intents, hosted, bots };
 }
 

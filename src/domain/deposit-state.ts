@@ -14,7 +14,14 @@ export type DepositEvent =
   | 'expire' // active → canceled: trade_offer_expiry_at passed
   | 'cancel' // active → canceled: our side withdrew the offer
   | 'release' // hold → completed: the hold ended
-  | 'revert'; // hold → reverted: the trade was reversed during the hold
+  | 'revert' // hold → reverted: the trade was reversed during the hold
+  // Corrections (issue 20): the platform shows an accepted trade for a deposit the gateway had
+  // closed (a late offer after an ambiguous send, an expiry race): the deposit follows the trade.
+  | 'follow_hold' // failed / canceled → hold
+  | 'follow_accept'; // failed / canceled → completed
+
+/** The only events that leave a terminal status: the platform's truth over the gateway's. */
+export const DEPOSIT_CORRECTIONS: readonly DepositEvent[] = ['follow_hold', 'follow_accept'];
 
 /** Ledger movements of spec 3.4 (key `deposit:<id>:<movement>`). */
 export type DepositMovement = 'hold' | 'release' | 'credit' | 'revert';
@@ -38,6 +45,8 @@ export const DEPOSIT_MACHINE = stateMachine<DepositStatus, DepositEvent, Deposit
     cancel: { from: ['active'], to: 'canceled', failReason: 'canceled_by_gateway' },
     release: { from: ['hold'], to: 'completed', movement: 'release' },
     revert: { from: ['hold'], to: 'reverted', movement: 'revert' },
+    follow_hold: { from: ['failed', 'canceled'], to: 'hold', movement: 'hold' },
+    follow_accept: { from: ['failed', 'canceled'], to: 'completed', movement: 'credit' },
   },
   // Pending: the watchdog job; active: the offer-expiry job; hold: the hold-end job; completed:
   // the items go to the catalogue; terminal: the user's assets are no longer reserved.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { eventsOf, isTerminal, transitionFrom, type StateMachine } from './state-machine.js';
-import { DEPOSIT_MACHINE, DEPOSIT_MOVEMENTS } from './deposit-state.js';
+import { DEPOSIT_CORRECTIONS, DEPOSIT_MACHINE, DEPOSIT_MOVEMENTS } from './deposit-state.js';
 import { CREATION_FAIL_REASONS, LATER_FAIL_REASONS, PURCHASE_MACHINE } from './purchase-state.js';
 import { WITHDRAWAL_MACHINE } from './withdrawal-state.js';
 
@@ -35,10 +35,13 @@ describe('deposit state machine (spec 3.1)', () => {
     );
   });
 
-  it('terminal statuses allow nothing; only they are terminal', () => {
+  it('terminal statuses allow nothing but the corrections that follow an accepted trade from failed / canceled; only they are terminal', () => {
     const terminal = DEPOSIT_MACHINE.statuses.filter((s) => isTerminal(DEPOSIT_MACHINE, s));
     expect(terminal).toEqual(['completed', 'failed', 'canceled', 'reverted']);
-    for (const s of terminal) for (const e of eventsOf(DEPOSIT_MACHINE)) expect(transitionFrom(DEPOSIT_MACHINE, e, s)).toBeUndefined();
+    for (const s of terminal) for (const e of eventsOf(DEPOSIT_MACHINE).filter((x) => !DEPOSIT_CORRECTIONS.includes(x))) expect(transitionFrom(DEPOSIT_MACHINE, e, s)).toBeUndefined();
+    for (const s of ['completed', 'reverted'] as const) for (const e of DEPOSIT_CORRECTIONS) expect(transitionFrom(DEPOSIT_MACHINE, e, s)).toBeUndefined();
+    expect(transitionFrom(DEPOSIT_MACHINE, 'follow_hold', 'failed')).toMatchObject({ to: 'hold', movement: 'hold' });
+    expect(transitionFrom(DEPOSIT_MACHINE, 'follow_accept', 'canceled')).toMatchObject({ to: 'completed', movement: 'credit' });
   });
 
   it('fail reasons fixed by the table; webhooks on hold and every terminal status', () => {

@@ -9,6 +9,8 @@ import type { Db } from '../db/database.js';
 import { safeEqual } from '../domain/secrets.js';
 import { AppError } from './errors.js';
 import { registerRouteStats, type RouteStats } from './route-stats.js';
+import { rotationOf } from '../modules/bots/bot-service.js';
+import { listBots } from '../platform/steam/bot-repo.js';
 
 export interface MetricsOptions {
   /** Bearer token of /metrics; without one /metrics answers 401 to everything. */
@@ -21,6 +23,7 @@ interface DbGauges {
   outbox: { task: string; n: number }[];
   outboxFailed: number;
   webhooks: { state: string; n: number }[];
+  bots: { bot: string; rotation: string }[];
 }
 
 async function readDbGauges(db: Db): Promise<DbGauges> {
@@ -32,7 +35,8 @@ async function readDbGauges(db: Db): Promise<DbGauges> {
   const outboxFailed = await sql<{ n: number }>`select count(*)::int as n from job_outbox_failed`.execute(db);
   const webhooks = await sql<{ state: string; n: number }>`
     select state, count(*)::int as n from webhook_events where state <> 'delivered' group by state`.execute(db);
-  return { queue: queue.rows, outbox: outbox.rows, outboxFailed: outboxFailed.rows[0].n, webhooks: webhooks.rows };
+  const bots = (await listBots(db, 1000, 0)).filter((b) => !b.removed_at).map((b) => ({ bot: b.name, rotation: rotationOf(b).rotation }));
+  return { queue: queue.rows, outbox: outbox.rows, outboxFailed: outboxFailed.rows[0].n, webhooks: webhooks.rows, bots };
 }
 
 export function registerMetrics(app: FastifyInstance, db: Db, opts: MetricsOptions): { registry: client.Registry; stats: RouteStats } {
@@ -64,6 +68,12 @@ export function registerMetrics(app: FastifyInstance, db: Db, opts: MetricsOptio
   });
   undelivered.set({ state: 'pending' }, 0);
   undelivered.set({ state: 'exhausted' }, 0);
+  const botRotation = new client.Gauge({
+    name: 'gateway_bot_rotation',
+    help: 'Operator-managed bots by rotation state (1 for the state each bot is in: in, draining, out; see GET /api/admin/bots for the reason); refreshed every METRICS_REFRESH_MS',
+    labelNames: ['bot', 'state'],
+    registers: [registry],
+  });
 
   let refreshing: Promise<void> | undefined;
   const refresh = () =>
@@ -77,6 +87,8 @@ export function registerMetrics(app: FastifyInstance, db: Db, opts: MetricsOptio
         undelivered.set({ state: 'pending' }, 0);
         undelivered.set({ state: 'exhausted' }, 0);
         for (const r of g.webhooks) undelivered.set({ state: r.state }, r.n);
+        botRotation.reset();
+        for (const b of g.bots) for (const state of ['in', 'draining', 'out']) botRotation.set({ bot: b.bot, state }, b.rotation === state ? 1 : 0);
       })
       .catch(() => {
         // the database being down is reported by /readyz; metrics keep their last values

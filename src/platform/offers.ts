@@ -82,13 +82,21 @@ export interface OfferFeature<R extends OfferRecord> {
   scheduleCancel(db: Db | Trx, recordId: number, tradeOfferId: string, runAt?: Date): Promise<void>;
   /** How long to wait before looking again at a record still pending. */
   pendingRetryMs: number;
+  /**
+   * The platform shows an accepted trade for a record the gateway closed (failed / canceled): the
+   * record follows the trade where its statuses can, else the operator is alerted. Audited.
+   */
+  follow(record: R, e: OfferEventOf, change: OfferChange): Promise<R>;
 }
+
+/** Closed by the gateway, yet an offer made for it may have been accepted on the platform. */
+const CLOSED = ['failed', 'canceled'];
 
 export interface OfferDeps {
   db: Db;
   clock: Clock;
   log: Logger;
-  platform: Pick<TradingPlatform, 'cancelOffer'>;
+  platform: Pick<TradingPlatform, 'cancelOffer' | 'expireOffer'>;
 }
 
 export function createOffers<R extends OfferRecord>(deps: OfferDeps, feature: OfferFeature<R>) {
@@ -142,6 +150,19 @@ export function createOffers<R extends OfferRecord>(deps: OfferDeps, feature: Of
     },
 
     /**
+     * Whether a record whose offer ran out may close now: on a real platform only once the
+     * platform shows the offer withdrawn (the cancel may fail while the user accepts — then the
+     * record stays open and follows the acceptance the poll reports). Throws when the platform
+     * does not answer (the expiry job retries).
+     */
+    async offerGone(recordId: number, tradeOfferId: string): Promise<boolean> {
+      if (!platform.expireOffer) return true;
+      const r = await platform.expireOffer({ offer: feature.kind, recordId, tradeOfferId });
+      if (r === 'accepted') log.warn({ [idKey]: recordId, tradeOfferId }, `${feature.kind} offer accepted at its expiry: the record follows the acceptance`);
+      return r === 'gone';
+    },
+
+    /**
      * Applies an offer change the platform reported (the sandbox: its test helpers) as the record's
      * transition. 404 for an unknown record (or another merchant's, when change.merchantId is set,
      * or another offer than the record's), 409 invalid transition naming the helper action.
@@ -149,8 +170,20 @@ export function createOffers<R extends OfferRecord>(deps: OfferDeps, feature: Of
     async applyChange(change: OfferChange): Promise<R> {
       const { recordId, merchantId } = change;
       const record = await feature.find(recordId, merchantId);
-      if (!record || (change.tradeOfferId !== undefined && record.trade_offer_id !== change.tradeOfferId)) throw notFound();
-      const r = await feature.apply(record, offerEventOf(change, feature.gameHoldSeconds(record)), merchantId);
+      if (!record) throw notFound();
+      const e = offerEventOf(change, feature.gameHoldSeconds(record));
+      // The platform's own report (never a sandbox helper's) of an accepted trade for a record the
+      // gateway closed: the record follows the trade.
+      const fromPlatform = merchantId === undefined && change.tradeOfferId !== undefined;
+      const followsTrade = fromPlatform && (e.event === 'accept' || e.event === 'accept_hold') && CLOSED.includes(record.status);
+      if (change.tradeOfferId !== undefined && record.trade_offer_id !== change.tradeOfferId) {
+        if (followsTrade && record.trade_offer_id === null) return feature.follow(record, e, change);
+        // A late offer of a record still pending: it is adopted by the record first (resolveOffer); retried.
+        if (fromPlatform && record.status === 'pending') throw new Error(`${feature.kind} ${recordId} has not recorded offer ${change.tradeOfferId} yet`);
+        throw notFound();
+      }
+      if (followsTrade) return feature.follow(record, e, change);
+      const r = await feature.apply(record, e, merchantId);
       if (r.ok) return r.row;
       if (r.reason === 'not_found') throw notFound();
       throw invalidTransition(r.current, OFFER_CHANGE_ACTION[change.change]);

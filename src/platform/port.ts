@@ -50,10 +50,32 @@ export class PlatformUserError extends Error {
 
 /** The platform did not answer (or answered garbage): retryable, never the user's fault. */
 export class PlatformUnavailableError extends Error {
-  constructor(message = 'the trading platform is unavailable') {
+  /** transient: a rate limit, a hang-up, a 5xx — worth another attempt within the record's deadline. */
+  constructor(message = 'the trading platform is unavailable', readonly transient = false) {
     super(message);
   }
 }
+
+/**
+ * The platform cannot tell whether the offer was made (eresult 16, a timeout, a hang-up): it may
+ * exist or still appear. The record must neither fail nor send again: it waits, and resolveOffer
+ * answers later what the platform shows.
+ */
+export class PlatformOfferUncertainError extends Error {
+  constructor(message = 'the platform did not confirm the offer; it may still appear') {
+    super(message);
+  }
+}
+
+/**
+ * What the platform shows of a record's offer after an ambiguous send: the offer (found), none
+ * (the settle window has passed with no offer: any that appears later is withdrawn on sight), or
+ * not known yet (look again at retryAt).
+ */
+export type OfferResolution = { state: 'sent'; offer: SentOffer } | { state: 'none' } | { state: 'unknown'; retryAt: Date };
+
+/** Whether the record still wants this offer (checked before a mobile confirmation, and for late offers). */
+export type OfferGuard = (offer: 'deposit' | 'purchase', recordId: number, tradeOfferId: string) => Promise<boolean>;
 
 export interface PlatformUser {
   partner: number;
@@ -129,6 +151,8 @@ export interface OfferChange {
   hold?: boolean;
   /** accepted with a hold: when it ends; absent → now + the game's hold. */
   holdEndsAt?: Date;
+  /** The bot whose offer it is (a record that follows a late offer records it). */
+  bot?: Bot;
   /** reverted: who reversed the trade (user_reverted / gateway_reverted); absent → user. */
   by?: 'user' | 'gateway';
   /**
@@ -180,6 +204,18 @@ export interface TradingPlatform {
    * when the platform does not answer (the caller retries).
    */
   cancelOffer(req: { offer: 'deposit' | 'purchase'; recordId: number; tradeOfferId: string }): Promise<void>;
+  /**
+   * Real platforms (optional): withdraws a record's offer at its expiry and answers what the
+   * platform shows afterwards — 'gone' (canceled, expired, declined: the record may close) or
+   * 'accepted' (the user was first: the acceptance is reported as a change and the record follows
+   * it). Throws when the platform does not answer: the record stays open and the caller retries.
+   * Without it the gateway's clock alone expires offers (the sandbox).
+   */
+  expireOffer?(req: { offer: 'deposit' | 'purchase'; recordId: number; tradeOfferId: string }): Promise<'gone' | 'accepted'>;
+  /** Real platforms (optional): a record's offer after an ambiguous send (PlatformOfferUncertainError). */
+  resolveOffer?(offer: 'deposit' | 'purchase', recordId: number): Promise<OfferResolution>;
+  /** Real platforms (optional): registers the guard asked before confirming or keeping an offer. */
+  onOfferGuard?(guard: OfferGuard): void;
   /**
    * Registers the one handler for offer changes (a second call replaces it). The adapter calls it
    * for every change of an offer it sent; the steam adapter would call it from

@@ -34,12 +34,21 @@ export class FakeSteam {
   tokens = new Map<string, string>(); // access token → bot steam id
   requests: { method: string; path: string; status: number }[] = [];
   signIns = 0;
+  /** Every sign-in fails (the login host unreachable): only a still-valid session or a stored web session works. */
+  refuseSignIns = false;
+  refusedSignIns = 0;
   /** Next N requests whose path matches answer 429 (no Retry-After, as the platform does). */
   private limits: { re: RegExp; left: number }[] = [];
   /** The next send creates the offer but answers eresult 16 (Timeout). */
   nextSendLost = false;
   /** The next send is refused with this strError (e.g. the new-device lock). */
   nextSendError?: string;
+  /** The next send creates the offer unseen (no API lists it until reveal()) and answers eresult 16: a late offer. */
+  nextSendHidden = false;
+  /** Offers created but not yet visible through the API (the user can still accept them). */
+  hidden = new Set<string>();
+  /** Next N requests whose path matches answer with this status (401, 500…). */
+  private failures: { re: RegExp; left: number; status: number; body: unknown }[] = [];
   private seq = 7_100_000_000;
   private tradeSeq = 5_000_000_000_000_000n;
   private server = http.createServer((req, res) => void this.handle(req, res));
@@ -68,6 +77,18 @@ export class FakeSteam {
   limit(re: RegExp, times: number): void {
     this.limits.push({ re, left: times });
   }
+  /** The next `times` requests whose path matches answer `status` (e.g. a one-off 401, a 500 on cancel). */
+  fail(re: RegExp, times: number, status: number, body: unknown = status === 401 ? 'Not Logged In' : { strError: `There was an error (${status})` }): void {
+    this.failures.push({ re, left: times, status, body });
+  }
+  clearFailures(): void {
+    this.failures = [];
+  }
+  /** Late offers become visible (updated now, as the platform lists them). */
+  reveal(): void {
+    for (const id of this.hidden) this.change(this.offers.get(id)!, this.offers.get(id)!.state);
+    this.hidden.clear();
+  }
   /** Every web session is refused from now on (the bots must sign in again). */
   expireSessions(): void {
     this.tokens.clear();
@@ -83,6 +104,10 @@ export class FakeSteam {
     return {
       signIn: async (req) => {
         const bot = [...this.bots.values()].find((b) => b.accountName === req.accountName);
+        if (this.refuseSignIns) {
+          this.refusedSignIns++;
+          throw new Error('sign-in failed: the login host did not answer');
+        }
         if (!bot || bot.password !== req.password) throw new Error('InvalidPassword');
         this.signIns++;
         const { cookies, token } = this.webCookies(bot);
@@ -191,6 +216,11 @@ export class FakeSteam {
       lim.left--;
       return send(429, 'Too Many Requests');
     }
+    const failure = this.failures.find((f) => f.left > 0 && f.re.test(path));
+    if (failure) {
+      failure.left--;
+      return send(failure.status, failure.body);
+    }
     if (path.startsWith('/api/')) return this.api(path.slice(4), q, send);
     if (!path.startsWith('/community/')) return send(404, 'not found');
     const p = path.slice('/community'.length);
@@ -240,12 +270,12 @@ export class FakeSteam {
     if (path === '/IEconService/GetTradeOffers/v1/') {
       const cutoff = Number(q.get('time_historical_cutoff') ?? 0);
       const activeOnly = q.get('active_only') === '1';
-      const list = this.sentBy(bot.steamId).filter((o) => !activeOnly || o.state === 2 || o.state === 9 || o.state === 11 || o.updated >= cutoff);
+      const list = this.sentBy(bot.steamId).filter((o) => !this.hidden.has(o.id)).filter((o) => !activeOnly || o.state === 2 || o.state === 9 || o.state === 11 || o.updated >= cutoff);
       return ok({ trade_offers_sent: list.map(raw), trade_offers_received: [], next_cursor: 0 });
     }
     if (path === '/IEconService/GetTradeOffer/v1/') {
       const o = this.offers.get(q.get('tradeofferid') ?? '');
-      return ok(o && o.bot === bot.steamId ? { offer: raw(o) } : {});
+      return ok(o && o.bot === bot.steamId && !this.hidden.has(o.id) ? { offer: raw(o) } : {});
     }
     if (path === '/IEconService/GetTradeStatus/v1/') {
       const o = this.sentBy(bot.steamId).find((x) => x.tradeid === q.get('tradeid'));
@@ -292,6 +322,11 @@ export class FakeSteam {
       give: giveIds.map((id) => bot.items.find((i) => i.assetid === id)!), receive, created: now, updated: now,
     };
     this.offers.set(o.id, o);
+    if (this.nextSendHidden) {
+      this.nextSendHidden = false;
+      this.hidden.add(o.id);
+      return send(500, { strError: 'There was an error sending your trade offer.  Please try again later. (16)' });
+    }
     if (this.nextSendLost) {
       this.nextSendLost = false;
       return send(500, { strError: 'There was an error sending your trade offer.  Please try again later. (16)' });

@@ -1,7 +1,7 @@
 // Offers through the steam adapter, end to end in one gateway: merchant API → real libraries →
 // stand-in platform → offer state polls and trade history → deposit transitions, ledger, webhooks.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PlatformUnavailableError } from '../../src/platform/port.js';
+import { PlatformOfferUncertainError, PlatformUnavailableError } from '../../src/platform/port.js';
 import { offline, startSteamWorld, type SteamWorld } from './steam-helpers.js';
 import type { FakeOffer } from './fake-steam.js';
 
@@ -126,11 +126,12 @@ describe('deposit offers', () => {
     w.fake.nextSendLost = true;
     w.fake.limit(/GetTradeOffers/, 8); // the lookups by message (4 attempts each) are rate limited to exhaustion
     const req = { depositId: 777001, game: 'csgo' as const, partner, token: TOKEN, assets: [{ assetId: String(partner * 10), marketHashName: 'any' }] };
-    await expect(w.platform.sendDepositOffer(req)).rejects.toBeInstanceOf(PlatformUnavailableError);
+    await expect(w.platform.sendDepositOffer(req)).rejects.toBeInstanceOf(PlatformOfferUncertainError);
     const claim = await w.gw.ctx.db.selectFrom('steam_offers').selectAll().where('record_id', '=', 777001).executeTakeFirstOrThrow();
     expect(claim.trade_offer_id).toBeNull();
+    expect(claim.uncertain_since).not.toBeNull();
     // A retry looks the offer up first; while it cannot, it neither sends nor gives up the claim.
-    await expect(w.platform.sendDepositOffer(req)).rejects.toThrow(/rate limiting/);
+    await expect(w.platform.sendDepositOffer(req)).rejects.toBeInstanceOf(PlatformOfferUncertainError);
     expect([...w.fake.offers.values()].filter((o) => o.message.startsWith('[gw:deposit:777001]')).length).toBe(1);
     await w.platform.pollTick(); // unknownOfferSent: the offer carries our message → adopted for the claim
     const adopted = [...w.fake.offers.values()].find((o) => o.message.startsWith('[gw:deposit:777001]'))!;
@@ -167,6 +168,14 @@ describe('sessions and bots', () => {
     bot.items.push({ assetid: '88800000001', classid: '900', name: NAMES[0] });
     const partner = ++partnerSeq;
     w.fake.addUser({ partner, token: TOKEN, items: [] });
+    // No purchase 424241 exists: the gateway's guard refuses to confirm its offer, which is canceled instead.
+    const confirmations = () => w.fake.requests.filter((r) => r.path === '/community/mobileconf/ajaxop').length;
+    const before = confirmations();
+    await expect(w.platform.sendPurchaseOffer({ purchaseId: 424241, game: 'csgo', partner, token: TOKEN, listingId: 'abc', assetId: '88800000001' })).rejects.toThrow(/no longer wants/);
+    const unwanted = w.fake.sentBy(bot.steamId).find((x) => x.message.startsWith('[gw:purchase:424241]'))!;
+    expect(unwanted.state).toBe(6);
+    expect(confirmations()).toBe(before);
+    w.platform.onOfferGuard!(async (k, id, t) => (k === 'purchase' && id === 424242) || (k === 'deposit' ? w.gw.ctx.deposits.wantsOffer(id, t) : w.gw.ctx.purchases.wantsOffer(id, t)));
     const sent = await w.platform.sendPurchaseOffer({ purchaseId: 424242, game: 'csgo', partner, token: TOKEN, listingId: 'abc', assetId: '88800000001' });
     const o = w.fake.offers.get(sent.tradeOfferId)!;
     expect(o.give.map((i) => i.assetid)).toEqual(['88800000001']);

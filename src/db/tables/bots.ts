@@ -19,6 +19,11 @@ export interface SteamBotColumns {
   last_checked_at: Date | null;
   removed_at: Date | null;
   updated_at: Timestamp;
+  /** 027: the last call the platform answered signed in (a live session), and why the session is gone when it is. */
+  last_authenticated_at: Date | null;
+  session_error: string | null;
+  /** 028: when the trade history was last read in full. */
+  history_read_at: Date | null;
 }
 
 export interface SteamOffersTable {
@@ -34,6 +39,10 @@ export interface SteamOffersTable {
   reverted_at: Date | null;
   reversal_reported: Generated<boolean>;
   attempt_started_at: Timestamp;
+  /** 026: the send's answer was ambiguous (the offer may exist): never sent again, resolved by lookup. */
+  uncertain_since: Date | null;
+  /** 028: when the platform first showed the offer accepted (start of the trade's protection window). */
+  accepted_at: Date | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

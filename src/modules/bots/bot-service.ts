@@ -66,10 +66,28 @@ function checkPatch(input: BotPatch): FieldError[] {
 
 type BotRow = Awaited<ReturnType<typeof repo.listBots>>[number];
 
+/**
+ * Whether the bot takes new offers (in), only settles its open ones (draining: disabled while an
+ * instance still drives it), or neither (out), and why. One rule for the admin API, the console
+ * and the metric.
+ */
+export function rotationOf(b: { removed_at: Date | string | null; enabled: boolean; trade_state: string; trade_state_reason: string | null; session_error?: string | null; lease_expires_at: Date | string | null; signed_in?: boolean }): { rotation: 'in' | 'draining' | 'out'; reason: string | null } {
+  const leased = Boolean(b.lease_expires_at && new Date(b.lease_expires_at) > new Date());
+  if (b.removed_at) return { rotation: 'out', reason: 'removed' };
+  if (b.trade_state === 'cannot_trade') return { rotation: 'out', reason: `cannot trade${b.trade_state_reason ? `: ${b.trade_state_reason}` : ''}` };
+  if (!b.enabled) return leased ? { rotation: 'draining', reason: 'disabled by an operator; settling its open offers' } : { rotation: 'out', reason: 'disabled by an operator' };
+  if (!b.signed_in) {
+    return { rotation: 'out', reason: b.session_error ? `no live session: ${b.session_error} (signing in again with backoff)` : leased ? 'no live session yet' : 'no live session (not driven by any instance yet)' };
+  }
+  return { rotation: 'in', reason: null };
+}
+
 /** The operator's view of a bot: state, lease and capabilities; never a secret. */
 export function botView(b: BotRow | Awaited<ReturnType<typeof repo.insertBot>>) {
   const iso = (d: Date | string | null) => (d ? new Date(d).toISOString() : null);
   const status = b.removed_at ? 'removed' : !b.enabled ? 'disabled' : b.trade_state === 'cannot_trade' ? 'cannot_trade' : 'active';
+  const signedIn = 'signed_in' in b ? Boolean(b.signed_in) : false;
+  const rot = rotationOf({ ...b, signed_in: signedIn });
   return {
     id: Number(b.id),
     name: b.name,
@@ -81,7 +99,11 @@ export function botView(b: BotRow | Awaited<ReturnType<typeof repo.insertBot>>) 
     trade_state_reason: b.trade_state_reason,
     games: b.games,
     inventory_capacity: b.inventory_capacity,
-    signed_in: 'signed_in' in b ? Boolean(b.signed_in) : false,
+    signed_in: signedIn,
+    last_authenticated_at: iso(b.last_authenticated_at),
+    session_error: b.session_error,
+    rotation: rot.rotation,
+    rotation_reason: rot.reason,
     lease_owner: b.lease_expires_at && new Date(b.lease_expires_at) > new Date() ? b.lease_owner : null,
     lease_expires_at: iso(b.lease_expires_at),
     trade_protection_acknowledged_at: iso(b.trade_protection_acknowledged_at),

@@ -14,10 +14,8 @@ type Bot = ReturnType<typeof botView>;
 
 /** Why a bot is in or out of rotation, in words. */
 function rotation(b: Bot): string {
-  if (b.status === 'removed') return 'out: removed';
-  if (!b.enabled) return 'out: disabled by an operator';
-  if (b.trade_state === 'cannot_trade') return `out: cannot trade${b.trade_state_reason ? ` (${b.trade_state_reason})` : ''}`;
-  return 'in rotation';
+  if (b.rotation === 'in') return 'in rotation';
+  return `${b.rotation}: ${b.rotation_reason}`;
 }
 
 export function botPages(app: FastifyInstance, ctx: WebDeps, accounts: AccountsService): void {

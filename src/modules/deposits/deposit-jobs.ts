@@ -57,6 +57,12 @@ export function schedulePendingWatchdog(trx: Trx, depositId: number, runAt: Date
   return addJobs(trx, [depositJob.pendingWatchdog(depositId, runAt)]);
 }
 
+/** The watchdog of a deposit whose ambiguous send is not resolved yet: it looks again at `runAt`. */
+export function reschedulePendingWatchdog(db: Db, depositId: number, runAt: Date): Promise<void> {
+  const spec = depositJob.pendingWatchdog(depositId, runAt);
+  return addJob(db, spec.task, spec.payload as DepositJobPayload, spec.opts);
+}
+
 export function scheduleDepositOfferCancel(db: Db | Trx, depositId: number, tradeOfferId: string, runAt?: Date): Promise<void> {
   return addJob(db, DEPOSIT_TASKS.cancelOffer, { deposit_id: depositId, trade_offer_id: tradeOfferId }, { runAt, jobKey: depositJobKey.cancelOffer(depositId, tradeOfferId) });
 }

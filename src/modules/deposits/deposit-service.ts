@@ -27,7 +27,7 @@ export interface DepositDeps {
   config: Pick<Config, 'depositTimeoutMs' | 'holdSeconds' | 'quoteTtlSeconds' | 'webhookAllowPrivate'>;
   clock: Clock;
   log: Logger;
-  platform: Pick<TradingPlatform, 'checkTradeLink' | 'loadInventory' | 'sendDepositOffer' | 'cancelOffer'>;
+  platform: Pick<TradingPlatform, 'checkTradeLink' | 'loadInventory' | 'sendDepositOffer' | 'cancelOffer' | 'expireOffer' | 'resolveOffer'>;
   pricing: Pick<PricingService, 'quote' | 'price' | 'assertFresh' | 'loadedAt'>;
 }
 
@@ -59,6 +59,15 @@ export function createDepositService(deps: DepositDeps) {
     tryTransition: transitions.tryApply,
     applyOfferChange: offer.applyOfferChange,
     cancelUnrecordedOffer: offer.cancelUnrecordedOffer,
+    /** Job deposit_pending_watchdog. */
+    resolvePending: offer.resolvePending,
+    /** Job deposit_offer_expire. */
+    expireIfGone: offer.expireIfGone,
+    /** Whether the deposit still wants this offer (the platform asks before confirming or keeping one). */
+    wantsOffer: async (id: number, tradeOfferId: string) => {
+      const d = await repo.findDepositById(db, id);
+      return d?.status === 'pending' || (d?.status === 'active' && d.trade_offer_id === tradeOfferId);
+    },
   };
 }
 

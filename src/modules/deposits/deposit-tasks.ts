@@ -5,20 +5,22 @@ import type { TaskList } from 'graphile-worker';
 import type { Db } from '../../db/database.js';
 import type { DepositService } from './deposit-service.js';
 import { idField, stringField } from '../../jobs/enqueue.js';
-import { DEPOSIT_TASKS, scheduleDepositOfferCancel } from './deposit-jobs.js';
+import { DEPOSIT_TASKS, reschedulePendingWatchdog, scheduleDepositOfferCancel } from './deposit-jobs.js';
 
 export function depositTasks(ctx: { db: Db; deposits: DepositService }): TaskList {
   return {
     [DEPOSIT_TASKS.offerExpire]: async (payload) => {
       const id = idField(payload, 'deposit_id');
-      if (id !== undefined) await ctx.deposits.tryTransition(id, 'expire');
+      // On a real platform only once it shows the offer withdrawn (a failing cancel throws: retried).
+      if (id !== undefined) await ctx.deposits.expireIfGone(id);
     },
     [DEPOSIT_TASKS.pendingWatchdog]: async (payload) => {
       const id = idField(payload, 'deposit_id');
       if (id === undefined) return;
-      // Only a deposit still pending (never new: an untouched draft or intent is not ours to fail).
-      const d = await ctx.db.selectFrom('deposits').select('status').where('id', '=', id).executeTakeFirst();
-      if (d?.status === 'pending') await ctx.deposits.tryTransition(id, 'fail', { failReason: 'service_unavailable' });
+      // Only a deposit still pending (never new: an untouched draft or intent is not ours to fail);
+      // after an ambiguous send it follows what the platform shows, looking again while unknown.
+      const r = await ctx.deposits.resolvePending(id);
+      if (r !== 'done') await reschedulePendingWatchdog(ctx.db, id, r.retryAt);
     },
     [DEPOSIT_TASKS.cancelOffer]: async (payload) => {
       const id = idField(payload, 'deposit_id');

@@ -8,8 +8,9 @@ import type { Db } from '../../db/database.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Game } from '../../domain/games.js';
 import { batched } from '../../db/batched.js';
-import { createOffers } from '../../platform/offers.js';
-import { PlatformAssetsRefusedError, type OfferChange, type OfferedAsset, type TradingPlatform } from '../../platform/port.js';
+import { createOffers, PlatformTimeoutError, type OfferEventOf } from '../../platform/offers.js';
+import { PlatformAssetsRefusedError, PlatformOfferUncertainError, type OfferChange, type OfferedAsset, type SentOffer, type TradingPlatform } from '../../platform/port.js';
+import { insertAudit } from '../accounts/accounts-repo.js';
 import { scheduleDepositOfferCancel } from './deposit-jobs.js';
 import * as repo from './deposit-repo.js';
 import type { DepositRow } from './deposit-repo.js';
@@ -21,7 +22,7 @@ export interface DepositOfferDeps {
   config: Pick<Config, 'depositTimeoutMs' | 'holdSeconds'>;
   clock: Clock;
   log: Logger;
-  platform: Pick<TradingPlatform, 'sendDepositOffer' | 'cancelOffer'>;
+  platform: Pick<TradingPlatform, 'sendDepositOffer' | 'cancelOffer' | 'expireOffer' | 'resolveOffer'>;
   transitions: DepositTransitions;
 }
 
@@ -55,20 +56,40 @@ export function createDepositOfferStage(deps: DepositOfferDeps) {
       }),
     scheduleCancel: scheduleDepositOfferCancel,
     pendingRetryMs: 5_000,
+    follow: (d, e, change) => follow(d, e, change),
   });
 
-  /** Rules 8–9 of 4.5 (and 4.3): the bot sends the offer within DEPOSIT_TIMEOUT_MS, else failed. */
-  async function perform(d: DepositRow, assets: OfferedAsset[]): Promise<DepositRow> {
-    let offer;
-    try {
-      offer = await offers.send(platform.sendDepositOffer({ depositId: d.id, game: d.game as Game, partner: d.partner!, token: d.token!, assets }), config.depositTimeoutMs, d.id);
-    } catch (err) {
-      // The platform refused assets the user no longer holds (gone since the commit's check).
-      if (err instanceof PlatformAssetsRefusedError) return transitions.failPending(d.id, 'item_not_available');
-      // Timeouts and errors before dispatch answer in-band: HTTP 200, status failed, service_unavailable.
-      log.warn({ err, depositId: d.id }, 'deposit offer was not sent');
-      return transitions.failPending(d.id, 'service_unavailable');
-    }
+  /**
+   * The platform shows an accepted trade for a deposit the gateway closed (a late offer after an
+   * ambiguous send, an expiry race): the items are with the bot, so the deposit follows the trade
+   * — hold or completed, with its ledger movement and webhook — audited and logged for the operator.
+   */
+  async function follow(d: DepositRow, e: OfferEventOf, change: OfferChange): Promise<DepositRow> {
+    const event = e.event === 'accept_hold' ? 'follow_hold' : 'follow_accept';
+    const r = await db.transaction().execute(async (trx) => {
+      const t = await transitions.transitionIn(trx, d.id, event, {
+        set: {
+          fail_reason: null,
+          trade_offer_id: change.tradeOfferId ?? d.trade_offer_id,
+          ...(change.bot ? { bot_id: change.bot.id, bot_name: change.bot.name, bot_platform_id: change.bot.platformId } : {}),
+          ...(event === 'follow_hold' ? { hold_end_date: e.holdEndsAt ?? transitions.holdEndFor(d.game) } : {}),
+        },
+      });
+      if (t.ok) {
+        await insertAudit(trx, {
+          merchantId: d.merchant_id, userId: null, actor: 'platform', action: 'deposit_follows_platform', ip: null,
+          detail: { deposit_id: d.id, from: d.status, fail_reason: d.fail_reason, to: t.row.status, trade_offer_id: change.tradeOfferId, amount: d.amount },
+        });
+      }
+      return t;
+    });
+    if (!r.ok) throw new Error(`deposit ${d.id} could not follow the platform's accepted trade (${r.reason})`);
+    log.error({ depositId: d.id, from: d.status, to: r.row.status, tradeOfferId: change.tradeOfferId }, 'deposit closed by the gateway was accepted on the platform: it follows the trade');
+    return r.row;
+  }
+
+  /** Records the offer as the deposit's (pending → active); an offer the deposit cannot take is withdrawn. */
+  async function record(d: DepositRow, offer: SentOffer): Promise<DepositRow> {
     let active: DepositRow | null;
     try {
       active = await transitions.tryApply(d.id, 'send', {
@@ -93,8 +114,59 @@ export function createDepositOfferStage(deps: DepositOfferDeps) {
     return (await repo.findDepositById(db, d.id))!;
   }
 
+  /** Rules 8–9 of 4.5 (and 4.3): the bot sends the offer within DEPOSIT_TIMEOUT_MS, else failed. */
+  async function perform(d: DepositRow, assets: OfferedAsset[]): Promise<DepositRow> {
+    let offer;
+    try {
+      offer = await offers.send(platform.sendDepositOffer({ depositId: d.id, game: d.game as Game, partner: d.partner!, token: d.token!, assets }), config.depositTimeoutMs, d.id);
+    } catch (err) {
+      // The platform refused assets the user no longer holds (gone since the commit's check).
+      if (err instanceof PlatformAssetsRefusedError) return transitions.failPending(d.id, 'item_not_available');
+      // The offer may exist (eresult 16, a timeout, a hang-up): the deposit must not fail while it
+      // can still be accepted. It stays pending; its watchdog asks the platform (resolvePending).
+      if (platform.resolveOffer && (err instanceof PlatformOfferUncertainError || err instanceof PlatformTimeoutError)) {
+        log.warn({ err, depositId: d.id }, 'deposit offer send was ambiguous: the deposit waits for what the platform shows');
+        return (await repo.findDepositById(db, d.id))!;
+      }
+      // Timeouts and errors before dispatch answer in-band: HTTP 200, status failed, service_unavailable.
+      log.warn({ err, depositId: d.id }, 'deposit offer was not sent');
+      return transitions.failPending(d.id, 'service_unavailable');
+    }
+    return record(d, offer);
+  }
+
+  /**
+   * The pending watchdog (job deposit_pending_watchdog): a deposit still pending after its
+   * perform. Where the platform can say what became of an ambiguous send (resolveOffer), the
+   * deposit follows it: the offer found → active; none within the settle window → failed
+   * service_unavailable (a later offer is withdrawn on sight); not known yet → look again.
+   * Elsewhere (the instance died mid-perform) it fails service_unavailable.
+   */
+  async function resolvePending(depositId: number): Promise<'done' | { retryAt: Date }> {
+    const d = await repo.findDepositById(db, depositId);
+    if (d?.status !== 'pending') return 'done';
+    const r = platform.resolveOffer ? await platform.resolveOffer('deposit', depositId) : ({ state: 'none' } as const);
+    if (r.state === 'unknown') return { retryAt: r.retryAt };
+    if (r.state === 'sent') await record(d, r.offer);
+    else await transitions.tryApply(depositId, 'fail', { failReason: 'service_unavailable' });
+    return 'done';
+  }
+
+  /**
+   * Job deposit_offer_expire: active → canceled once trade_offer_expiry_at has passed — on a real
+   * platform only once it shows the offer withdrawn (offerGone); an offer accepted meanwhile is
+   * followed instead.
+   */
+  async function expireIfGone(depositId: number): Promise<void> {
+    const d = await repo.findDepositById(db, depositId);
+    if (d?.status !== 'active' || !d.trade_offer_id) return;
+    if (await offers.offerGone(depositId, d.trade_offer_id)) await transitions.tryApply(depositId, 'expire');
+  }
+
   return {
     perform,
+    resolvePending,
+    expireIfGone,
     /** Job deposit_cancel_offer. */
     cancelUnrecordedOffer: offers.cancelUnrecorded,
     /**

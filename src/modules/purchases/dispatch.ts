@@ -18,7 +18,8 @@ import type { Db } from '../../db/database.js';
 import type { Clock } from '../../domain/clock.js';
 import type { PurchaseFailReason } from '../../domain/purchase-state.js';
 import { createOffers, PlatformTimeoutError } from '../../platform/offers.js';
-import { PlatformUnavailableError, PlatformUserError, type OfferChange, type PurchaseOfferRequest, type SentOffer, type TradingPlatform } from '../../platform/port.js';
+import { insertAudit } from '../accounts/accounts-repo.js';
+import { PlatformOfferUncertainError, PlatformUnavailableError, PlatformUserError, type OfferChange, type PurchaseOfferRequest, type SentOffer, type TradingPlatform } from '../../platform/port.js';
 import {
   DISPATCH_MAX_ATTEMPTS,
   dispatchCallTimeoutMs,
@@ -44,7 +45,7 @@ export interface DispatchDeps {
   config: Pick<Config, 'depositTimeoutMs' | 'holdSeconds'>;
   clock: Clock;
   log: Logger;
-  platform: Pick<TradingPlatform, 'sendPurchaseOffer' | 'sendPurchaseOffers' | 'cancelOffer'>;
+  platform: Pick<TradingPlatform, 'sendPurchaseOffer' | 'sendPurchaseOffers' | 'cancelOffer' | 'expireOffer'>;
   transitions: PurchaseTransitions;
 }
 
@@ -63,6 +64,18 @@ export function createDispatchStage(deps: DispatchDeps) {
       }),
     scheduleCancel: schedulePurchaseOfferCancel,
     pendingRetryMs: 30_000,
+    // A purchase closed (refunded, listing back on sale) whose offer the platform shows accepted:
+    // the buyer has the item. No purchase status can follow a refund back, so the operator is
+    // alerted (log and audit) to settle it with the merchant. The platform's offers needing our
+    // confirmation are only confirmed while the purchase wants them, so this should never happen.
+    follow: async (p, _e, change) => {
+      log.error({ purchaseId: p.id, status: p.status, tradeOfferId: change.tradeOfferId }, 'purchase closed by the gateway was accepted on the platform: the buyer has the item; operator action needed');
+      await insertAudit(db, {
+        merchantId: p.merchant_id, userId: null, actor: 'platform', action: 'purchase_accepted_after_close', ip: null,
+        detail: { purchase_id: p.id, status: p.status, fail_reason: p.fail_reason, trade_offer_id: change.tradeOfferId, amount: p.amount },
+      });
+      return p;
+    },
   });
 
   const requestOf = (p: PurchaseRow): PurchaseOfferRequest => ({
@@ -92,14 +105,15 @@ export function createDispatchStage(deps: DispatchDeps) {
 
   /** A refusal that ends the purchase at once (no retry), or undefined. */
   const refusalOf = (err: unknown): PurchaseFailReason | undefined =>
-    err instanceof PlatformUnavailableError ? 'provider_unavailable' : err instanceof PlatformUserError ? 'trade_url_error' : undefined;
+    err instanceof PlatformUnavailableError && !err.transient ? 'provider_unavailable' : err instanceof PlatformUserError ? 'trade_url_error' : undefined;
 
   /**
    * The attempt's end: `reason` (a refusal), else — the last attempt failed — timeout_error when
    * the platform was asked and did not answer in time, gateway_too_slow when it failed on our side.
    */
   async function failDispatch(p: PurchaseRow, err: unknown, reason: PurchaseFailReason | undefined): Promise<void> {
-    const last: PurchaseFailReason = reason ?? (err instanceof PlatformTimeoutError ? 'timeout_error' : 'gateway_too_slow');
+    const platformSilent = err instanceof PlatformTimeoutError || err instanceof PlatformOfferUncertainError || (err instanceof PlatformUnavailableError && err.transient);
+    const last: PurchaseFailReason = reason ?? (platformSilent ? 'timeout_error' : 'gateway_too_slow');
     if (!reason) log.error({ err, purchaseId: p.id, failReason: last }, 'purchase dispatch failed on its last attempt');
     await transitions.apply(p.id, 'fail', { failReason: last });
   }
@@ -260,6 +274,8 @@ export function createDispatchStage(deps: DispatchDeps) {
       if (!p || p.status !== 'active' || !p.offer_expires_at) return 'done';
       const later = due(p.offer_expires_at);
       if (later) return later;
+      // On a real platform only once it shows the offer withdrawn (a failing cancel throws: retried).
+      if (p.trade_offer_id && !(await offers.offerGone(p.id, p.trade_offer_id))) return 'done';
       await transitions.apply(p.id, 'expire');
       return 'done';
     },
@@ -281,5 +297,11 @@ export function createDispatchStage(deps: DispatchDeps) {
      * reverted → revert (user_reverted / gateway_reverted).
      */
     applyOfferChange: (change: OfferChange) => offers.applyChange(change),
+
+    /** Whether the purchase still wants this offer (the platform asks before confirming or keeping one). */
+    async wantsOffer(purchaseId: number, tradeOfferId: string): Promise<boolean> {
+      const p = await getPurchase(db, purchaseId);
+      return p?.status === 'pending' || (p?.status === 'active' && p.trade_offer_id === tradeOfferId);
+    },
   };
 }

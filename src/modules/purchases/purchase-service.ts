@@ -84,6 +84,7 @@ export function createPurchaseService(deps: PurchaseDeps) {
     failIfStuckPending: dispatch.failIfStuckPending,
     expireIfDue: dispatch.expireIfDue,
     endHoldIfDue: dispatch.endHoldIfDue,
+    wantsOffer: dispatch.wantsOffer,
     /** Answers the purchase as the merchant API shows it. */
     applyOfferChange: async (change: Parameters<typeof dispatch.applyOfferChange>[0]): Promise<PurchaseWire> => wire(await dispatch.applyOfferChange(change)),
   };

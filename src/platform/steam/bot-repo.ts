@@ -7,6 +7,7 @@ import type { Db } from '../../db/database.js';
 export const BOT_COLUMNS = [
   'id', 'name', 'platform_id', 'enabled', 'account_name', 'games', 'inventory_capacity', 'trade_state', 'trade_state_reason',
   'lease_owner', 'lease_expires_at', 'trade_protection_acknowledged_at', 'last_checked_at', 'removed_at', 'created_at', 'updated_at',
+  'last_authenticated_at', 'session_error',
 ] as const;
 
 export async function insertBot(db: Db, row: { name: string; platform_id: string; account_name: string; secrets: Buffer; games: string[]; inventory_capacity: number }) {
@@ -17,14 +18,20 @@ export async function insertBot(db: Db, row: { name: string; platform_id: string
 export type BotScope = 'managed' | 'all';
 const managed = (scope: BotScope) => (scope === 'managed' ? sql<boolean>`account_name is not null` : sql<boolean>`true`);
 
+/** signed_in: a call answered signed in within `liveSeconds` and the session not lost since (a live session, not a stored token). */
+const signedIn = (liveSeconds: number) =>
+  sql<boolean>`(session_error is null and coalesce(last_authenticated_at > now() - make_interval(secs => ${liveSeconds}), false))`.as('signed_in');
+/** How long after its last authenticated call a bot still counts as signed in (a few poll rounds). */
+export const LIVE_SESSION_SECONDS = 180;
+
 /** Operator-managed bots (the sandbox's seeded ones have no account), removed ones last. */
-export async function listBots(db: Db, limit: number, offset: number, scope: BotScope = 'managed') {
-  return db.selectFrom('bots').select(BOT_COLUMNS).select(sql<boolean>`refresh_token is not null`.as('signed_in'))
+export async function listBots(db: Db, limit: number, offset: number, scope: BotScope = 'managed', liveSeconds = LIVE_SESSION_SECONDS) {
+  return db.selectFrom('bots').select(BOT_COLUMNS).select(signedIn(liveSeconds))
     .where(managed(scope)).orderBy(sql`removed_at is not null`).orderBy('id').limit(limit).offset(offset).execute();
 }
 
-export async function findBot(db: Db, id: number, scope: BotScope = 'managed') {
-  return db.selectFrom('bots').select(BOT_COLUMNS).select(sql<boolean>`refresh_token is not null`.as('signed_in'))
+export async function findBot(db: Db, id: number, scope: BotScope = 'managed', liveSeconds = LIVE_SESSION_SECONDS) {
+  return db.selectFrom('bots').select(BOT_COLUMNS).select(signedIn(liveSeconds))
     .where('id', '=', id).where(managed(scope)).executeTakeFirst();
 }
 
@@ -55,23 +62,45 @@ export async function botForDriver(db: Db, id: number) {
 export type DriverBotRow = NonNullable<Awaited<ReturnType<typeof botForDriver>>>;
 
 /**
- * Takes (or renews) leases on usable bots (enabled, not removed, able to trade) that are free,
- * expired or already ours — ours first — up to `limit`; answers the ids this instance now holds.
- * Two instances never hold one bot: the row lock plus the expiry condition decide.
+ * Bots an instance drives: not removed, able to trade, and enabled — or disabled but still with
+ * open offers to settle (draining: polled, never given new offers): offers out or awaiting
+ * confirmation or escrow, an ambiguous send of the last day, changes not yet reported, and
+ * accepted deposits whose reversal window (8 days) the trade history must still cover.
+ */
+const LEASABLE = sql<boolean>`account_name is not null and removed_at is null and trade_state = 'ok'
+  and (enabled or exists (select 1 from steam_offers o where o.bot_id = bots.id and (
+        o.state in (2, 9, 11)
+     or (o.trade_offer_id is null and o.uncertain_since > now() - interval '1 day')
+     or o.state is distinct from o.reported_state
+     or (o.reverted_at is not null and not o.reversal_reported)
+     or (o.state = 3 and o.offer_kind = 'deposit' and o.updated_at > now() - interval '8 days'))))`;
+
+/**
+ * Takes (or renews) leases on leasable bots that are free, expired or already ours — ours first —
+ * up to `limit`; answers the ids renewed. Two instances never hold one bot: the row lock plus the
+ * expiry condition decide. The lock is FOR NO KEY UPDATE: the FOR KEY SHARE every insert of an
+ * offer or deposit naming the bot takes (its foreign key) does not conflict with it, so a busy
+ * bot is never skipped; a row skipped for another lock keeps its running lease (see heldLeases).
  */
 export async function acquireLeases(db: Db, owner: string, seconds: number, limit = 1000): Promise<number[]> {
   const r = await sql<{ id: number }>`
     update bots set lease_owner = ${owner}, lease_expires_at = now() + make_interval(secs => ${seconds})
      where id in (select id from bots
-                   where account_name is not null and enabled and removed_at is null and trade_state = 'ok'
+                   where ${LEASABLE}
                      and (lease_owner = ${owner} or lease_expires_at is null or lease_expires_at < now())
-                   order by (lease_owner is not distinct from ${owner}) desc, id limit ${limit} for update skip locked)
+                   order by (lease_owner is not distinct from ${owner}) desc, id limit ${limit} for no key update skip locked)
     returning id`.execute(db);
   return r.rows.map((x) => Number(x.id));
 }
 
+/** The bots whose lease `owner` holds now (renewed or not this round), by id, and whether each is still leasable. */
+export async function heldLeases(db: Db, owner: string): Promise<{ id: number; leasable: boolean }[]> {
+  const r = await sql<{ id: number; leasable: boolean }>`select id, ${LEASABLE} as leasable from bots where lease_owner = ${owner} and lease_expires_at > now() order by id`.execute(db);
+  return r.rows.map((x) => ({ id: Number(x.id), leasable: x.leasable }));
+}
+
 /**
- * This instance's fair share of the usable bots: the instance says it is alive, then counts the
+ * This instance's fair share of the leasable bots: the instance says it is alive, then counts the
  * instances seen within the lease and the bots, and answers ceil(bots / instances).
  */
 export async function fairShare(db: Db, owner: string, seconds: number): Promise<number> {
@@ -79,7 +108,7 @@ export async function fairShare(db: Db, owner: string, seconds: number): Promise
   await sql`delete from steam_instances where seen_at < now() - make_interval(secs => ${seconds * 10})`.execute(db);
   const r = await sql<{ instances: string; bots: string }>`
     select (select count(*) from steam_instances where seen_at >= now() - make_interval(secs => ${seconds})) as instances,
-           (select count(*) from bots where account_name is not null and enabled and removed_at is null and trade_state = 'ok') as bots`.execute(db);
+           (select count(*) from bots where ${LEASABLE}) as bots`.execute(db);
   const instances = Math.max(1, Number(r.rows[0]!.instances));
   return Math.ceil(Number(r.rows[0]!.bots) / instances);
 }
@@ -106,9 +135,14 @@ export async function setTradeState(db: Db, id: number, state: 'ok' | 'cannot_tr
   await db.updateTable('bots').set({ trade_state: state, trade_state_reason: reason, updated_at: sql`now()` }).where('id', '=', id).execute();
 }
 
+/** The driver's session: the last authenticated call (a live session), or why it has none. */
+export async function saveSession(db: Db, id: number, patch: { last_authenticated_at?: Date; session_error: string | null }): Promise<void> {
+  await db.updateTable('bots').set(patch).where('id', '=', id).execute();
+}
+
 export async function saveDriverState(db: Db, id: number, patch: {
   refresh_token?: Buffer | null; poll_data?: Record<string, unknown>; platform_id?: string;
-  trade_protection_acknowledged_at?: Date; history_cursor?: string; last_checked_at?: Date;
+  trade_protection_acknowledged_at?: Date; history_cursor?: string; last_checked_at?: Date; history_read_at?: Date;
 }): Promise<void> {
   const set: Record<string, unknown> = { ...patch };
   if (patch.poll_data) set.poll_data = sql`${JSON.stringify(patch.poll_data)}::jsonb`;

@@ -40,7 +40,15 @@ export interface DriverEvents {
   refreshToken(token: string): Promise<void>;
   /** The stored web session now (the operator may have replaced it since the driver started). */
   webCookies?(): Promise<string[] | undefined>;
+  /** The session changed: live (an authenticated call went through) or lost (signed out and signing in failed). */
+  session?(state: { live: boolean; at: Date; error?: string }): void;
 }
+
+/**
+ * Sign-in retries after a failure: 30 × STEAM_BACKOFF_BASE_MS (30 s by default) doubling to 30 min,
+ * jittered, so a lost session never hammers the login (the platform locks accounts for less).
+ */
+const SIGN_IN_BACKOFF = { factor: 30, maxMs: 30 * 60_000 };
 
 export class DriverTimeoutError extends Error {}
 
@@ -79,7 +87,14 @@ export class BotDriver {
   private triedCookies?: string;
   /** Successful sign-ins so far: a call that failed signed-out only signs in if nobody did meanwhile. */
   private generation = 0;
+  /** A session that works as far as we know: set by a sign-in, lost only when a signed-out call could not sign in again. */
   signedIn = false;
+  /** The last call the platform answered as signed in (a live session). */
+  lastAuthenticatedAt?: Date;
+  /** Consecutive failed sign-ins and the time before which none is tried again. */
+  private signInFailures = 0;
+  private nextSignInAt = 0;
+  sessionError?: string;
 
   constructor(
     readonly bot: DriverBot,
@@ -120,8 +135,9 @@ export class BotDriver {
     this.manager.on('sentOfferChanged', (offer: any) => track(deps.events.offerChanged(snapshot(offer))));
     this.manager.on('unknownOfferSent', (offer: any) => track(deps.events.offerChanged(snapshot(offer))));
     this.manager.on('pollData', (data: Record<string, unknown>) => track(deps.events.pollData(data)));
-    // An expired web session: sign in again (once, whoever notices first).
-    const relogin = () => void this.signIn().catch(() => {});
+    // An expired web session: sign in again (once, whoever notices first; not while backing off).
+    // A one-off 401 with the session still valid costs one sign-in at most, never the bot.
+    const relogin = () => void (this.signInDue() ? this.signIn().catch(() => {}) : undefined);
     this.manager.on('sessionExpired', relogin);
     this.community.on('sessionExpired', relogin);
   }
@@ -133,7 +149,6 @@ export class BotDriver {
    */
   signIn(): Promise<void> {
     if (this.signingIn) return this.signingIn;
-    this.signedIn = false;
     this.signingIn = (async () => {
       const latest = (await this.deps.events.webCookies?.()) ?? this.bot.webCookies;
       const stored = latest && latest.join('\n') !== this.triedCookies ? latest : undefined;
@@ -149,10 +164,41 @@ export class BotDriver {
       this.accessToken = (this.manager as any).accessToken ?? undefined;
       this.signedIn = true;
       this.generation++;
-    })().finally(() => {
+      this.signInFailures = 0;
+      this.nextSignInAt = 0;
+      this.sessionError = undefined;
+    })().catch((err: Error) => {
+      // The session may still work (a one-off 401): kept; tried again after a backoff.
+      this.signInFailures++;
+      const cap = Math.min(SIGN_IN_BACKOFF.maxMs, SIGN_IN_BACKOFF.factor * this.deps.settings.backoffBaseMs * 2 ** Math.min(this.signInFailures - 1, 20));
+      this.nextSignInAt = Date.now() + Math.round(cap / 2 + (Math.random() * cap) / 2);
+      this.sessionError = err.message;
+      throw err;
+    }).finally(() => {
       this.signingIn = undefined;
     });
     return this.signingIn;
+  }
+
+  /** Whether a sign-in may be tried now (not backing off after a failed one). */
+  signInDue(): boolean {
+    return Date.now() >= this.nextSignInAt;
+  }
+
+  /** A call went through signed in: the session is live. */
+  private authenticated(): void {
+    const was = this.signedIn;
+    this.signedIn = true;
+    this.lastAuthenticatedAt = new Date();
+    if (!was || this.sessionError) this.sessionError = undefined;
+    this.deps.events.session?.({ live: true, at: this.lastAuthenticatedAt });
+  }
+
+  /** A signed-out answer and no sign-in that worked: the session is gone until one does. */
+  private sessionLost(err: unknown): void {
+    this.signedIn = false;
+    this.sessionError = this.sessionError ?? (err as Error)?.message ?? String(err);
+    this.deps.events.session?.({ live: false, at: new Date(), error: this.sessionError });
   }
 
   get steamId(): string | undefined {
@@ -162,16 +208,25 @@ export class BotDriver {
   /** One platform call: backoff per bot and endpoint, a timeout, and one re-login on a signed-out answer. */
   async call<T>(endpoint: string, fn: () => Promise<T>): Promise<T> {
     const once = () => this.deps.backoff.run(`${this.bot.id}:${endpoint}`, () => timeout(fn(), this.deps.settings.callTimeoutMs, endpoint), isRateLimited);
-    if (this.signingIn) await this.signingIn;
+    if (this.signingIn) await this.signingIn.catch(() => {});
     const generation = this.generation;
     try {
-      return await once();
+      const out = await once();
+      this.authenticated();
+      return out;
     } catch (err) {
       if (!isSignedOut(err)) throw err;
       // The libraries' sessionExpired event may already have signed in again: then just retry.
-      if (this.signingIn) await this.signingIn;
-      else if (this.generation === generation) await this.signIn();
-      return once();
+      try {
+        if (this.signingIn) await this.signingIn;
+        else if (this.generation === generation && this.signInDue()) await this.signIn();
+        const out = await once();
+        this.authenticated();
+        return out;
+      } catch (again) {
+        if (isSignedOut(again) || this.sessionError) this.sessionLost(again);
+        throw again;
+      }
     }
   }
 
@@ -262,6 +317,26 @@ export class BotDriver {
     return out.filter((t) => t.time_init * 1000 >= since.getTime());
   }
 
+  /**
+   * A poll that survives a one-off signed-out answer: sign in again if allowed (else keep the
+   * session) and poll once more; only a second signed-out answer means the session is gone.
+   */
+  async pollWithSession(): Promise<void> {
+    try {
+      await this.poll();
+    } catch (err) {
+      if (!isSignedOut(err)) throw err;
+      if (this.signingIn) await this.signingIn.catch(() => {});
+      else if (this.signInDue()) await this.signIn().catch(() => {});
+      try {
+        await this.poll();
+      } catch (again) {
+        if (isSignedOut(again)) this.sessionLost(again);
+        throw again;
+      }
+    }
+  }
+
   /** One poll of our offers; resolves once the changes it found have been handed on. */
   async poll(full = false): Promise<void> {
     await new Promise<void>((resolve, reject) => {
@@ -271,6 +346,7 @@ export class BotDriver {
       this.manager.once('pollFailure', bad);
       (this.manager as any).doPoll(full);
     });
+    this.authenticated();
     await Promise.allSettled([...this.pending]);
   }
 

@@ -19,8 +19,21 @@ export async function claimSend(db: Db, row: { kind: OfferKind; recordId: number
   const ins = await sql`
     insert into steam_offers (offer_kind, record_id, bot_id, message) values (${row.kind}, ${row.recordId}, ${row.botId}, ${row.message})
     on conflict (offer_kind, record_id) do update set bot_id = excluded.bot_id, attempt_started_at = now(), updated_at = now()
-     where steam_offers.trade_offer_id is null and steam_offers.attempt_started_at < now() - make_interval(secs => ${staleMs / 1000})`.execute(db);
+     where steam_offers.trade_offer_id is null and steam_offers.uncertain_since is null
+       and steam_offers.attempt_started_at < now() - make_interval(secs => ${staleMs / 1000})`.execute(db);
   return Number(ins.numAffectedRows ?? 0) === 1;
+}
+
+/** The send's answer was ambiguous: the offer may exist, so the claim is never taken over by a new send. */
+export async function markUncertain(db: Db, kind: OfferKind, recordId: number): Promise<void> {
+  await db.updateTable('steam_offers').set({ uncertain_since: sql`coalesce(uncertain_since, now())`, updated_at: sql`now()` })
+    .where('offer_kind', '=', kind).where('record_id', '=', recordId).where('trade_offer_id', 'is', null).execute();
+}
+
+/** Our mobile confirmation went through: the offer is out (Active) as far as we know. */
+export async function markConfirmed(db: Db, tradeOfferId: string): Promise<void> {
+  await db.updateTable('steam_offers').set({ state: 2, reported_state: 2, updated_at: sql`now()` })
+    .where('trade_offer_id', '=', tradeOfferId).where('state', '=', 9).execute();
 }
 
 /** Nothing was sent (a definite refusal): the claim goes, so a later attempt may send. */
@@ -36,7 +49,10 @@ export async function recordSent(db: Db, kind: OfferKind, recordId: number, trad
 /** The platform's new state of one of our offers; answers the row when the offer is ours. */
 export async function recordState(db: Db, tradeOfferId: string, s: { state: number; tradeId: string | null; escrowEnds: Date | null }) {
   return db.updateTable('steam_offers')
-    .set({ state: s.state, trade_id: s.tradeId, escrow_ends_at: s.escrowEnds, updated_at: sql`now()` })
+    .set({
+      state: s.state, trade_id: s.tradeId, escrow_ends_at: s.escrowEnds, updated_at: sql`now()`,
+      accepted_at: sql`case when ${s.state} in (3, 11) then coalesce(accepted_at, now()) else accepted_at end`,
+    })
     .where('trade_offer_id', '=', tradeOfferId).returningAll().executeTakeFirst();
 }
 
@@ -62,7 +78,7 @@ export async function markReversed(db: Db, tradeIds: string[]): Promise<number> 
 
 /** Offers still awaiting our mobile confirmation (a failed confirmation is retried on each poll). */
 export async function awaitingConfirmation(db: Db, botId: number) {
-  return db.selectFrom('steam_offers').select(['trade_offer_id']).where('bot_id', '=', botId).where('state', '=', 9).execute();
+  return db.selectFrom('steam_offers').select(['trade_offer_id', 'offer_kind', 'record_id']).where('bot_id', '=', botId).where('state', '=', 9).execute();
 }
 
 /** Accepted deposit offers of these bots whose received assets are not recorded yet. */

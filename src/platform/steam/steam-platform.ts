@@ -15,7 +15,7 @@ import { isAppError } from '../../domain/errors.js';
 import * as bots from './bot-repo.js';
 import {
   PlatformUnavailableError, PlatformUserError, platformIdOf,
-  type OfferChangeHandler, type PlatformItem, type PlatformUser, type SentOffer, type TradingPlatform,
+  type OfferChangeHandler, type OfferGuard, type OfferResolution, type PlatformItem, type PlatformUser, type SentOffer, type TradingPlatform,
 } from '../port.js';
 import { createBackoff } from './backoff.js';
 import { createSecretBox, parseSecretsKey, refreshTokenAad, secretsAad, type BotSecrets } from './secret-box.js';
@@ -25,7 +25,7 @@ import {
   APP_IDS, OfferState, TRADABLE_CONTEXT, offerChangeOf, platformItemsOf, recordOfMessage, reversedTradeIds, reverterOf, userErrorOfDetails,
 } from './steam-mapping.js';
 import * as offers from './steam-offers-repo.js';
-import { platformError, sendOffer, type SendRequest } from './steam-send.js';
+import { confirmWanted, platformError, sendOffer, type SendRequest } from './steam-send.js';
 import { checkBot } from './steam-check.js';
 
 export interface SteamDeps {
@@ -39,6 +39,11 @@ export interface SteamDeps {
 }
 
 const INVENTORY_CACHE_MS = 30_000;
+/**
+ * A bot's own tradable asset ids per game, kept between purchases: dropped whenever one of the
+ * bot's offers changes (its own trades move its items), and read again when an asset is not in it.
+ */
+const OWN_INVENTORY_CACHE_MS = 5 * 60_000;
 /** Trade protection: a CS2 trade can be reversed for 7 days; the history is read back 8. */
 const HISTORY_WINDOW_MS = 8 * 24 * 3600 * 1000;
 
@@ -60,9 +65,16 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
   const sessions = deps.sessions ?? steamSessionProvider(settings.callTimeoutMs);
   const instanceId = deps.instanceId ?? `gw-${crypto.randomBytes(6).toString('hex')}`;
   const backoff = createBackoff({ baseMs: settings.backoffBaseMs, maxMs: 60_000, attempts: 4 });
-  const drivers = new Map<number, { driver: BotDriver; games: string[] }>();
+  /** accepting: the bot takes new offers (enabled); a disabled one only drains its open offers. */
+  const drivers = new Map<number, { driver: BotDriver; games: string[]; accepting: boolean }>();
   const inventoryCache = new Map<string, { at: number; items: PlatformItem[] }>();
+  const ownInventory = new Map<string, { at: number; tradable: Set<string> }>();
+  const forgetOwnInventory = (botId: number) => {
+    for (const k of ownInventory.keys()) if (k.startsWith(`${botId}:`)) ownInventory.delete(k);
+  };
   let handler: OfferChangeHandler | undefined;
+  // Until the gateway registers its guard every record wants its offer (the adapter alone, in tests).
+  let guard: OfferGuard = async () => true;
   let timers: NodeJS.Timeout[] = [];
 
   // ---- bots
@@ -79,6 +91,7 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
           offerChanged: (o) => offerChanged(Number(row.id), o),
           pollData: (data) => bots.saveDriverState(db, Number(row.id), { poll_data: data }),
           refreshToken: (t) => bots.saveDriverState(db, Number(row.id), { refresh_token: box.seal(t, refreshTokenAad(row.account_name!)) }),
+          session: (st) => void sessionChanged(Number(row.id), st),
           webCookies: async () => {
             const now = await bots.botForDriver(db, Number(row.id));
             return now?.secrets ? (JSON.parse(box.open(now.secrets, secretsAad(row.account_name!))) as BotSecrets).web_cookies : undefined;
@@ -95,6 +108,21 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
     return driver;
   }
 
+  /** Last live-session state per bot, and when last_authenticated_at was last written (at most every 10 s). */
+  const sessionSeen = new Map<number, { live: boolean; savedAt: number }>();
+  async function sessionChanged(botId: number, st: { live: boolean; at: Date; error?: string }): Promise<void> {
+    const seen = sessionSeen.get(botId);
+    const changed = !seen || seen.live !== st.live;
+    if (!changed && st.live && Date.now() - seen.savedAt < 10_000) return;
+    sessionSeen.set(botId, { live: st.live, savedAt: Date.now() });
+    if (changed && seen) {
+      if (st.live) log.warn({ botId }, 'steam: bot session live again; back in rotation');
+      else log.warn({ botId, reason: st.error }, 'steam: bot session lost (signed out, sign-in failed); out of rotation, signing in again with backoff');
+    }
+    await bots.saveSession(db, botId, st.live ? { last_authenticated_at: st.at, session_error: null } : { session_error: st.error ?? 'signed out' })
+      .catch((err) => log.warn({ botId, err: (err as Error).message }, 'steam: session state not saved'));
+  }
+
   async function outOfRotation(botId: number, reason: string): Promise<void> {
     log.error({ botId, reason }, 'steam: bot cannot trade; taken out of rotation');
     await bots.setTradeState(db, botId, 'cannot_trade', reason);
@@ -104,11 +132,17 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
   }
 
   async function leaseTick(): Promise<number[]> {
-    // Our fair share; bots above it are handed back so the other instances can take them.
+    // Our fair share; bots above it are handed back so the other instances can take them. A lease
+    // not renewed this round (its row locked by someone else) is still ours while it runs: only
+    // leases beyond our share are released, never one merely skipped.
     const share = await bots.fairShare(db, instanceId, settings.leaseSeconds);
-    const ids = await bots.acquireLeases(db, instanceId, settings.leaseSeconds, share);
-    await bots.releaseLeases(db, instanceId, await heldBeyond(ids));
-    const rows = ids.length ? await db.selectFrom('bots').select(['id', 'games', 'trade_state']).where('id', 'in', ids).execute() : [];
+    const renewed = await bots.acquireLeases(db, instanceId, settings.leaseSeconds, share);
+    const mine = await bots.heldLeases(db, instanceId);
+    const held = mine.filter((b) => b.leasable).map((b) => b.id);
+    const beyond = held.filter((id) => !renewed.includes(id)).slice(0, Math.max(0, held.length - share));
+    await bots.releaseLeases(db, instanceId, [...beyond, ...mine.filter((b) => !b.leasable).map((b) => b.id)]);
+    const ids = held.filter((id) => !beyond.includes(id));
+    const rows = ids.length ? await db.selectFrom('bots').select(['id', 'games', 'trade_state', 'enabled']).where('id', 'in', ids).execute() : [];
     for (const [id, d] of drivers) {
       if (!ids.includes(id)) {
         d.driver.stop();
@@ -124,11 +158,13 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
       }
       const known = drivers.get(id);
       if (known) {
+        if (known.accepting !== r.enabled) log.warn({ botId: id, accepting: r.enabled }, r.enabled ? 'steam: bot back in rotation' : 'steam: bot disabled; draining its open offers');
         known.games = r.games;
+        known.accepting = r.enabled;
         continue;
       }
       try {
-        drivers.set(id, { driver: await driverFor(id), games: r.games });
+        drivers.set(id, { driver: await driverFor(id), games: r.games, accepting: r.enabled });
       } catch (err) {
         if (err instanceof SignInError) await outOfRotation(id, (err as Error).message);
         else log.warn({ botId: id, err: (err as Error).message }, 'steam: bot could not start; retrying on the next lease round');
@@ -137,15 +173,9 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
     return [...drivers.keys()];
   }
 
-  /** Bots whose lease we still hold but did not renew this round (above our share). */
-  async function heldBeyond(kept: number[]): Promise<number[]> {
-    const held = await db.selectFrom('bots').select('id').where('lease_owner', '=', instanceId).execute();
-    return held.map((r) => Number(r.id)).filter((id) => !kept.includes(id));
-  }
-
   /** A signed-in bot of ours serving `game`, spread by `seed`. */
   function pickDriver(game: Game, seed: number): BotDriver {
-    const list = [...drivers.values()].filter((d) => d.driver.signedIn && d.games.includes(game)).map((d) => d.driver);
+    const list = [...drivers.values()].filter((d) => d.accepting && d.driver.signedIn && d.games.includes(game)).map((d) => d.driver);
     if (list.length === 0) throw new PlatformUnavailableError('no bot is available for this game');
     return list[Math.abs(seed) % list.length];
   }
@@ -153,6 +183,7 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
   // ---- offers
   async function offerChanged(botId: number, o: OfferSnapshot): Promise<void> {
     if (!o.isOurOffer) return;
+    forgetOwnInventory(botId);
     const row = await offers.recordState(db, o.id, o);
     if (!row) {
       // An offer we sent whose send answer was lost: adopt it for its record (the message names it).
@@ -161,7 +192,24 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
       if (claim && !claim.trade_offer_id && Number(claim.bot_id) === botId) {
         await offers.recordSent(db, rec.kind, rec.recordId, o.id, OfferState.Active);
         await offers.recordState(db, o.id, o);
+        log.warn({ botId, kind: rec.kind, recordId: rec.recordId, tradeOfferId: o.id, state: o.state }, 'steam: an offer whose send answer was lost appeared');
+        // A late offer its record no longer wants (it failed meanwhile) is withdrawn before it counts.
+        if ((o.state === OfferState.Active || o.state === OfferState.CreatedNeedsConfirmation) && !(await guard(rec.kind, rec.recordId, o.id))) {
+          await withdrawUnwanted(botId, rec.kind, rec.recordId, o.id);
+        }
       }
+    }
+  }
+
+  /** Cancels an offer its record does not want; a failure is retried by the next poll (the offer is still unwanted). */
+  async function withdrawUnwanted(botId: number, kind: offers.OfferKind, recordId: number, tradeOfferId: string): Promise<void> {
+    const driver = drivers.get(botId)?.driver;
+    try {
+      const offer = await driver!.getOffer(tradeOfferId);
+      if (offer.state === OfferState.Active || offer.state === OfferState.CreatedNeedsConfirmation) await offer.cancel();
+      log.warn({ botId, kind, recordId, tradeOfferId }, 'steam: offer for a record that no longer wants it canceled');
+    } catch (err) {
+      log.error({ botId, kind, recordId, tradeOfferId, err: (err as Error).message }, 'steam: could not cancel an unwanted offer; retried on the next poll');
     }
   }
 
@@ -169,7 +217,8 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
   async function deliver(): Promise<void> {
     if (!handler) return;
     for (const row of await offers.unreported(db, [...drivers.keys()])) {
-      const base = { offer: row.offer_kind, recordId: Number(row.record_id), tradeOfferId: row.trade_offer_id! };
+      const d = drivers.get(Number(row.bot_id))?.driver;
+      const base = { offer: row.offer_kind, recordId: Number(row.record_id), tradeOfferId: row.trade_offer_id!, ...(d ? { bot: { id: d.bot.id, name: d.bot.name, platformId: d.bot.platformId } } : {}) };
       try {
         if (row.state !== row.reported_state && row.state !== null) {
           const change = offerChangeOf(row.offer_kind, row.reported_state, row.state, row.escrow_ends_at);
@@ -199,15 +248,21 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
     }
   }
 
-  async function pollTick(): Promise<void> {
-    for (const [botId, { driver }] of drivers) {
-      try {
-        await driver.poll();
-        for (const o of await offers.awaitingConfirmation(db, botId)) await driver.confirm(o.trade_offer_id!).catch(() => {});
-      } catch (err) {
-        log.warn({ botId, err: (err as Error).message }, 'steam: poll failed');
-      }
+  /** One bot's poll: its offers' states, then its confirmations (only of offers still wanted). */
+  async function pollBot(botId: number, driver: BotDriver): Promise<void> {
+    try {
+      await driver.pollWithSession();
+    } catch (err) {
+      log.warn({ botId, err: (err as Error).message }, 'steam: poll failed');
     }
+    for (const o of await offers.awaitingConfirmation(db, botId)) {
+      await confirmWanted({ db, log, guard }, driver, o.offer_kind, Number(o.record_id), o.trade_offer_id!).catch(() => {});
+    }
+  }
+
+  async function pollTick(): Promise<void> {
+    // Each bot on its own: one bot's backoff or lost session never delays another's poll.
+    await Promise.all([...drivers].map(([botId, { driver }]) => pollBot(botId, driver).catch((err) => log.warn({ botId, err: (err as Error).message }, 'steam: poll failed'))));
     await deliver();
     await recordReceived();
   }
@@ -243,7 +298,62 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
   }
 
   const send = (kind: offers.OfferKind, recordId: number, driver: BotDriver, req: SendRequest) =>
-    sendOffer({ db, log, clock: deps.clock, offerTtlSeconds: config.offerTtlSeconds, callTimeoutMs: settings.callTimeoutMs, driverOf: (id) => drivers.get(id)?.driver, outOfRotation }, kind, recordId, driver, req);
+    sendOffer({
+      db, log, clock: deps.clock, offerTtlSeconds: config.offerTtlSeconds, callTimeoutMs: settings.callTimeoutMs, settleMs: settings.sendSettleMs,
+      driverOf: (id) => drivers.get(id)?.driver, outOfRotation, guard: (k, r, t) => guard(k, r, t),
+    }, kind, recordId, driver, req);
+
+  /** The driver of a record's claimed offer, when this instance drives its bot. */
+  function ownerOf(claim: offers.SteamOfferRow): BotDriver {
+    const driver = drivers.get(Number(claim.bot_id))?.driver;
+    if (!driver) throw new PlatformUnavailableError('the offer\'s bot is not driven by this instance');
+    return driver;
+  }
+
+  async function resolveOffer(kind: offers.OfferKind, recordId: number): Promise<OfferResolution> {
+    const claim = await offers.findOffer(db, kind, recordId);
+    if (!claim) return { state: 'none' };
+    const retryAt = new Date(deps.clock.now().getTime() + Math.min(settings.sendSettleMs, 30_000));
+    const expiresAt = new Date(new Date(claim.attempt_started_at).getTime() + config.offerTtlSeconds * 1000);
+    let driver: BotDriver;
+    try {
+      driver = ownerOf(claim);
+      // sendOffer answers a recorded or findable offer (confirming it if needed) and never sends an
+      // ambiguous claim again; the request's trade key and items are not needed for that.
+      if (claim.trade_offer_id || claim.uncertain_since) {
+        const sent = await send(kind, recordId, driver, { partner: 0, token: '', give: [], receive: [], game: 'csgo' });
+        return { state: 'sent', offer: { ...sent, expiresAt } };
+      }
+    } catch (err) {
+      if (err instanceof PlatformUnavailableError && /settle window/.test(err.message)) return { state: 'none' };
+      return { state: 'unknown', retryAt };
+    }
+    // A claim never marked ambiguous and still without an offer: a send in flight, or a crash before it.
+    const age = deps.clock.now().getTime() - new Date(claim.attempt_started_at).getTime();
+    const found = await driver.findSentByMessage(claim.message, new Date(new Date(claim.created_at).getTime() - 60_000)).catch(() => null);
+    if (found === null) return { state: 'unknown', retryAt };
+    if (found) {
+      await offers.recordSent(db, kind, recordId, found.id, found.state);
+      return { state: 'sent', offer: { bot: { id: driver.bot.id, name: driver.bot.name, platformId: driver.bot.platformId }, tradeOfferId: found.id, expiresAt } };
+    }
+    return age > Math.max(2 * settings.callTimeoutMs, settings.sendSettleMs) ? { state: 'none' } : { state: 'unknown', retryAt };
+  }
+
+  async function expireOffer(req: { offer: offers.OfferKind; recordId: number; tradeOfferId: string }): Promise<'gone' | 'accepted'> {
+    const claim = await offers.findOffer(db, req.offer, req.recordId);
+    if (!claim || claim.trade_offer_id !== req.tradeOfferId) throw new Error(`steam: offer ${req.tradeOfferId} is not the offer of ${req.offer} ${req.recordId}`);
+    const offer = await ownerOf(claim).getOffer(req.tradeOfferId).catch((e) => { throw platformError(e); });
+    if (offer.state === OfferState.Active || offer.state === OfferState.CreatedNeedsConfirmation) {
+      // A cancel that fails (the user may be accepting right now) leaves the record open: retried.
+      await offer.cancel().catch((e) => { throw platformError(e); });
+      return 'gone';
+    }
+    if (offer.state === OfferState.Accepted || offer.state === OfferState.InEscrow) {
+      await offers.recordState(db, offer.id, offer);
+      return 'accepted';
+    }
+    return 'gone';
+  }
 
   return {
     kind: 'steam',
@@ -252,6 +362,11 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
     pollTick,
     historyTick,
     driverOf: (id) => drivers.get(id)?.driver,
+    resolveOffer,
+    expireOffer,
+    onOfferGuard(g) {
+      guard = g;
+    },
 
     async checkTradeLink(game, partner, token): Promise<PlatformUser> {
       if (!Number.isInteger(partner) || partner < 1 || partner > 0xffffffff || typeof token !== 'string' || !/^[A-Za-z0-9_-]{8}$/.test(token)) {
@@ -286,20 +401,38 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
       const received = await offers.receivedAssetOfListing(db, req.listingId);
       const assetId = received?.new_asset_id ?? req.assetId;
       if (!assetId) throw new PlatformUnavailableError('the listing has no platform asset to give');
+      const started = Date.now();
       // The bot holding the asset, tradable (context 2: a protected item in 16 is not offered yet).
-      let holder: BotDriver | undefined;
-      for (const { driver, games } of drivers.values()) {
-        if (!driver.signedIn || !games.includes(req.game)) continue;
-        const items = await driver.inventory(driver.bot.platformId, APP_IDS[req.game], TRADABLE_CONTEXT, 'own-inventory').catch(() => []);
-        if (items.some((i) => String(i.assetid ?? i.id) === assetId && (i.tradable === true || i.tradable === 1))) {
-          holder = driver;
-          break;
-        }
-      }
       const claimed = await offers.findOffer(db, 'purchase', req.purchaseId);
-      if (!holder && claimed) holder = drivers.get(Number(claimed.bot_id))?.driver;
+      let holder = claimed ? drivers.get(Number(claimed.bot_id))?.driver : undefined;
+      let unread = false; // a bot whose inventory could not be read may hold it: retried, not refused
+      // From the cached inventories first; bots whose cache did not show it are read once more.
+      for (const fresh of [false, true]) {
+        for (const { driver, games, accepting } of holder ? [] : drivers.values()) {
+          if (!accepting || !driver.signedIn || !games.includes(req.game)) continue;
+          const key = `${driver.bot.id}:${req.game}`;
+          let hit = ownInventory.get(key);
+          if (fresh ? hit?.at === undefined || hit.at < started : !hit || Date.now() - hit.at > OWN_INVENTORY_CACHE_MS) {
+            const items = await driver.inventory(driver.bot.platformId, APP_IDS[req.game], TRADABLE_CONTEXT, 'own-inventory').catch(() => undefined);
+            if (!items) {
+              unread = true;
+              continue;
+            }
+            hit = { at: Date.now(), tradable: new Set(items.filter((i) => i.tradable === true || i.tradable === 1).map((i) => String(i.assetid ?? i.id))) };
+            ownInventory.set(key, hit);
+          }
+          if (hit?.tradable.has(assetId)) {
+            holder = driver;
+            break;
+          }
+        }
+        if (holder) break;
+      }
+      if (!holder && unread) throw new PlatformUnavailableError('a bot\'s inventory could not be read now', true);
       if (!holder) throw new PlatformUnavailableError('no bot of this instance holds the item in a tradable state');
-      return send('purchase', req.purchaseId, holder, { partner: req.partner, token: req.token, give: [assetId], receive: [], game: req.game });
+      const sent = await send('purchase', req.purchaseId, holder, { partner: req.partner, token: req.token, give: [assetId], receive: [], game: req.game });
+      ownInventory.get(`${holder.bot.id}:${req.game}`)?.tradable.delete(assetId); // in an offer now
+      return sent;
     },
 
     async cancelOffer(req): Promise<void> {

@@ -1,11 +1,11 @@
 // Sending the one offer of a deposit or purchase (steam adapter). A claim row (steam_offers,
 // primary key per record) guards it; an answer that may have been lost is looked up on the
-// platform by the offer's message before anything is sent again, so no record gets two offers.
+// platform by the offer's message and never sent again, so no record gets two offers.
 import type { Logger } from 'pino';
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Game } from '../../domain/games.js';
-import { PlatformAssetsRefusedError, PlatformUnavailableError, PlatformUserError, platformIdOf, type SentOffer } from '../port.js';
+import { PlatformAssetsRefusedError, PlatformOfferUncertainError, PlatformUnavailableError, PlatformUserError, platformIdOf, type OfferGuard, type SentOffer } from '../port.js';
 import { RateLimitedError } from './backoff.js';
 import type { BotDriver } from './steam-bot.js';
 import { APP_IDS, OfferState, TRADABLE_CONTEXT, classifySendError, offerMessage, userErrorOfMessage } from './steam-mapping.js';
@@ -25,40 +25,61 @@ export interface SendContext {
   clock: Clock;
   offerTtlSeconds: number;
   callTimeoutMs: number;
+  /** STEAM_SEND_SETTLE_MS: how long an ambiguous send's offer may take to appear. */
+  settleMs: number;
   driverOf(botId: number): BotDriver | undefined;
   outOfRotation(botId: number, reason: string): Promise<void>;
+  /** Whether the record still wants this offer (asked before every confirmation). */
+  guard: OfferGuard;
 }
 
 /** A library or platform error as the port's error: the user's, or "unavailable" (retryable). */
 export function platformError(err: unknown): Error {
-  if (err instanceof PlatformUserError || err instanceof PlatformUnavailableError) return err;
+  if (err instanceof PlatformUserError || err instanceof PlatformUnavailableError || err instanceof PlatformOfferUncertainError) return err;
   const code = userErrorOfMessage((err as Error)?.message ?? '');
   if (code) return new PlatformUserError(code);
-  if (err instanceof RateLimitedError) return new PlatformUnavailableError('the trading platform is rate limiting this bot');
-  return new PlatformUnavailableError(`the trading platform did not answer: ${(err as Error)?.message ?? err}`);
+  if (err instanceof RateLimitedError) return new PlatformUnavailableError('the trading platform is rate limiting this bot', true);
+  return new PlatformUnavailableError(`the trading platform did not answer: ${(err as Error)?.message ?? err}`, true);
 }
 
 /**
  * Sends the record's one offer. A claim row guards it: an earlier claim with an offer answers
  * that offer; one without (a lost answer, a crash mid-send) is first looked up on the platform by
- * its message, and sent again only when absent and older than twice the call timeout.
+ * its message. A claim whose send was ambiguous (eresult 16, a timeout, a hang-up) is never sent
+ * again: until the offer is found it answers PlatformOfferUncertainError (the record waits), and
+ * once STEAM_SEND_SETTLE_MS has passed with no offer, PlatformUnavailableError (the record may
+ * fail; an offer appearing later is withdrawn by the poll, since its record no longer wants it).
+ * A crash claim is sent again only when absent and older than twice the call timeout. An offer
+ * that needs our mobile confirmation is out only once confirmed — and confirmed only while its
+ * record wants it (ctx.guard).
  */
 export async function sendOffer(ctx: SendContext, kind: offers.OfferKind, recordId: number, driver: BotDriver, req: SendRequest): Promise<SentOffer> {
-  const { db, log } = ctx;
+  const { db } = ctx;
   const message = offerMessage(kind, recordId);
   const expiresAt = new Date(ctx.clock.now().getTime() + ctx.offerTtlSeconds * 1000);
   const botOf = (d: BotDriver) => ({ id: d.bot.id, name: d.bot.name, platformId: d.bot.platformId });
+  /** The offer as the record's, once it is out (confirmed when it needs to be). */
+  const out = async (d: BotDriver, id: string, state: number | null): Promise<SentOffer> => {
+    if (state === OfferState.CreatedNeedsConfirmation) await confirmWanted(ctx, d, kind, recordId, id);
+    return { bot: botOf(d), tradeOfferId: id, expiresAt };
+  };
   const existing = await offers.findOffer(db, kind, recordId);
   if (existing?.trade_offer_id) {
-    return { bot: botOf(ctx.driverOf(Number(existing.bot_id)) ?? driver), tradeOfferId: existing.trade_offer_id, expiresAt };
+    return out(ctx.driverOf(Number(existing.bot_id)) ?? driver, existing.trade_offer_id, existing.state);
   }
   if (existing) {
     const owner = ctx.driverOf(Number(existing.bot_id));
     if (!owner) throw new PlatformUnavailableError('an earlier attempt of this offer is on a bot this instance does not drive');
-    const found = await owner.findSentByMessage(message, new Date(new Date(existing.created_at).getTime() - 60_000)).catch((e) => { throw platformError(e); });
+    const found = await owner.findSentByMessage(message, new Date(new Date(existing.created_at).getTime() - 60_000)).catch((e) => {
+      throw existing.uncertain_since ? new PlatformOfferUncertainError('the offer of an ambiguous send could not be looked up yet') : platformError(e);
+    });
     if (found) {
       await offers.recordSent(db, kind, recordId, found.id, found.state);
-      return { bot: botOf(owner), tradeOfferId: found.id, expiresAt };
+      return out(owner, found.id, found.state);
+    }
+    if (existing.uncertain_since) {
+      if (ctx.clock.now().getTime() - new Date(existing.uncertain_since).getTime() < ctx.settleMs) throw new PlatformOfferUncertainError();
+      throw new PlatformUnavailableError('the platform shows no offer for this record after its settle window');
     }
     driver = owner;
   }
@@ -73,14 +94,14 @@ export async function sendOffer(ctx: SendContext, kind: offers.OfferKind, record
   } catch (err) {
     const failure = err instanceof RateLimitedError ? { kind: 'unavailable' as const } : classifySendError(err as Error);
     if (failure.kind === 'uncertain') {
-      // The offer may exist: look for it now; if absent the claim stays and the next attempt looks again.
+      // The offer may exist, now or later: never sent again; looked up now and by every later attempt.
+      await offers.markUncertain(db, kind, recordId);
       const found = await driver.findSentByMessage(message, new Date(ctx.clock.now().getTime() - 3600_000)).catch(() => undefined);
       if (found) {
         await offers.recordSent(db, kind, recordId, found.id, found.state);
-        if (found.state === OfferState.CreatedNeedsConfirmation) await driver.confirm(found.id).catch(() => {});
-        return { bot: botOf(driver), tradeOfferId: found.id, expiresAt };
+        return out(driver, found.id, found.state);
       }
-      throw new PlatformUnavailableError('the platform did not confirm the offer; it is looked up before any new attempt');
+      throw new PlatformOfferUncertainError();
     }
     await offers.dropClaim(db, kind, recordId);
     if (failure.kind === 'user') throw new PlatformUserError(failure.code);
@@ -91,10 +112,30 @@ export async function sendOffer(ctx: SendContext, kind: offers.OfferKind, record
       await ctx.outOfRotation(driver.bot.id, failure.reason);
       throw new PlatformUnavailableError('the bot cannot trade');
     }
-    throw new PlatformUnavailableError(`the trading platform refused the offer for now: ${(err as Error).message}`);
+    throw new PlatformUnavailableError(`the trading platform refused the offer for now: ${(err as Error).message}`, true);
   }
-  await offers.recordSent(db, kind, recordId, sent.id, sent.pending ? OfferState.CreatedNeedsConfirmation : OfferState.Active);
-  // Mobile confirmation; a failure leaves the offer awaiting confirmation, retried on each poll.
-  if (sent.pending) await driver.confirm(sent.id).catch((e) => log.warn({ tradeOfferId: sent.id, err: (e as Error).message }, 'steam: confirmation failed; retried on the next poll'));
-  return { bot: botOf(driver), tradeOfferId: sent.id, expiresAt };
+  const state = sent.pending ? OfferState.CreatedNeedsConfirmation : OfferState.Active;
+  await offers.recordSent(db, kind, recordId, sent.id, state);
+  return out(driver, sent.id, state);
+}
+
+/**
+ * Confirms an offer awaiting our mobile confirmation, only while its record still wants it; an
+ * offer no longer wanted is withdrawn instead (it was never out). A confirmation that fails leaves
+ * the offer waiting: PlatformOfferUncertainError (the record retries; the poll retries too).
+ */
+export async function confirmWanted(ctx: Pick<SendContext, 'db' | 'log' | 'guard'>, driver: BotDriver, kind: offers.OfferKind, recordId: number, tradeOfferId: string): Promise<void> {
+  if (!(await ctx.guard(kind, recordId, tradeOfferId))) {
+    ctx.log.warn({ kind, recordId, tradeOfferId }, 'steam: offer awaiting confirmation for a record that no longer wants it: canceled, never confirmed');
+    const offer = await driver.getOffer(tradeOfferId).catch((e) => { throw platformError(e); });
+    if (offer.state === OfferState.CreatedNeedsConfirmation || offer.state === OfferState.Active) await offer.cancel().catch((e) => { throw platformError(e); });
+    throw new PlatformUnavailableError('the record no longer wants this offer');
+  }
+  try {
+    await driver.confirm(tradeOfferId);
+  } catch (err) {
+    ctx.log.warn({ tradeOfferId, err: (err as Error).message }, 'steam: confirmation failed; retried');
+    throw new PlatformOfferUncertainError('the offer awaits its mobile confirmation');
+  }
+  await offers.markConfirmed(ctx.db, tradeOfferId);
 }
