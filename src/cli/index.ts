@@ -4,7 +4,7 @@ import { Command, Option } from 'commander';
 import { AppError } from '../domain/errors.js';
 import { loadConfig } from '../config.js';
 import { openCliContext, type CliContext } from './context.js';
-import { amountToMills } from '../modules/admin/admin-routes.js';
+import { amountTextToMills } from '../modules/admin/admin-routes.js';
 import { progressBar } from './progress.js';
 import { createAccountsService } from '../modules/accounts/accounts-service.js';
 import { userView } from '../modules/accounts/account-admin-routes.js';
@@ -160,11 +160,11 @@ program.command('audit').description('the audit log, newest first').option('--me
 // ---- money
 program.command('top-up <merchantId> <amount>').description('credit available balance (USD)')
   .option('--reference <ref>', 'idempotency reference')
-  .action(run((ctx, id, amount, o) => ctx.ledger.topUp(int(id), amountToMills(num(amount)), o.reference)));
+  .action(run((ctx, id, amount, o) => ctx.ledger.topUp(int(id), amountTextToMills(amount), o.reference)));
 
 const withdrawal = program.command('withdrawal').description('merchant withdrawals');
 withdrawal.command('create <merchantId> <amount>').option('--reference <ref>')
-  .action(run((ctx, id, amount, o) => ctx.ledger.createWithdrawal(int(id), amountToMills(num(amount)), o.reference)));
+  .action(run((ctx, id, amount, o) => ctx.ledger.createWithdrawal(int(id), amountTextToMills(amount), o.reference)));
 withdrawal.command('list <merchantId>').option('--limit <n>', '', int, 50).option('--offset <n>', '', int, 0)
   .action(run((ctx, id, o) => ctx.ledger.listWithdrawals(int(id), o.limit, o.offset)));
 for (const action of ['complete', 'fail', 'cancel'] as const) {

@@ -51,6 +51,18 @@ export interface SessionUser {
 }
 
 const EMAIL_RE = /^[^\s@]{1,64}@[^\s@]{1,189}\.[^\s@]{1,60}$/;
+/** The longest e-mail address an account may have (RFC 5321's path limit; the column's check). */
+export const EMAIL_MAX = 254;
+
+/** The one rule for an invited address, for the admin API, the console and the dashboard alike. */
+function emailProblem(email: string): string | undefined {
+  if (email.length > EMAIL_MAX) return `email may have at most ${EMAIL_MAX} characters`;
+  if (!EMAIL_RE.test(email)) return 'email must be an e-mail address';
+  return undefined;
+}
+
+/** The answer to an address that cannot be invited, when the inviter may not learn why. */
+export const INVITE_REFUSED_SILENTLY = 'user_invite_refused';
 
 export function createAccountsService(base: AccountDeps) {
   const { db, config, clock } = base;
@@ -58,10 +70,17 @@ export function createAccountsService(base: AccountDeps) {
   const audit = (a: Actor, action: string, merchantId: number | null, detail?: Record<string, unknown>) =>
     repo.insertAudit(db, { merchantId, userId: a.userId, actor: a.actor, action, detail, ip: a.ip });
 
-  /** Invites an e-mail address (merchant user, or operator when merchantId is null); answers the one-time link. */
-  async function invite(input: { merchantId: number | null; email: string; role: Role }, by: Actor) {
+  /**
+   * Invites an e-mail address (merchant user, or operator when merchantId is null); answers the
+   * one-time link. `hideOtherAccounts` (a merchant's own team page): an address that has an account
+   * at another merchant or as an operator gets the same answer as a new one (a link that will not
+   * work), so an owner cannot learn which addresses have accounts elsewhere; the refusal is in the
+   * operators' audit log. Operators, who see every account anyway, get the clear error.
+   */
+  async function invite(input: { merchantId: number | null; email: string; role: Role }, by: Actor, opts: { hideOtherAccounts?: boolean } = {}) {
     const email = input.email.trim();
-    if (!EMAIL_RE.test(email)) throw validationError([{ field: 'email', code: 'email', message: 'email must be an e-mail address' }]);
+    const problem = emailProblem(email);
+    if (problem) throw validationError([{ field: 'email', code: 'email', message: problem }]);
     const operator = input.merchantId === null;
     if (operator ? input.role !== 'operator' : !(MERCHANT_ROLES as readonly string[]).includes(input.role)) {
       throw validationError([{ field: 'role', code: 'oneof', message: operator ? 'role must be operator' : 'role must be one of: owner, developer, viewer' }]);
@@ -71,6 +90,10 @@ export function createAccountsService(base: AccountDeps) {
     const result = await tables(db).transaction().execute(async (trx) => {
       const user = await repo.upsertInvitedUser(trx, { merchantId: input.merchantId, email, role: input.role });
       // An address that already has an account (here or at another merchant) is not invited again.
+      if (opts.hideOtherAccounts && user.merchant_id !== input.merchantId) {
+        await repo.insertAudit(trx, { merchantId: null, userId: by.userId, actor: by.actor, action: INVITE_REFUSED_SILENTLY, detail: { email, merchant_id: input.merchantId, reason: 'the address has an account elsewhere' }, ip: by.ip });
+        return { user: { ...user, id: 0 }, inv: { expires_at: new Date(clock.now().getTime() + INVITATION_TTL_SECONDS * 1000) } };
+      }
       if (user.password_hash !== null || user.merchant_id !== input.merchantId) {
         throw validationError([{ field: 'email', code: 'exist', message: 'this e-mail address already has an account' }]);
       }
