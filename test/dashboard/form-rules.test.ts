@@ -117,3 +117,15 @@ describe('no e-mail enumeration through the team page', () => {
     expect(text(clear.body)).toContain('already has an account');
   });
 });
+
+describe('ledger CSV', () => {
+  it('debits are numbers, not guarded text', async () => {
+    await gw.topUp(merchantId, 10);
+    expect((await gw.admin('POST', `/merchants/${merchantId}/withdrawals`, { amount: 2.513 })).status).toBe(201);
+    const res = await owner.get('/dashboard/ledger.csv');
+    expect(res.status).toBe(200);
+    const debit = res.body.split('\r\n').find((l) => l.includes('"withdrawal"'))!;
+    expect(debit).toContain(',-2.513,0,');
+    expect(res.body).not.toContain("'-");
+  });
+});
