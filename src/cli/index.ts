@@ -9,7 +9,7 @@ import { registerBotCommands } from './bot-commands.js';
 
 // The services (and their libraries) are loaded by the command that runs, not at start:
 // `gateway --help` and a mistyped option answer without loading them.
-const amountToMills = async (usd: number) => (await import('../modules/admin/admin-routes.js')).amountToMills(usd);
+const amountTextToMills = async (text: string) => (await import('../modules/admin/admin-routes.js')).amountTextToMills(text);
 const accounts = async (ctx: CliContext) => (await import('../modules/accounts/accounts-service.js')).createAccountsService(ctx);
 
 const program = new Command();
@@ -162,11 +162,11 @@ program.command('audit').description('the audit log, newest first').option('--me
 // ---- money
 program.command('top-up <merchantId> <amount>').description('credit available balance (USD)')
   .option('--reference <ref>', 'idempotency reference')
-  .action(run(async (ctx, id, amount, o) => ctx.ledger.topUp(int(id), await amountToMills(num(amount)), o.reference)));
+  .action(run(async (ctx, id, amount, o) => ctx.ledger.topUp(int(id), await amountTextToMills(amount), o.reference)));
 
 const withdrawal = program.command('withdrawal').description('merchant withdrawals');
 withdrawal.command('create <merchantId> <amount>').option('--reference <ref>')
-  .action(run(async (ctx, id, amount, o) => ctx.ledger.createWithdrawal(int(id), await amountToMills(num(amount)), o.reference)));
+  .action(run(async (ctx, id, amount, o) => ctx.ledger.createWithdrawal(int(id), await amountTextToMills(amount), o.reference)));
 withdrawal.command('list <merchantId>').option('--limit <n>', '', int, 50).option('--offset <n>', '', int, 0)
   .action(run((ctx, id, o) => ctx.ledger.listWithdrawals(int(id), o.limit, o.offset)));
 for (const action of ['complete', 'fail', 'cancel'] as const) {

@@ -55,6 +55,11 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   return e?.code === '23505' && (!constraint || e.constraint === constraint);
 }
 
+export function isCheckViolation(err: unknown, constraint: string): boolean {
+  const e = err as { code?: string; constraint?: string };
+  return e?.code === '23514' && e.constraint === constraint;
+}
+
 /** Settings of the server that let an acknowledged commit be lost in a crash (empty: durable). */
 export async function nonDurableSettings(db: Db): Promise<string[]> {
   const { rows } = await sql<{ name: string; setting: string }>`

@@ -42,3 +42,15 @@ describe('scaledInteger', () => {
     expect(() => scaledInteger(1.0000001, 6)).toThrow('value has more than 6 decimals');
   });
 });
+
+describe('exactNumber (decimal text a double holds exactly)', () => {
+  it('answers the double when its shortest form is the same decimal, else undefined', async () => {
+    const { exactNumber } = await import('./money.js');
+    for (const [t, n] of [['1', 1], ['1.000', 1], ['1.5e0', 1.5], ['0.1', 0.1], ['-0.25', -0.25], ['123456789012345', 123456789012345], ['9007199254740991', 9007199254740991]] as const) {
+      expect(exactNumber(t), t).toBe(n);
+    }
+    for (const t of ['1.0000000000000001', '0.0009999999999999999999', '9007199254740993', '1e400', '', 'abc', '0x10']) {
+      expect(exactNumber(t), t).toBeUndefined();
+    }
+  });
+});

@@ -17,7 +17,47 @@ export function usdToMills(usd: number): number {
 /** n × 10^places as an exact integer, refusing a number with more than `places` decimals. */
 export function scaledInteger(usd: number, places: number, what = 'value'): number {
   if (typeof usd !== 'number' || !Number.isFinite(usd)) throw new MoneyError(`${what} must be a finite number`);
-  const m = /^(-?)(\d+)(?:\.(\d+))?(?:e([+-]?\d+))?$/.exec(String(usd));
+  return scaledIntegerOfText(String(usd), places, what);
+}
+
+/**
+ * A USD amount as typed in a form or on the command line (plain decimal text, no sign, no
+ * exponent) → mills, decided on the text itself: `1.0000000000000001` has more than 3 decimals.
+ */
+export function usdTextToMills(text: string, what = 'amount'): number {
+  const t = text.trim();
+  if (!/^\d+(\.\d+)?$/.test(t)) throw new MoneyError(`${what} must be a number of USD like 12.345`);
+  return scaledIntegerOfText(t, 3, what);
+}
+
+/**
+ * The double of a decimal number text, only when it holds the number exactly as written (its
+ * shortest form is the same decimal): `1.0000000000000001` or `0.0009999999999999999999` would be
+ * rounded (to 1 and 0.001) before any decimal rule could see them, so they answer undefined.
+ */
+export function exactNumber(text: string): number | undefined {
+  const n = Number(text);
+  if (!Number.isFinite(n) || text.trim() === '') return undefined;
+  const a = decimalKey(text.trim());
+  return a !== undefined && a === decimalKey(String(n)) ? n : undefined;
+}
+
+/** A decimal text's value as "sign digits e exponent" with no leading or trailing zeros (1.50 and 15e-1 agree). */
+function decimalKey(text: string): string | undefined {
+  const m = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text);
+  if (!m || (m[2] === '' && (m[3] ?? '') === '')) return undefined;
+  const [, sign, intPart, fracPart = '', expPart = '0'] = m;
+  let digits = (intPart + fracPart).replace(/^0+/, '');
+  let exp = Number(expPart) - fracPart.length;
+  if (digits === '') return '0';
+  const trailing = /0*$/.exec(digits)![0].length;
+  digits = digits.slice(0, digits.length - trailing);
+  exp += trailing;
+  return `${sign === '-' ? '-' : ''}${digits}e${exp}`;
+}
+
+function scaledIntegerOfText(text: string, places: number, what: string): number {
+  const m = /^(-?)(\d+)(?:\.(\d+))?(?:e([+-]?\d+))?$/.exec(text);
   if (!m) throw new MoneyError(`${what} must be a finite number`);
   const [, sign, intPart, fracPart = '', expPart = '0'] = m;
   // value = digits × 10^(exp − fraction length); scaled, the exponent grows by `places`.

@@ -4,6 +4,7 @@ import { digestsEqual, sha256Hex, safeEqual } from '../domain/secrets.js';
 import { AppError } from './errors.js';
 import type { MerchantRow } from '../modules/merchants/merchant-repo.js';
 import type { KeyCache } from '../modules/merchants/key-cache.js';
+import { disabledRefusal } from '../modules/merchants/disabled.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -19,7 +20,8 @@ export function normaliseIp(ip: string): string {
 /** Why `merchant` may not use the key hashed as `hash` from `ip` (undefined: it may). */
 export function merchantRefusal(merchant: MerchantRow | undefined, hash: string, ip: () => string): AppError | undefined {
   if (!merchant || !digestsEqual(merchant.api_key_hash, hash)) return new AppError('unauthenticated', 'invalid API key');
-  if (!merchant.enabled) return new AppError('forbidden', 'merchant account is disabled');
+  const disabled = disabledRefusal(merchant);
+  if (disabled) return disabled;
   if (merchant.ip_whitelist.length > 0) {
     const from = normaliseIp(ip());
     if (!merchant.ip_whitelist.some((allowed) => normaliseIp(allowed) === from)) return new AppError('forbidden', `IP not whitelisted: ${from}`);

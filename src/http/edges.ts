@@ -6,8 +6,8 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
-import { AppError } from './errors.js';
-import { bodyIsOptional } from './json-body.js';
+import { AppError, validationError } from './errors.js';
+import { bodyIsOptional, inexactNumberIn } from './json-body.js';
 import type { Config } from '../config.js';
 
 type TimeoutSettings = Pick<Config, 'httpRequestTimeoutMs' | 'httpHeadersTimeoutMs' | 'httpIdleTimeoutMs' | 'httpKeepAliveTimeoutMs'>;
@@ -168,6 +168,11 @@ export function useStrictJsonParser(app: FastifyInstance): void {
     }
     // Many clients send Content-Type: application/json on every POST: no body where none is required is {}.
     if (text === '' && bodyIsOptional(request)) return done(null, {});
-    parseJson(request, text, done);
+    parseJson(request, text, (err, value) => {
+      // A number JSON.parse would round (money included) is refused with its field, never rounded.
+      const inexact = err ? undefined : inexactNumberIn(text);
+      if (inexact) return done(validationError([{ field: inexact.field, code: 'numeric', message: `${inexact.field}: ${inexact.token} has more digits than a number keeps exactly (send at most 15 significant digits)` }]), undefined);
+      done(err, value);
+    });
   });
 }

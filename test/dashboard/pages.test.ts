@@ -102,12 +102,15 @@ describe('deposit list', () => {
     expect(lines[0]).toBe('"id","merchant_tx_id","status","fail_reason","game","amount_usd","partner","created_at","updated_at"');
     expect(lines.length - 1).toBe(rows.filter((_, i) => i % 3 === 0).length);
     expect(lines[1]).toContain('"completed"');
-    expect(lines.find((l) => l.includes('"list-0"'))).toContain('"1"'); // 1000 mills = 1 USD
+    expect(lines.find((l) => l.includes('"list-0"'))).toContain(',1,'); // 1000 mills = 1 USD, a number
   });
 
   it('CSV cells neutralise spreadsheet formulas and quote quotes', () => {
     expect(csvCell('=HYPERLINK("x")')).toBe(`"'=HYPERLINK(""x"")"`);
-    expect(csvCell('+1')).toBe(`"'+1"`);
+    expect(csvCell('+1')).toBe(`"'+1"`); // text that looks like a formula stays text
+    expect(csvCell(-2.513)).toBe('-2.513'); // numbers stay numbers: a debit is not text
+    expect(csvCell(-1)).toBe('-1');
+    expect(csvCell(0)).toBe('0');
     expect(csvCell('plain')).toBe('"plain"');
     expect(csvCell(null)).toBe('""');
   });

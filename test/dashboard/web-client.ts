@@ -14,7 +14,7 @@ export class WebClient {
   cookies = new Map<string, string>();
   lastCsrf = '';
 
-  constructor(private readonly gw: TestGateway, private readonly origin?: string) {}
+  constructor(private readonly gw: TestGateway, private readonly origin?: string, private readonly remoteAddress?: string) {}
 
   private cookieHeader(): string {
     return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
@@ -40,7 +40,7 @@ export class WebClient {
   }
 
   async get(url: string): Promise<WebResponse> {
-    const res = await this.gw.app.inject({ method: 'GET', url, headers: { cookie: this.cookieHeader() } });
+    const res = await this.gw.app.inject({ method: 'GET', url, headers: { cookie: this.cookieHeader() }, ...(this.remoteAddress ? { remoteAddress: this.remoteAddress } : {}) });
     return this.finish(res);
   }
 
@@ -51,6 +51,7 @@ export class WebClient {
       method: 'POST',
       url,
       payload: body,
+      ...(this.remoteAddress ? { remoteAddress: this.remoteAddress } : {}),
       headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: this.cookieHeader(), ...(this.origin ? { origin: this.origin } : {}), ...headers },
     });
     return this.finish(res);

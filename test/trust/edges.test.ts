@@ -84,7 +84,8 @@ describe('operator merchant writes take only documented fields', () => {
       for (const v of ['1e-10', '1.0000001']) {
         const res = await adminRaw('PATCH', `/merchants/${m.id}`, `{"${field}":${v}}`);
         expect(res.status, `${field}=${v}`).toBe(400);
-        expect(res.body.data[0]).toEqual({ field, code: 'numeric', message: `${field} has more than 6 decimals` });
+        // 1e-10 is also below the smallest rate (0.5, issue 21), which the schema refuses first
+        if (v !== '1e-10') expect(res.body.data[0]).toEqual({ field, code: 'numeric', message: `${field} has more than 6 decimals` });
       }
       const ok = await adminRaw('PATCH', `/merchants/${m.id}`, `{"${field}":1.000001}`);
       expect(ok.status).toBe(200);

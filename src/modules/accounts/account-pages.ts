@@ -35,13 +35,13 @@ export function accountPages(app: FastifyInstance, ctx: WebDeps, accounts: Accou
 
   app.get('/dashboard/sign-in', async (req, reply) => {
     if (req.user) return reply.redirect(homeOf(req.user), 303);
-    const csrf = preToken(req, reply, publicUrl);
+    const csrf = preToken(req, reply, publicUrl, await accounts.preSignInKey());
     const next = safeNext((req.query as { next?: string }).next);
     return reply.type('text/html').send(page({ title: 'Sign in' }, signInForm(csrf, next)));
   });
 
   app.post('/dashboard/sign-in', async (req, reply) => {
-    checkPreCsrf(req);
+    checkPreCsrf(req, await accounts.preSignInKey());
     const f = req.form;
     try {
       const r = await accounts.signIn({ email: f.email ?? '', password: f.password ?? '', code: f.code, ip: clientIp(req), userAgent: req.headers['user-agent'] ?? null });
@@ -51,7 +51,7 @@ export function accountPages(app: FastifyInstance, ctx: WebDeps, accounts: Accou
     } catch (err) {
       if (!(err instanceof SignInError)) throw err;
       reply.headers(err.headers);
-      const csrf = preToken(req, reply, publicUrl);
+      const csrf = preToken(req, reply, publicUrl, await accounts.preSignInKey());
       return reply
         .code(err.status)
         .type('text/html')
@@ -62,7 +62,7 @@ export function accountPages(app: FastifyInstance, ctx: WebDeps, accounts: Accou
   app.get('/dashboard/invite/:token', async (req, reply) => {
     const { token } = req.params as { token: string };
     const inv = await accounts.invitation(token);
-    const csrf = preToken(req, reply, publicUrl);
+    const csrf = preToken(req, reply, publicUrl, await accounts.preSignInKey());
     return reply.type('text/html').send(
       page(
         { title: 'Set your password' },
@@ -80,13 +80,13 @@ export function accountPages(app: FastifyInstance, ctx: WebDeps, accounts: Accou
   });
 
   app.post('/dashboard/invite/:token', async (req, reply) => {
-    checkPreCsrf(req);
+    checkPreCsrf(req, await accounts.preSignInKey());
     const { token } = req.params as { token: string };
     if ((req.form.password ?? '') !== (req.form.password2 ?? '')) {
       throw validationError([{ field: 'password2', code: 'same', message: 'the two passwords differ' }]);
     }
     const r = await accounts.acceptInvitation(token, req.form.password ?? '', clientIp(req));
-    const csrf = preToken(req, reply, publicUrl);
+    const csrf = preToken(req, reply, publicUrl, await accounts.preSignInKey());
     return reply.type('text/html').send(page({ title: 'Sign in', flash: { kind: 'ok', text: 'Your password is set. Sign in to continue.' } }, signInForm(csrf, undefined, r.email)));
   });
 

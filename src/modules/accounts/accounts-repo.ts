@@ -26,15 +26,50 @@ export function listAudit(db: Conn, opts: { merchantId?: number; before?: number
   return q.execute();
 }
 
-export async function recentSignInFailuresFrom(db: Conn, ip: string, windowSeconds: number): Promise<number> {
-  const r = await tables(db)
-    .selectFrom('audit_log')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('action', '=', 'sign_in_failed')
-    .where('ip', '=', ip)
-    .where('at', '>', sql<Date>`now() - make_interval(secs => ${windowSeconds})`)
-    .executeTakeFirstOrThrow();
-  return Number(r.n);
+/**
+ * Reserves one sign-in attempt of an address in its window (migration 034), atomically: answers the
+ * attempts counted so far including this one, and the seconds left in the window.
+ */
+export async function reserveAddressAttempt(db: Conn, ip: string, windowSeconds: number): Promise<{ attempts: number; secondsLeft: number }> {
+  const r = await sql<{ attempts: number; seconds_left: number }>`
+    insert into sign_in_address_attempts as a (ip, window_started_at, attempts) values (${ip}, now(), 1)
+    on conflict (ip) do update set
+      window_started_at = case when a.window_started_at <= now() - make_interval(secs => ${windowSeconds}) then now() else a.window_started_at end,
+      attempts = case when a.window_started_at <= now() - make_interval(secs => ${windowSeconds}) then 1 else a.attempts + 1 end
+    returning attempts, ceil(extract(epoch from a.window_started_at + make_interval(secs => ${windowSeconds}) - now()))::int as seconds_left`.execute(db);
+  return { attempts: r.rows[0].attempts, secondsLeft: Math.max(1, r.rows[0].seconds_left) };
+}
+
+/** Gives back the place of an attempt that succeeded: only failures count against the address. */
+export async function releaseAddressAttempt(db: Conn, ip: string): Promise<void> {
+  await sql`update sign_in_address_attempts set attempts = greatest(attempts - 1, 0) where ip = ${ip}`.execute(db);
+}
+
+/**
+ * The user of an e-mail address and, unless the account is locked, one attempt reserved on it in
+ * the same statement (`reserved`: the attempts since the last success, this one included). The
+ * reservation that reaches `lockAfter` locks the account at once (a success unlocks it): however
+ * many attempts run in parallel, at most `lockAfter` are evaluated. One statement whether the
+ * address is known or not, so both take the same work.
+ */
+export async function findUserReservingAttempt(db: Conn, email: string, lockAfter: number, lockSeconds: number): Promise<(UserRow & { reserved: number | null }) | undefined> {
+  const r = await sql<UserRow & { reserved: number | null }>`
+    with target as (select id from dashboard_users where lower(email) = ${email.toLowerCase()}),
+    reserved as (
+      update dashboard_users d set
+        failed_sign_ins = case when d.locked_until is null then d.failed_sign_ins + 1 else 1 end,
+        locked_until = case when (case when d.locked_until is null then d.failed_sign_ins + 1 else 1 end) >= ${lockAfter}
+                            then now() + make_interval(secs => ${lockSeconds}) end
+      from target t
+      where d.id = t.id and not coalesce(d.locked_until > now(), false)
+      returning d.*
+    )
+    select coalesce(r.id, u.id) as id, u.merchant_id, u.email, u.role, u.password_hash, u.totp_secret, u.totp_enabled,
+           u.totp_last_step, u.disabled, u.created_at, u.updated_at,
+           coalesce(r.failed_sign_ins, u.failed_sign_ins) as failed_sign_ins, coalesce(r.locked_until, u.locked_until) as locked_until,
+           r.failed_sign_ins as reserved
+    from target t join dashboard_users u on u.id = t.id left join reserved r on r.id = t.id`.execute(db);
+  return r.rows[0];
 }
 
 export function findUserByEmail(db: Conn, email: string): Promise<UserRow | undefined> {
@@ -115,20 +150,6 @@ export async function setPassword(trx: Conn, userId: number, hash: string): Prom
     .execute();
 }
 
-/** Counts a failure; the `lockAfter`-th consecutive one locks the account for `lockSeconds`. */
-export async function recordFailure(db: Conn, userId: number, lockAfter: number, lockSeconds: number): Promise<{ failed_sign_ins: number; locked: boolean }> {
-  const r = await tables(db)
-    .updateTable('dashboard_users')
-    .set({
-      failed_sign_ins: sql`failed_sign_ins + 1`,
-      locked_until: sql`case when failed_sign_ins + 1 >= ${lockAfter} then now() + make_interval(secs => ${lockSeconds}) else locked_until end`,
-    })
-    .where('id', '=', userId)
-    .returning(['failed_sign_ins', sql<boolean>`coalesce(locked_until > now(), false)`.as('locked')])
-    .executeTakeFirstOrThrow();
-  return r;
-}
-
 /** Success: failures reset, and the TOTP step used (a code works once: the guard refuses a replay). */
 export async function recordSuccess(db: Conn, userId: number, totpStep: number | undefined): Promise<boolean> {
   let q = tables(db)
@@ -139,9 +160,15 @@ export async function recordSuccess(db: Conn, userId: number, totpStep: number |
   return (await q.executeTakeFirst()).numUpdatedRows > 0n;
 }
 
-export async function isLocked(db: Conn, userId: number): Promise<boolean> {
-  const r = await tables(db).selectFrom('dashboard_users').select(sql<boolean>`coalesce(locked_until > now(), false)`.as('locked')).where('id', '=', userId).executeTakeFirst();
-  return Boolean(r?.locked);
+/** TOTP set-up, step 1: a new secret, only while no authenticator is on (the guard); false when one is. */
+export async function startTotpSetup(db: Conn, userId: number, secret: string): Promise<boolean> {
+  const r = await tables(db)
+    .updateTable('dashboard_users')
+    .set({ totp_secret: secret, totp_last_step: 0, updated_at: sql`now()` as never })
+    .where('id', '=', userId)
+    .where('totp_enabled', '=', false)
+    .executeTakeFirst();
+  return r.numUpdatedRows > 0n;
 }
 
 export async function setTotp(db: Conn, userId: number, fields: { totp_secret: string | null; totp_enabled: boolean; totp_last_step?: number }): Promise<void> {
@@ -204,4 +231,13 @@ export function listSessions(db: Conn, userId: number) {
     .where('expires_at', '>', sql<Date>`now()`)
     .orderBy('created_at', 'desc')
     .execute();
+}
+
+// --- keys -----------------------------------------------------------------------------------
+
+/** The named server-side key (migration 034): created once by whichever instance asks first. */
+export async function webKey(db: Conn, name: string, fresh: Buffer): Promise<Buffer> {
+  await tables(db).insertInto('web_keys').values({ name, key: fresh }).onConflict((oc) => oc.column('name').doNothing()).execute();
+  const r = await tables(db).selectFrom('web_keys').select('key').where('name', '=', name).executeTakeFirstOrThrow();
+  return r.key;
 }

@@ -51,6 +51,18 @@ export interface SessionUser {
 }
 
 const EMAIL_RE = /^[^\s@]{1,64}@[^\s@]{1,189}\.[^\s@]{1,60}$/;
+/** The longest e-mail address an account may have (RFC 5321's path limit; the column's check). */
+export const EMAIL_MAX = 254;
+
+/** The one rule for an invited address, for the admin API, the console and the dashboard alike. */
+function emailProblem(email: string): string | undefined {
+  if (email.length > EMAIL_MAX) return `email may have at most ${EMAIL_MAX} characters`;
+  if (!EMAIL_RE.test(email)) return 'email must be an e-mail address';
+  return undefined;
+}
+
+/** The answer to an address that cannot be invited, when the inviter may not learn why. */
+export const INVITE_REFUSED_SILENTLY = 'user_invite_refused';
 
 export function createAccountsService(base: AccountDeps) {
   const { db, config, clock } = base;
@@ -58,10 +70,17 @@ export function createAccountsService(base: AccountDeps) {
   const audit = (a: Actor, action: string, merchantId: number | null, detail?: Record<string, unknown>) =>
     repo.insertAudit(db, { merchantId, userId: a.userId, actor: a.actor, action, detail, ip: a.ip });
 
-  /** Invites an e-mail address (merchant user, or operator when merchantId is null); answers the one-time link. */
-  async function invite(input: { merchantId: number | null; email: string; role: Role }, by: Actor) {
+  /**
+   * Invites an e-mail address (merchant user, or operator when merchantId is null); answers the
+   * one-time link. `hideOtherAccounts` (a merchant's own team page): an address that has an account
+   * at another merchant or as an operator gets the same answer as a new one (a link that will not
+   * work), so an owner cannot learn which addresses have accounts elsewhere; the refusal is in the
+   * operators' audit log. Operators, who see every account anyway, get the clear error.
+   */
+  async function invite(input: { merchantId: number | null; email: string; role: Role }, by: Actor, opts: { hideOtherAccounts?: boolean } = {}) {
     const email = input.email.trim();
-    if (!EMAIL_RE.test(email)) throw validationError([{ field: 'email', code: 'email', message: 'email must be an e-mail address' }]);
+    const problem = emailProblem(email);
+    if (problem) throw validationError([{ field: 'email', code: 'email', message: problem }]);
     const operator = input.merchantId === null;
     if (operator ? input.role !== 'operator' : !(MERCHANT_ROLES as readonly string[]).includes(input.role)) {
       throw validationError([{ field: 'role', code: 'oneof', message: operator ? 'role must be operator' : 'role must be one of: owner, developer, viewer' }]);
@@ -71,6 +90,10 @@ export function createAccountsService(base: AccountDeps) {
     const result = await tables(db).transaction().execute(async (trx) => {
       const user = await repo.upsertInvitedUser(trx, { merchantId: input.merchantId, email, role: input.role });
       // An address that already has an account (here or at another merchant) is not invited again.
+      if (opts.hideOtherAccounts && user.merchant_id !== input.merchantId) {
+        await repo.insertAudit(trx, { merchantId: null, userId: by.userId, actor: by.actor, action: INVITE_REFUSED_SILENTLY, detail: { email, merchant_id: input.merchantId, reason: 'the address has an account elsewhere' }, ip: by.ip });
+        return { user: { ...user, id: 0 }, inv: { expires_at: new Date(clock.now().getTime() + INVITATION_TTL_SECONDS * 1000) } };
+      }
       if (user.password_hash !== null || user.merchant_id !== input.merchantId) {
         throw validationError([{ field: 'email', code: 'exist', message: 'this e-mail address already has an account' }]);
       }
@@ -120,31 +143,31 @@ export function createAccountsService(base: AccountDeps) {
 
   /**
    * Checks e-mail, password and (when enabled) the TOTP code; answers a brand-new session. Every
-   * failure reads the same, is audited, counts towards the account's lock-out and the address's limit.
+   * failure reads the same, is audited, and counts towards the account's lock-out and the address's
+   * limit. Both counts reserve the attempt in the database BEFORE the password work (atomic: parallel
+   * attempts cannot all pass a check made before any failure was recorded); an address over its limit
+   * costs no scrypt. A known and an unknown address take the same statements and the same scrypt.
    */
   async function signIn(input: { email: string; password: string; code?: string; ip: string | null; userAgent: string | null }) {
     const ip = input.ip ?? 'unknown';
-    if ((await repo.recentSignInFailuresFrom(db, ip, IP_FAILURE_WINDOW_SECONDS)) >= IP_FAILURE_LIMIT) {
-      throw new SignInError(429, 'too many failed sign-ins from this address: try again later', { 'retry-after': String(IP_FAILURE_WINDOW_SECONDS) });
+    const place = await repo.reserveAddressAttempt(db, ip, IP_FAILURE_WINDOW_SECONDS);
+    if (place.attempts > IP_FAILURE_LIMIT) {
+      throw new SignInError(429, 'too many failed sign-ins from this address: try again later', { 'retry-after': String(place.secondsLeft) });
     }
     const email = input.email.trim().slice(0, 254);
-    const user = email ? await repo.findUserByEmail(db, email) : undefined;
+    const user = email ? await repo.findUserReservingAttempt(db, email, LOCK_AFTER_FAILURES, LOCK_SECONDS) : undefined;
+    // The same scrypt work for an unknown address, a locked account and a known one.
     const passwordOk = await verifyPassword(input.password.slice(0, 1000), user?.password_hash ?? null);
-    const fail = async (reason: string, u?: UserRow) => {
+    const fail = async (reason: string, u?: UserRow & { reserved: number | null }) => {
       const merchantId = u?.merchant_id ?? null;
       await repo.insertAudit(db, { merchantId, userId: u?.id ?? null, actor: email || '(empty)', action: 'sign_in_failed', detail: { reason }, ip });
-      if (u && reason !== 'locked') {
-        const r = await repo.recordFailure(db, u.id, LOCK_AFTER_FAILURES, LOCK_SECONDS);
-        if (r.locked && r.failed_sign_ins === LOCK_AFTER_FAILURES) {
-          await repo.insertAudit(db, { merchantId, userId: u.id, actor: u.email, action: 'account_locked', detail: { seconds: LOCK_SECONDS }, ip });
-        }
+      if (u && u.reserved === LOCK_AFTER_FAILURES) {
+        await repo.insertAudit(db, { merchantId, userId: u.id, actor: u.email, action: 'account_locked', detail: { seconds: LOCK_SECONDS }, ip });
       }
       throw new SignInError(401, SIGN_IN_FAILED);
     };
     if (!user || user.disabled || user.password_hash === null) return fail('unknown or inactive account', user);
-    if (await repo.isLocked(db, user.id)) {
-      await fail('locked', user);
-    }
+    if (user.reserved === null) return fail('locked', user); // no attempt left: the password is not looked at
     if (!passwordOk) return fail('wrong password', user);
     let step: number | undefined;
     if (user.totp_enabled) {
@@ -152,6 +175,7 @@ export function createAccountsService(base: AccountDeps) {
       if (step === undefined) return fail('wrong or reused authentication code', user);
     }
     if (!(await repo.recordSuccess(db, user.id, step))) return fail('authentication code already used', user);
+    await repo.releaseAddressAttempt(db, ip);
     const session = await newSession(user.id, input.ip, input.userAgent);
     await repo.insertAudit(db, { merchantId: user.merchant_id, userId: user.id, actor: user.email, action: 'signed_in', ip });
     return { ...session, user };
@@ -167,8 +191,15 @@ export function createAccountsService(base: AccountDeps) {
     return { id: s.id, merchant_id: s.merchant_id, email: s.email, role: s.role, totp_enabled: s.totp_enabled, csrf: s.csrf_token, sessionHash: hash };
   }
 
+  let preKey: Promise<Buffer> | undefined;
+
   return {
     audit,
+    /** The key of the pre-sign-in form tokens (web-session.ts), read once. */
+    preSignInKey: () => (preKey ??= repo.webKey(db, 'pre_sign_in', crypto.randomBytes(32)).catch((err) => {
+      preKey = undefined;
+      throw err;
+    })),
     invite,
     invitation,
     acceptInvitation,
@@ -185,10 +216,16 @@ export function createAccountsService(base: AccountDeps) {
       await audit(a, 'signed_out_everywhere', user.merchant_id, { sessions: n });
     },
 
-    /** TOTP enrolment, step 1: a new secret, stored but not active until confirmed with a code. */
+    /**
+     * TOTP enrolment, step 1: a new secret, stored but not active until confirmed with a code. Only
+     * while no authenticator is on: replacing one means turning it off first, which asks for the
+     * password and is audited (a set-up must never switch the second factor off by itself).
+     */
     async startTotp(user: SessionUser) {
       const secret = newTotpSecret();
-      await repo.setTotp(db, user.id, { totp_secret: secret, totp_enabled: false, totp_last_step: 0 });
+      if (!(await repo.startTotpSetup(db, user.id, secret))) {
+        throw validationError([{ field: 'totp', code: 'state', message: 'an authenticator is already on: turn it off first (with your password) to set up another one' }]);
+      }
       return { secret, uri: otpauthUri(secret, user.email) };
     },
 

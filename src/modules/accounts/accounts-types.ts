@@ -1,5 +1,5 @@
 // Kysely table types of migration 009 (dashboard users, invitations, sessions, audit log, status
-// history). The accounts, dashboard and console repositories reach them through `tables(db)`.
+// history) and 034 (sign-in attempts per address, web keys). The accounts, dashboard and console repositories reach them through `tables(db)`.
 import type { ColumnType, Generated, Kysely, Selectable } from 'kysely';
 import type { Db, Trx } from '../../db/database.js';
 import type { DB } from '../../db/types.js';
@@ -68,7 +68,21 @@ export interface RecordStatusHistoryTable {
   at: Timestamp;
 }
 
+export interface SignInAddressAttemptsTable {
+  ip: string;
+  window_started_at: Timestamp;
+  attempts: number;
+}
+
+export interface WebKeysTable {
+  name: string;
+  key: Buffer;
+  created_at: Timestamp;
+}
+
 export type AccountTables = {
+  sign_in_address_attempts: SignInAddressAttemptsTable;
+  web_keys: WebKeysTable;
   dashboard_users: DashboardUsersTable;
   dashboard_invitations: DashboardInvitationsTable;
   dashboard_sessions: DashboardSessionsTable;

@@ -123,20 +123,42 @@ export function checkCsrf(req: FastifyRequest): void {
   if (!expected || !given || !safeEqual(given, expected)) throw forbidden(CSRF_REFUSED);
 }
 
-/** The pre-sign-in double-submit token: cookie and form field must match. */
-export function checkPreCsrf(req: FastifyRequest): void {
-  const cookie = parseCookies(req.headers.cookie)[PRE_COOKIE];
-  const given = req.form?._csrf ?? '';
-  if (!cookie || !given || !safeEqual(cookie, given)) throw forbidden(CSRF_REFUSED);
+/**
+ * Pre-sign-in double submit, bound to the gateway: the cookie is a random value signed with a server
+ * key (migration 034, shared by every instance), and the form token is an HMAC of that cookie and the
+ * time it was issued. So a pair the gateway never issued (a cookie planted by another site with a
+ * matching form field) is refused, a token belongs to one cookie, and it expires.
+ */
+export const PRE_TOKEN_TTL_SECONDS = 3600;
+const PRE_COOKIE_FORM = /^([\w-]{43})\.([\w-]{43})$/;
+
+const mac = (key: Buffer, text: string) => crypto.createHmac('sha256', key).update(text).digest('base64url');
+
+/** The random part of a cookie the gateway signed, else undefined. */
+function issuedPreCookie(key: Buffer, cookie: string | undefined): string | undefined {
+  const m = cookie ? PRE_COOKIE_FORM.exec(cookie) : null;
+  return m && safeEqual(mac(key, `sgw_pre cookie:${m[1]}`), m[2]) ? m[1] : undefined;
 }
 
-/** The pre-sign-in token of this browser, set when missing. */
-export function preToken(req: FastifyRequest, reply: FastifyReply, publicUrl: string): string {
-  const existing = parseCookies(req.headers.cookie)[PRE_COOKIE];
-  if (existing && /^[\w-]{43}$/.test(existing)) return existing;
-  const token = crypto.randomBytes(32).toString('base64url');
-  setCookie(reply, req, publicUrl, PRE_COOKIE, token);
-  return token;
+const preFormToken = (key: Buffer, nonce: string, issuedAt: number) => `${issuedAt}.${mac(key, `sgw_pre form:${nonce}:${issuedAt}`)}`;
+
+/** The pre-sign-in token: the form field must be a live token of the cookie, both issued here. */
+export function checkPreCsrf(req: FastifyRequest, key: Buffer, nowMs = Date.now()): void {
+  const nonce = issuedPreCookie(key, parseCookies(req.headers.cookie)[PRE_COOKIE]);
+  const given = req.form?._csrf ?? '';
+  const issuedAt = Number(/^(\d{1,12})\./.exec(given)?.[1]);
+  const age = Math.floor(nowMs / 1000) - issuedAt;
+  if (!nonce || !(age >= 0 && age <= PRE_TOKEN_TTL_SECONDS) || !safeEqual(preFormToken(key, nonce, issuedAt), given)) throw forbidden(CSRF_REFUSED);
+}
+
+/** A fresh pre-sign-in form token for this browser; its cookie is (re)issued unless it has one of ours. */
+export function preToken(req: FastifyRequest, reply: FastifyReply, publicUrl: string, key: Buffer, nowMs = Date.now()): string {
+  let nonce = issuedPreCookie(key, parseCookies(req.headers.cookie)[PRE_COOKIE]);
+  if (!nonce) {
+    nonce = crypto.randomBytes(32).toString('base64url');
+    setCookie(reply, req, publicUrl, PRE_COOKIE, `${nonce}.${mac(key, `sgw_pre cookie:${nonce}`)}`);
+  }
+  return preFormToken(key, nonce, Math.floor(nowMs / 1000));
 }
 
 export class SignInRequired extends Error {}

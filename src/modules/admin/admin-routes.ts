@@ -5,8 +5,9 @@ import type { AppContext } from '../../context.js';
 import { adminSecurity, envelopeOf, HttpUrl, IdParam, Paging } from '../../http/schemas.js';
 import * as R from './admin-schemas.js';
 import { ok } from '../../http/envelope.js';
-import { usdToMills, MoneyError } from '../../domain/money.js';
+import { usdToMills, usdTextToMills, MoneyError } from '../../domain/money.js';
 import { validationError } from '../../domain/errors.js';
+import { MERCHANT_NAME_MAX, MIN_RATE } from '../merchants/merchant-service.js';
 
 const MerchantFields = {
   webhook_url: Type.Optional(Type.Union([HttpUrl, Type.Null()])),
@@ -14,18 +15,18 @@ const MerchantFields = {
   deposit_preview_enabled: Type.Optional(Type.Boolean()),
   max_items: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
   enabled: Type.Optional(Type.Boolean()),
-  deposit_multiplier: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 10 })),
-  purchase_markup: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 10 })),
+  deposit_multiplier: Type.Optional(Type.Number({ minimum: MIN_RATE, maximum: 10 })),
+  purchase_markup: Type.Optional(Type.Number({ minimum: MIN_RATE, maximum: 10 })),
   frame_ancestors: Type.Optional(Type.Array(Type.String({ maxLength: 256 }), { maxItems: 50 })),
 };
 // Operator writes take only these fields: an unknown one (a typo, or a column such as
 // api_key_hash, webhook_secret, id or created_at) is refused, never ignored or stored.
 const CreateMerchant = Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: 200 }), ...MerchantFields },
+  { name: Type.String({ minLength: 1, maxLength: MERCHANT_NAME_MAX }), ...MerchantFields },
   { title: 'CreateMerchantRequest', additionalProperties: false },
 );
 const PatchMerchant = Type.Object(
-  { name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), ...MerchantFields },
+  { name: Type.Optional(Type.String({ minLength: 1, maxLength: MERCHANT_NAME_MAX })), ...MerchantFields },
   { title: 'UpdateMerchantRequest', additionalProperties: false },
 );
 const AmountBody = (title: string) =>
@@ -45,6 +46,19 @@ export function amountToMills(amount: number, field = 'amount'): number {
     if (err instanceof MoneyError) throw validationError([{ field, code: 'numeric', message: `${field}: ${err.message}` }]);
     throw err;
   }
+}
+
+/** A positive USD amount typed as text (forms, the CLI) → mills, decided on the text as typed. */
+export function amountTextToMills(text: string, field = 'amount'): number {
+  let mills: number;
+  try {
+    mills = usdTextToMills(text, field);
+  } catch (err) {
+    if (err instanceof MoneyError) throw validationError([{ field, code: 'numeric', message: err.message }]);
+    throw err;
+  }
+  if (mills <= 0) throw validationError([{ field, code: 'min', message: `${field} must be a positive number of USD` }]);
+  return mills;
 }
 
 export const adminRoutes = (ctx: AppContext): FastifyPluginAsync => async (app) => {

@@ -17,7 +17,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../../db/database.js';
 import { isGame } from '../../domain/games.js';
 import { parseInspectLink } from '../../domain/inspect-link.js';
-import { MoneyError, usdToMills } from '../../domain/money.js';
+import { exactNumber, MoneyError, usdToMills } from '../../domain/money.js';
 import { LISTING_ID_RE, upsertListings, type ListingInput } from './catalogue-repo.js';
 import { BATCH_SIZE, type CatalogueWrites } from './writes.js';
 
@@ -72,8 +72,9 @@ export function toListing(raw: Record<string, unknown>): ListingInput {
   if (!isGame(raw.game)) throw new RowError('game must be one of csgo, rust, dota2, tf2');
   const name = optString(raw.name, 'name', 512);
   if (!name) throw new RowError('name is required');
-  const priceRaw = typeof raw.price === 'string' && raw.price.trim() !== '' ? Number(raw.price) : raw.price;
-  if (typeof priceRaw !== 'number' || !(priceRaw >= 0)) throw new RowError('price must be a non-negative number (USD)');
+  // A text price is decided on its digits (never rounded); 0 would make purchases of amount 0.
+  const priceRaw = typeof raw.price === 'string' && raw.price.trim() !== '' ? exactNumber(raw.price) : raw.price;
+  if (typeof priceRaw !== 'number' || !(priceRaw > 0)) throw new RowError('price must be a positive number (USD) with at most 3 decimals');
   let basePrice: number;
   try {
     basePrice = usdToMills(priceRaw);

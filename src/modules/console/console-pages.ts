@@ -4,7 +4,9 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { WebDeps } from '../dashboard/deps.js';
 import { validationError } from '../../http/errors.js';
-import { amountToMills } from '../admin/admin-routes.js';
+import { amountTextToMills } from '../admin/admin-routes.js';
+import { exactNumber } from '../../domain/money.js';
+import { MERCHANT_NAME_MAX } from '../merchants/merchant-service.js';
 import type { AccountsService, SessionUser } from '../accounts/accounts-service.js';
 import { actorOf, checkCsrf, requireRole } from '../accounts/web-session.js';
 import { MERCHANT_ROLES, type Role } from '../accounts/accounts-types.js';
@@ -24,12 +26,6 @@ function respond(reply: FastifyReply, u: SessionUser, title: string, current: st
 const checkbox = (name: string, label: string, on: boolean) =>
   html`<div class="check"><input type="checkbox" id="${name}" name="${name}" value="on"${on ? html` checked` : ''}><label for="${name}">${label}</label></div>`;
 
-function amountOf(raw: string | undefined): number {
-  const s = (raw ?? '').trim();
-  if (!/^\d{1,10}(\.\d{1,3})?$/.test(s) || Number(s) <= 0) throw validationError([{ field: 'amount', code: 'numeric', message: 'amount must be a positive number of USD with at most 3 decimals' }]);
-  return amountToMills(Number(s));
-}
-
 export function consolePages(app: FastifyInstance, ctx: WebDeps, accounts: AccountsService): void {
   async function merchantsPage(u: SessionUser, before: number | undefined, extra?: Html) {
     const rows = await repo.merchantsWithBalance(ctx.db, before, drepo.PAGE_SIZE + 1);
@@ -45,7 +41,7 @@ ${table('Merchants', ['ID', 'Name', 'State', 'Available', 'Hold', 'Created'], sh
 ${pager('/console', {}, more ? shown[shown.length - 1].id : undefined)}</section>
 <section><h2>New merchant</h2>
 <form method="post" action="/console/merchants" class="card narrow">${csrfField(u.csrf)}
-<label for="m-name">Name</label><input id="m-name" name="name" required maxlength="200">
+<label for="m-name">Name</label><input id="m-name" name="name" required maxlength="${MERCHANT_NAME_MAX}">
 <label for="m-hook">Webhook URL <span class="hint">(optional)</span></label><input id="m-hook" name="webhook_url" type="url">
 <button type="submit" id="create-merchant">Create merchant</button></form></section>`;
   }
@@ -86,7 +82,7 @@ ${pager('/console', {}, more ? shown[shown.length - 1].id : undefined)}</section
 ${facts([['ID', m.id], ['Available', html`<span id="m-available">${usd(Math.round(m.balance.available * 1000))}</span>`], ['Hold', usd(Math.round(m.balance.hold * 1000))], ['API key', `${m.api_key_prefix}…`], ['Created', when(m.created_at)]])}
 <section><h2>Settings</h2>
 <form method="post" action="/console/merchants/${id}/settings" class="card">${csrfField(u.csrf)}
-<label for="s-name">Name</label><input id="s-name" name="name" value="${m.name}" required maxlength="200">
+<label for="s-name">Name</label><input id="s-name" name="name" value="${m.name}" required maxlength="${MERCHANT_NAME_MAX}">
 <label for="s-hook">Webhook URL</label><input id="s-hook" name="webhook_url" type="url" value="${m.webhook_url ?? ''}">
 <label for="s-max">Max items per deposit</label><input id="s-max" name="max_items" inputmode="numeric" value="${m.max_items}">
 <label for="s-mult">Deposit multiplier</label><input id="s-mult" name="deposit_multiplier" inputmode="decimal" value="${m.deposit_multiplier}">
@@ -120,8 +116,9 @@ ${table('Users', ['E-mail', 'Role', 'State', 'Authenticator', ''], users.map((x)
     const id = intParam((req.params as { id: string }).id) ?? 0;
     const f = req.form;
     const num = (field: string, v: string | undefined) => {
-      const n = Number((v ?? '').trim());
-      if ((v ?? '').trim() === '' || !Number.isFinite(n)) throw validationError([{ field, code: 'numeric', message: `${field} must be a number` }]);
+      // Decided on the text as typed: a number with more digits than a double keeps is refused, not rounded.
+      const n = exactNumber((v ?? '').trim());
+      if (n === undefined) throw validationError([{ field, code: 'numeric', message: `${field} must be a number (at most 15 significant digits)` }]);
       return n;
     };
     const maxItems = num('max_items', f.max_items);
@@ -136,7 +133,7 @@ ${table('Users', ['E-mail', 'Role', 'State', 'Authenticator', ''], users.map((x)
       deposit_preview_enabled: f.deposit_preview_enabled === 'on',
     };
     for (const k of ['deposit_multiplier', 'purchase_markup'] as const) {
-      if (patch[k] <= 0 || patch[k] > 10) throw validationError([{ field: k, code: 'max', message: `${k} must be above 0 and at most 10` }]);
+      if (patch[k] > 10) throw validationError([{ field: k, code: 'max', message: `${k} must be at most 10` }]);
     }
     if (!patch.name) throw validationError([{ field: 'name', code: 'required', message: 'name is required' }]);
     await ctx.merchants.update(id, patch);
@@ -149,7 +146,7 @@ ${table('Users', ['E-mail', 'Role', 'State', 'Authenticator', ''], users.map((x)
     const u = operator(req);
     checkCsrf(req);
     const id = intParam((req.params as { id: string }).id) ?? 0;
-    const r = await ctx.ledger.topUp(id, amountOf(req.form.amount), (req.form.reference ?? '').trim() || undefined);
+    const r = await ctx.ledger.topUp(id, amountTextToMills(req.form.amount ?? ''), (req.form.reference ?? '').trim() || undefined);
     await accounts.audit(actorOf(req), 'top_up', id, { top_up_id: r.id, amount: r.amount, reference: r.reference, duplicate: r.duplicate });
     const m = await ctx.merchants.get(id);
     return respond(reply, u, `Merchant: ${m.name}`, '/console', await merchantPage(u, id), { kind: 'ok', text: r.duplicate ? 'That reference was already credited: nothing changed.' : `Credited ${r.amount} USD.` });

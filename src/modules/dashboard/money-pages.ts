@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { WebDeps } from './deps.js';
 import { millsToUsd } from '../../domain/money.js';
 import { validationError } from '../../http/errors.js';
-import { amountToMills } from '../admin/admin-routes.js';
+import { amountTextToMills } from '../admin/admin-routes.js';
 import type { AccountsService } from '../accounts/accounts-service.js';
 import { actorOf, checkCsrf } from '../accounts/web-session.js';
 import { csrfField, facts, html, pager, statusBadge, table, usd, when, type Html } from './html.js';
@@ -63,12 +63,9 @@ ${pager('/dashboard/withdrawals', {}, more ? shown[shown.length - 1].id : undefi
   app.post('/dashboard/withdrawals', async (req, reply) => {
     const u = merchantUser(req, OWNER);
     checkCsrf(req);
-    const raw = (req.form.amount ?? '').trim();
-    if (!/^\d{1,10}(\.\d{1,3})?$/.test(raw) || Number(raw) <= 0) {
-      throw validationError([{ field: 'amount', code: 'numeric', message: 'amount must be a positive number of USD with at most 3 decimals' }]);
-    }
+    const amount = amountTextToMills(req.form.amount ?? '');
     const reference = (req.form.reference ?? '').trim().slice(0, 200) || undefined;
-    const w = await ctx.ledger.createWithdrawal(u.merchant_id, amountToMills(Number(raw)), reference);
+    const w = await ctx.ledger.createWithdrawal(u.merchant_id, amount, reference);
     await accounts.audit(actorOf(req), 'withdrawal_requested', u.merchant_id, { withdrawal_id: w.id, amount: w.amount, reference: reference ?? null });
     const flash = html`<p class="flash flash-ok" role="status">Withdrawal #${w.id} of ${usd(Math.round(w.amount * 1000))} requested.</p>`;
     return respond(reply, shell, u, { title: 'Withdrawals', current: '/dashboard/withdrawals' }, await withdrawalsPage(u, undefined, flash));

@@ -42,8 +42,12 @@ function filterForm(path: string, f: repo.RecordFilter): Html {
 
 const filterQuery = (f: repo.RecordFilter) => ({ status: f.status, game: f.game, from: f.from, to: f.to, merchant_tx_id: f.merchant_tx_id });
 
-/** A CSV cell: quoted, and a leading = + - @ neutralised so spreadsheets do not run it as a formula. */
+/**
+ * A CSV cell. Numbers stay numbers (bare, so a debit of -1 is the number -1); text is quoted, and a
+ * leading = + - @ is neutralised so spreadsheets do not run it as a formula.
+ */
 export function csvCell(v: unknown): string {
+  if ((typeof v === 'number' && Number.isFinite(v)) || typeof v === 'bigint') return String(v);
   let s = v === null || v === undefined ? '' : v instanceof Date ? v.toISOString() : String(v);
   if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
   return `"${s.replace(/"/g, '""')}"`;

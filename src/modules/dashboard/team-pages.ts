@@ -43,7 +43,7 @@ ${owner ? html`<h2>Invite someone</h2>${inviteForm('/dashboard/team/invite', u.c
   app.post('/dashboard/team/invite', async (req, reply) => {
     const u = merchantUser(req, OWNER);
     checkCsrf(req);
-    const inv = await accounts.invite({ merchantId: u.merchant_id, email: req.form.email ?? '', role: (req.form.role ?? '') as Role }, actorOf(req));
+    const inv = await accounts.invite({ merchantId: u.merchant_id, email: req.form.email ?? '', role: (req.form.role ?? '') as Role }, actorOf(req), { hideOtherAccounts: true });
     return respond(reply, shell, u, { title: 'Team', current: '/dashboard/team' }, await teamPage(u, html`${shownOnce(`Invitation link for ${inv.email} (${inv.role}), valid until ${when(inv.expires_at)}`, inv.url)}`));
   });
 

@@ -12,6 +12,7 @@ import { createAccountsService, type SessionUser } from '../accounts/accounts-se
 import { installWebBasics, SignInRequired } from '../accounts/web-session.js';
 import { accountPages, homeOf } from '../accounts/account-pages.js';
 import { findById as findMerchant } from '../merchants/merchant-repo.js';
+import { dashboardPostAllowedWhileDisabled, disabledRefusal } from '../merchants/disabled.js';
 import { html, page } from './html.js';
 import { overviewPage } from './overview-page.js';
 import { recordPages } from './records-pages.js';
@@ -49,6 +50,14 @@ export const webAppRoutes = (ctx: WebDeps): FastifyPluginAsync => async (app) =>
     r.schema = { ...(r.schema ?? {}), hide: true } as typeof r.schema;
   });
   installWebBasics(app, { publicUrl: ctx.config.publicUrl, authenticate: accounts.authenticate });
+  // A disabled merchant's users read, but change nothing on its behalf (merchants/disabled.ts).
+  app.addHook('preHandler', async (req) => {
+    if (req.method !== 'POST' || !req.user || req.user.merchant_id === null) return;
+    if (dashboardPostAllowedWhileDisabled(req.url.split('?')[0])) return;
+    const m = await findMerchant(ctx.db, req.user.merchant_id);
+    const refusal = m && disabledRefusal(m);
+    if (refusal) throw refusal;
+  });
 
   async function shell(u: SessionUser): Promise<Shell> {
     if (u.role === 'operator') return { nav: CONSOLE_NAV };

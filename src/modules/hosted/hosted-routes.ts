@@ -68,8 +68,9 @@ export const hostedRoutes = (ctx: { hosted: HostedService }): FastifyPluginAsync
     try {
       frameAncestors = (await hosted.load(token)).merchant.frame_ancestors ?? [];
     } catch (err) {
-      if (!isAppError(err, 'not_found')) throw err;
-      status = 404; // the page itself explains that the link is not valid
+      if (isAppError(err, 'not_found')) status = 404; // the page itself explains that the link is not valid
+      else if (isAppError(err, 'forbidden')) status = 403; // a disabled merchant: the page shows the API's answer
+      else throw err;
     }
     return commonHeaders(reply)
       .code(status)

@@ -10,6 +10,7 @@ import { findById, type MerchantRow } from '../merchants/merchant-repo.js';
 import { findIntentByToken, type IntentRow } from '../intents/intent-repo.js';
 import { platformErrorToAppError } from '../deposits/deposit-platform.js';
 import { intentExpired, intentLinkExpired } from '../deposits/deposit-rules.js';
+import { disabledRefusal } from '../merchants/disabled.js';
 
 /** What the hosted page needs from the deposits feature (ctx.deposits). */
 export interface HostedDepositsPort {
@@ -88,11 +89,12 @@ export function createHostedService(deps: HostedDeps) {
     if (!intent) throw notFound();
     const merchant = await findById(deps.db, intent.merchant_id);
     if (!merchant) throw notFound();
+    const disabled = disabledRefusal(merchant); // every hosted page and call of a disabled merchant
+    if (disabled) throw disabled;
     return { intent, merchant };
   }
 
   function assertUsable(intent: IntentRow, merchant: MerchantRow): void {
-    if (!merchant.enabled) throw forbidden('merchant account is disabled');
     if (intent.status !== 'new') {
       throw validationError([{ field: 'status', code: 'denied', message: `this deposit was already submitted (status ${intent.status})` }]);
     }

@@ -1,12 +1,15 @@
 // Operator money movements: top-ups and withdrawals (pending → completed | failed | canceled),
 // each an immutable ledger entry applied in the same transaction as the record it belongs to.
 import { sql } from 'kysely';
-import type { Db } from '../../db/database.js';
+import { isCheckViolation, type Db } from '../../db/database.js';
 import { millsToUsd } from '../../domain/money.js';
 import { AppError, invalidTransition, notFound, validationError } from '../../domain/errors.js';
 import { applyMovement, getBalance, InsufficientFundsError, listEntries, reconcile } from './ledger-repo.js';
 import { findById } from '../merchants/merchant-repo.js';
 import { WITHDRAWAL_MACHINE, type WithdrawalEvent } from '../../domain/withdrawal-state.js';
+
+/** A balance's available + hold may not pass this (migration 035): 2^53 − 1 mills, read exactly. */
+export const BALANCE_LIMIT_MILLS = Number.MAX_SAFE_INTEGER;
 
 
 export function balanceView(available: number, hold: number) {
@@ -78,6 +81,11 @@ export function createLedgerService(db: Db) {
         }
         const b = (await getBalance(trx, merchantId))!;
         return { id: topUp.id, amount: millsToUsd(topUp.amount), reference: topUp.reference, duplicate: !inserted, balance: balanceView(b.available, b.hold) };
+      }).catch((err) => {
+        if (isCheckViolation(err, 'balances_within_safe_range')) {
+          throw validationError([{ field: 'amount', code: 'max', message: `the balance would pass its limit of ${millsToUsd(BALANCE_LIMIT_MILLS)} USD (available + hold)` }]);
+        }
+        throw err;
       });
     },
 

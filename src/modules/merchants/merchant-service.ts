@@ -68,8 +68,19 @@ export function publicMerchant(m: MerchantRow) {
   };
 }
 
+/** A merchant's name: 1 to this many characters, not blank (the one rule for the admin API and the console). */
+export const MERCHANT_NAME_MAX = 200;
+/**
+ * The smallest deposit multiplier and purchase markup: below it, an item of the smallest price
+ * (0.001 USD) would round to 0, and a deposit or purchase of amount 0 could be made.
+ */
+export const MIN_RATE = 0.5;
+
 function checkInput(input: MerchantInput): void {
   const errors: FieldError[] = [];
+  if (input.name !== undefined && (typeof input.name !== 'string' || input.name.trim() === '' || input.name.length > MERCHANT_NAME_MAX)) {
+    errors.push({ field: 'name', code: 'len', message: `name must have 1 to ${MERCHANT_NAME_MAX} characters and not be blank` });
+  }
   if (input.webhook_url != null && !isHttpUrl(input.webhook_url)) {
     errors.push({ field: 'webhook_url', code: 'url', message: 'webhook_url must be a valid http(s) URL' });
   }
@@ -88,7 +99,8 @@ function checkInput(input: MerchantInput): void {
     const v = input[field];
     if (v === undefined) continue;
     try {
-      if (scaledInteger(v, 6, field) <= 0) errors.push({ field, code: 'min', message: `${field} must be greater than 0` });
+      scaledInteger(v, 6, field);
+      if (v < MIN_RATE) errors.push({ field, code: 'min', message: `${field} must be at least ${MIN_RATE}: a smaller rate would price an item of 0.001 USD at 0` });
     } catch {
       errors.push({ field, code: 'numeric', message: `${field} has more than 6 decimals` });
     }
