@@ -79,4 +79,12 @@ export const OPERATIONS: Record<string, OperationInfo> = {
   [`post ${a}/bots/{id}/disable`]: { id: 'disableBot', tag: 'Operator: bots', errors: [...ADMIN, 404, ...WITH_BODY], response: { 200: X.botDisabledResponse } },
   [`delete ${a}/bots/{id}`]: { id: 'removeBot', tag: 'Operator: bots', errors: [...ADMIN, 404], response: { 200: X.botRemovedResponse } },
   [`post ${a}/bots/{id}/check`]: { id: 'checkBot', tag: 'Operator: bots', errors: [...ADMIN, 404, ...WITH_BODY], response: { 200: X.botCheckResponse } },
+  [`get ${a}/prices/flagged`]: { id: 'listFlaggedPrices', tag: 'Operator: prices', errors: ADMIN },
+  [`get ${a}/prices/item`]: { id: 'getPriceBasis', tag: 'Operator: prices', errors: [...ADMIN, 404] },
+  [`get ${a}/prices/bases/{id}`]: { id: 'getStoredPriceBasis', tag: 'Operator: prices', errors: [...ADMIN, 404] },
+  [`get ${a}/prices/sources`]: { id: 'listPriceSources', tag: 'Operator: prices', errors: ADMIN },
+  [`get ${a}/prices/overrides`]: { id: 'listPriceOverrides', tag: 'Operator: prices', errors: ADMIN },
+  [`put ${a}/prices/overrides`]: { id: 'setPriceOverride', tag: 'Operator: prices', errors: [...ADMIN, ...WITH_BODY] },
+  [`delete ${a}/prices/overrides`]: { id: 'removePriceOverride', tag: 'Operator: prices', errors: [...ADMIN, 404] },
+  [`post ${a}/prices/confirm`]: { id: 'confirmPriceJump', tag: 'Operator: prices', errors: [...ADMIN, ...WITH_BODY] },
 };
