@@ -147,6 +147,7 @@ export function createPricingService(deps: { config: Config; log: Logger; db?: D
     id: 'book',
     role: 'market',
     intervalMs: config.priceRefreshSeconds * 1000,
+    maxBackoffMs: config.priceRefreshSeconds * 1000, // our own book: retried on its interval, as before
     async poll(): Promise<PollResult> {
       const source = config.priceBookSource ?? SANDBOX_PRICEBOOK_DIR;
       const next = isSourceList(source) ? new PriceBook(await loadSourceList(source)) : await PriceBook.load(source);

@@ -36,7 +36,7 @@ export function createPoller(source: PriceSource, onResult: (r: PollResult, ok: 
       if (e.partial && e.partial.readings.length > 0) onResult(e.partial, false);
       state.failures++;
       state.lastError = e.message;
-      const wait = backoffMs(source.intervalMs, state.failures, opts.maxBackoffMs, e.retryAfterMs);
+      const wait = backoffMs(source.intervalMs, state.failures, source.maxBackoffMs ?? opts.maxBackoffMs, e.retryAfterMs);
       log.warn({ source: source.id, failures: state.failures, retryInMs: wait, err: e.message }, 'price source poll failed; backing off');
       return wait;
     }

@@ -26,6 +26,8 @@ export interface PriceSource {
   role: SourceRole;
   /** between two successful polls */
   intervalMs: number;
+  /** longest wait after failures (default: PRICE_MAX_BACKOFF_SECONDS) */
+  maxBackoffMs?: number;
   poll(): Promise<PollResult>;
 }
 
