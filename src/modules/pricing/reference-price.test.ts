@@ -114,7 +114,7 @@ describe('reference price: guard and operator', () => {
   });
 
   it('a pin prices the item whatever the sources say; a block refuses it', () => {
-    expect(referencePrice(three(1, 100, 10_000), rules, {}, NOW, { action: 'pin', price: 7_000 })).toMatchObject({ deposit: 7_000, sale: 7_000, flags: ['pinned'] });
+    expect(referencePrice(three(1, 100, 10_000), rules, { lastGood: 9_000 }, NOW, { action: 'pin', price: 7_000 })).toMatchObject({ deposit: 7_000, sale: 7_000, flags: ['pinned'], next: { lastGood: 9_000 } });
     const blocked = referencePrice(three(10_000, 10_000, 10_000), rules, {}, NOW, { action: 'block' });
     expect([blocked.deposit, blocked.sale, blocked.flags]).toEqual([undefined, undefined, ['blocked']]);
   });

@@ -83,7 +83,8 @@ export function referencePrice(readings: readonly Reading[], rules: PriceRules, 
   if (override?.action === 'block') return { ...none, flags: ['blocked'], next: prior, expiresAt: NEVER };
   if (override?.action === 'pin' && override.price !== undefined) {
     const p = override.price;
-    return { ...none, reference: p, deposit: p, sale: p, flags: ['pinned'], next: { lastGood: p }, expiresAt: NEVER };
+    // The sources' history is kept: once unpinned, the item is judged against its own last good price.
+    return { ...none, reference: p, deposit: p, sale: p, flags: ['pinned'], next: prior, expiresAt: NEVER };
   }
 
   const flags = new Set<Flag>();
