@@ -135,6 +135,7 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
         await ctx.jobRelay.flush(); // what the last jobs added (else the next start's relay moves it)
         await ctx.jobRelay.stop();
         await ctx.catalogue.pageState.stop();
+        await ctx.pricing.stop(); // polls in flight end before the pool does
         await db.destroy(); // ends the pool
         await embedded?.stop();
       },

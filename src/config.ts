@@ -41,6 +41,8 @@ export interface Config {
   /** Quotes are refused once the loaded price book is older than this (0: no limit). */
   priceMaxAgeSeconds: number;
   priceBookSource: string | undefined;
+  /** Price sources besides the book, and the reference-price rules (issue 25). */
+  pricing: PricingConfig;
   sandboxCatalogueSize: number;
   /** Whole-catalogue downloads (purchase/available without page) streaming at once per instance. */
   catalogueStreamConcurrency: number;
@@ -210,6 +212,7 @@ export function loadConfig(env: Env = process.env): Config {
     priceRefreshSeconds: int(env, 'PRICE_REFRESH_SECONDS', 600, 1),
     priceMaxAgeSeconds: int(env, 'PRICE_MAX_AGE_SECONDS', 3600, 0),
     priceBookSource: env.PRICE_BOOK || undefined,
+    pricing: pricingConfig(env),
     sandboxCatalogueSize: int(env, 'SANDBOX_CATALOGUE_SIZE', 5000, 0),
     catalogueStreamConcurrency: int(env, 'CATALOGUE_STREAM_CONCURRENCY', 4, 1, 1000),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 2 * 1024 * 1024, 1024),
@@ -241,5 +244,62 @@ export function loadConfig(env: Env = process.env): Config {
       backoffBaseMs: int(env, 'STEAM_BACKOFF_BASE_MS', 1000, 1, 60000),
       sendSettleMs: int(env, 'STEAM_SEND_SETTLE_MS', 120_000, 100, 3_600_000),
     },
+  };
+}
+
+/** Price sources and the reference-price rules (issue 25); every source is off unless set. */
+export interface PricingConfig {
+  /** PRICE_SKINPORT: Skinport item-list URLs (one per game), whitespace-separated */
+  skinportUrls: string[];
+  /** PRICE_CSFLOAT_API_KEY: a secret (never logged); CSFloat is polled only with it */
+  csfloatApiKey: string | undefined;
+  csfloatUrl: string;
+  csfloatMaxPages: number;
+  csfloatIntervalSeconds: number;
+  /** PRICE_STEAM_MARKET_URL: the priceoverview endpoint; the guard is off unless set */
+  steamMarketUrl: string | undefined;
+  itemMaxAgeSeconds: number;
+  minLiquidity: number;
+  minSources: number;
+  outlierRatio: number;
+  jumpRatio: number;
+  /** backoff cap of a failing source */
+  maxBackoffSeconds: number;
+  /** PRICE_SANDBOX_CASES: magic items "Sandbox Price | …" that play the rules' cases */
+  sandboxCases: boolean;
+}
+
+function ratio(env: Env, name: string, def: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  const n = Number(raw);
+  if (!/^\d+(\.\d+)?$/.test(raw.trim()) || !(n > 1) || n > 1000) throw new ConfigError(`${name} must be a ratio above 1 (e.g. 1.5), got "${raw}"`);
+  return n;
+}
+
+function httpUrl(env: Env, name: string, def?: string): string | undefined {
+  const raw = env[name] || def;
+  if (raw === undefined) return undefined;
+  if (!/^https?:\/\/\S+$/i.test(raw)) throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
+  return raw;
+}
+
+function pricingConfig(env: Env): PricingConfig {
+  const skinportUrls = (env.PRICE_SKINPORT ?? '').split(/\s+/).filter(Boolean);
+  for (const u of skinportUrls) if (!/^https?:\/\/\S+$/i.test(u)) throw new ConfigError(`PRICE_SKINPORT must list http(s) URLs, got "${u}"`);
+  return {
+    skinportUrls,
+    csfloatApiKey: env.PRICE_CSFLOAT_API_KEY || undefined,
+    csfloatUrl: httpUrl(env, 'PRICE_CSFLOAT_URL', 'https://csfloat.com/api/v1/listings')!,
+    csfloatMaxPages: int(env, 'PRICE_CSFLOAT_MAX_PAGES', 100, 1, 100_000),
+    csfloatIntervalSeconds: int(env, 'PRICE_CSFLOAT_INTERVAL_SECONDS', 900, 1),
+    steamMarketUrl: httpUrl(env, 'PRICE_STEAM_MARKET_URL'),
+    itemMaxAgeSeconds: int(env, 'PRICE_ITEM_MAX_AGE_SECONDS', 3600, 1),
+    minLiquidity: int(env, 'PRICE_MIN_LIQUIDITY', 3, 0),
+    minSources: int(env, 'PRICE_MIN_SOURCES', 1, 1, 10),
+    outlierRatio: ratio(env, 'PRICE_OUTLIER_RATIO', 1.5),
+    jumpRatio: ratio(env, 'PRICE_JUMP_RATIO', 1.5),
+    maxBackoffSeconds: int(env, 'PRICE_MAX_BACKOFF_SECONDS', 1800, 1),
+    sandboxCases: bool(env, 'PRICE_SANDBOX_CASES', false),
   };
 }

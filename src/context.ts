@@ -40,7 +40,7 @@ export function createContext(base: BaseContext) {
   const merchants = createMerchantService(db, config);
   const ledger = createLedgerService(db);
   const webhooks = createWebhookService({ db, log, config });
-  const pricing = createPricingService({ config, log });
+  const pricing = createPricingService({ config, log, db });
   const platform: TradingPlatform = createPlatform({ config, db, clock, log, itemsFor: pricing.sandboxItems, steamSessions: base.steamSessions });
   const deposits = createDepositService({ db, config, clock, log, platform, pricing });
   const catalogue = createCatalogueService(base);

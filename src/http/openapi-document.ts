@@ -81,6 +81,7 @@ const PARAMETER_EXAMPLES: Record<string, unknown> = {
   id: 42, merchant_tx_id: 'order-1001', game: 'csgo', full: 'true', extended: 'false', page: '2', names: ['AK-47 | Redline (Field-Tested)'],
   since: '2026-11-23T10:15:00.000Z', limit: 50, offset: 0, status: 'completed', date_range: 30, search: 'buy-2001', sort: '-id',
   token: 'dpt_Yk3s9QmW0aZr2LxE7vNc', action: 'accept', 'If-None-Match': '"c3VwZXJ2aXNvcg"', merchant_id: 1, before: 1000,
+  flag: 'outlier', market_hash_name: 'AK-47 | Redline (Field-Tested)',
 };
 
 function exampleParameters(op: Json): void {

@@ -141,6 +141,7 @@ export const TAGS: { name: string; description: string }[] = [
   { name: 'Operator: merchants', description: 'Operator API (Bearer ADMIN_TOKEN): merchant accounts, keys and secrets.' },
   { name: 'Operator: balance and ledger', description: 'Operator API: top-ups, withdrawals, the immutable ledger and its reconciliation.' },
   { name: 'Operator: webhooks', description: 'Operator API: the delivery log of every webhook attempt, and redelivery.' },
+  { name: 'Operator: prices', description: 'Operator API: what priced an item (each source\'s reading and what the reference-price rules made of it), flagged items, the override list (pin or block, audited) and held price jumps.' },
   { name: 'Operator: bots', description: 'Operator API: the trading bots of PLATFORM=steam (secrets stored encrypted, never shown), their state and lease, and a sign-in check.' },
   { name: 'Operator: dashboard accounts', description: 'Operator API: invitations (one-time links) for merchant dashboard users and console operators, users, the audit log.' },
 ];
@@ -149,7 +150,7 @@ export const TAGS: { name: string; description: string }[] = [
 export const TAG_GROUPS = [
   { name: 'Merchant API', tags: ['Redirect flow', 'Deposits', 'Deposits by hash name', 'Purchases', 'Catalogue', 'Balance', 'Sandbox'] },
   { name: 'Hosted page', tags: ['Hosted page'] },
-  { name: 'Operator API', tags: ['Operator: merchants', 'Operator: balance and ledger', 'Operator: webhooks', 'Operator: bots', 'Operator: dashboard accounts'] },
+  { name: 'Operator API', tags: ['Operator: merchants', 'Operator: balance and ledger', 'Operator: webhooks', 'Operator: bots', 'Operator: dashboard accounts', 'Operator: prices'] },
 ];
 
 /** What the specification says of each merchant operation (shown above the route's own notes). */

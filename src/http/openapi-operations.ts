@@ -3,6 +3,7 @@
 // contract test fails when a route is missing here.
 import * as X from './openapi-examples.js';
 import { examples as A } from '../modules/accounts/account-schemas.js';
+import { priceExamples as P } from '../modules/pricing/price-admin-examples.js';
 
 export type ErrorStatus = 304 | 400 | 401 | 403 | 404 | 409 | 413 | 415 | 500 | 503;
 
@@ -79,4 +80,12 @@ export const OPERATIONS: Record<string, OperationInfo> = {
   [`post ${a}/bots/{id}/disable`]: { id: 'disableBot', tag: 'Operator: bots', errors: [...ADMIN, 404, ...WITH_BODY], response: { 200: X.botDisabledResponse } },
   [`delete ${a}/bots/{id}`]: { id: 'removeBot', tag: 'Operator: bots', errors: [...ADMIN, 404], response: { 200: X.botRemovedResponse } },
   [`post ${a}/bots/{id}/check`]: { id: 'checkBot', tag: 'Operator: bots', errors: [...ADMIN, 404, ...WITH_BODY], response: { 200: X.botCheckResponse } },
+  [`get ${a}/prices/flagged`]: { id: 'listFlaggedPrices', tag: 'Operator: prices', errors: ADMIN, response: { 200: P.flaggedResponse } },
+  [`get ${a}/prices/item`]: { id: 'getPriceBasis', tag: 'Operator: prices', errors: [...ADMIN, 404], response: { 200: P.basisResponse } },
+  [`get ${a}/prices/bases/{id}`]: { id: 'getStoredPriceBasis', tag: 'Operator: prices', errors: [...ADMIN, 404], response: { 200: P.basisResponse } },
+  [`get ${a}/prices/sources`]: { id: 'listPriceSources', tag: 'Operator: prices', errors: ADMIN, response: { 200: P.sourcesResponse } },
+  [`get ${a}/prices/overrides`]: { id: 'listPriceOverrides', tag: 'Operator: prices', errors: ADMIN, response: { 200: P.overridesResponse } },
+  [`put ${a}/prices/overrides`]: { id: 'setPriceOverride', tag: 'Operator: prices', errors: [...ADMIN, ...WITH_BODY], request: P.overrideRequest, response: { 200: P.overrideResponse } },
+  [`delete ${a}/prices/overrides`]: { id: 'removePriceOverride', tag: 'Operator: prices', errors: [...ADMIN, 404], response: { 200: P.removedResponse } },
+  [`post ${a}/prices/confirm`]: { id: 'confirmPriceJump', tag: 'Operator: prices', errors: [...ADMIN, ...WITH_BODY], request: P.confirmRequest, response: { 200: P.confirmResponse } },
 };

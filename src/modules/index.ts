@@ -13,6 +13,7 @@ import { hostedRoutes } from './hosted/hosted-routes.js';
 import { botRoutes } from './bots/bot-routes.js';
 import { accountAdminRoutes } from './accounts/account-admin-routes.js';
 import { webAppRoutes } from './dashboard/web-app.js';
+import { priceAdminRoutes } from './pricing/price-admin-routes.js';
 
 export type RoutePlugin = (ctx: AppContext) => FastifyPluginAsync;
 
@@ -20,7 +21,7 @@ export type RoutePlugin = (ctx: AppContext) => FastifyPluginAsync;
 export const merchantFeatureRoutes: RoutePlugin[] = [depositRoutes, sandboxDepositRoutes, intentRoutes, catalogueRoutes, purchaseRoutes, sandboxPurchaseRoutes];
 
 /** Mounted under /api/admin, behind the operator bearer token. */
-export const adminFeatureRoutes: RoutePlugin[] = [webhookAdminRoutes, botRoutes, accountAdminRoutes];
+export const adminFeatureRoutes: RoutePlugin[] = [webhookAdminRoutes, botRoutes, accountAdminRoutes, priceAdminRoutes];
 
 /** Mounted at the root, unauthenticated (hosted deposit page, static assets). */
 export const publicFeatureRoutes: RoutePlugin[] = [itemImageRoutes, hostedRoutes, webAppRoutes];

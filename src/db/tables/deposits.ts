@@ -66,6 +66,8 @@ export interface DepositItemsTable {
   partner: number | null;
   /** True while the deposit is pending, active or hold (unique per game, partner, asset_id). */
   reserved: Generated<boolean>;
+  /** price_bases row the item was credited at (migration 046; null before it) */
+  price_basis_id: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface DepositQuoteItemsTable {
@@ -80,6 +82,8 @@ export interface DepositQuotesTable {
   deposit_id: number;
   lines: ColumnType<[string, number, number][] | null, string | null, string | null>;
   packed: ColumnType<Buffer | null, Buffer | null, Buffer | null>;
+  /** highest price_bases id published when quoted (migration 046) */
+  price_version: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface InventorySnapshotsTable {
@@ -103,6 +107,8 @@ export interface SnapshotItem {
   rarity?: string;
   rarity_color?: string;
   phase?: string;
+  /** price_bases row of the price (issue 25) */
+  basis_id?: number;
 }
 
 export interface DepositTables {

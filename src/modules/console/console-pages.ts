@@ -3,10 +3,11 @@
 // queue), operators and the audit log. Operators only; writes go through the services.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { WebDeps } from '../dashboard/deps.js';
-import { validationError } from '../../http/errors.js';
+import { notFound, validationError } from '../../http/errors.js';
 import { amountTextToMills } from '../admin/admin-routes.js';
 import { exactNumber } from '../../domain/money.js';
 import { MERCHANT_NAME_MAX } from '../merchants/merchant-service.js';
+import { depositItemsWithBasis } from '../dashboard/price-basis.js';
 import type { AccountsService, SessionUser } from '../accounts/accounts-service.js';
 import { actorOf, checkCsrf, requireRole } from '../accounts/web-session.js';
 import { MERCHANT_ROLES, type Role } from '../accounts/accounts-types.js';
@@ -183,6 +184,23 @@ ${table('Users', ['E-mail', 'Role', 'State', 'Authenticator', ''], users.map((x)
       return reply.redirect(back, 303);
     });
   }
+
+  // A deposit of any merchant with what priced each item (issue 25).
+  app.get('/console/deposits/:id', async (req, reply) => {
+    const u = operator(req);
+    const id = intParam((req.params as { id: string }).id);
+    const d = id ? await drepo.findAnyDeposit(ctx.db, id) : undefined;
+    if (!d || !id) throw notFound();
+    const items = await drepo.depositItems(ctx.db, id);
+    return respond(reply, u, `Deposit #${id}`, '/console', html`${facts([
+  ['Merchant', html`<a href="/console/merchants/${d.merchant_id}">#${d.merchant_id}</a>`],
+  ['Status', statusBadge(d.status)],
+  ['Amount', usd(d.amount)],
+  ['Game', d.game],
+  ['Created', when(d.created_at)],
+])}
+<section><h2>Items</h2>${depositItemsWithBasis(items)}</section>`);
+  });
 
   app.get('/console/system', async (req, reply) => {
     const u = operator(req);

@@ -56,8 +56,20 @@ export function findDeposit(db: Db, merchantId: number, id: number) {
   return db.selectFrom('deposits').selectAll().where('id', '=', id).where('merchant_id', '=', merchantId).executeTakeFirst();
 }
 
+/** A deposit's items with the price basis each was credited at (issue 25; none before migration 046). */
 export function depositItems(db: Db, depositId: number) {
-  return db.selectFrom('deposit_items').select(['asset_id', 'market_hash_name', 'price', 'game']).where('deposit_id', '=', depositId).orderBy('id').execute();
+  return db
+    .selectFrom('deposit_items as i')
+    .leftJoin('price_bases as b', 'b.id', 'i.price_basis_id')
+    .select(['i.asset_id', 'i.market_hash_name', 'i.price', 'i.game', 'i.price_basis_id', 'b.reference', 'b.flags', 'b.readings', 'b.computed_at'])
+    .where('i.deposit_id', '=', depositId)
+    .orderBy('i.id')
+    .execute();
+}
+
+/** Any merchant's deposit (operator console). */
+export function findAnyDeposit(db: Db, id: number) {
+  return db.selectFrom('deposits').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 export function findPurchase(db: Db, merchantId: number, id: number) {

@@ -13,6 +13,7 @@ import { actionButton, facts, html, pager, statusBadge, table, usd, when, type H
 import * as repo from './dashboard-repo.js';
 import { DEVELOP, intParam, merchantUser, respond, type ShellOf } from './view.js';
 import { webhookEventsTable } from './settings-pages.js';
+import { depositItemsWithBasis } from './price-basis.js';
 
 const STATUSES = ['new', 'pending', 'active', 'hold', 'completed', 'failed', 'canceled', 'reverted'];
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -138,7 +139,7 @@ ${actionButton(`/dashboard/${kind}s/${id}/sandbox/revert`, 'Revert (by user)', c
   ['Created', when(r.created_at as Date)],
   ['Updated', when(r.updated_at as Date)],
 ])}
-${kind === 'deposit' ? html`<section><h2>Items</h2>${table('Items of the deposit', ['Item', 'Asset', 'Price'], items.map((i) => [i.market_hash_name, i.asset_id, usd(i.price)]), 'No items.')}</section>` : ''}
+${kind === 'deposit' ? html`<section><h2>Items</h2>${depositItemsWithBasis(items)}</section>` : ''}
 <section><h2>Timeline</h2>
 <ol class="timeline" id="timeline">${history.map((h) => html`<li><time datetime="${new Date(h.at).toISOString()}">${when(h.at)}</time> ${h.from_status ? html`${h.from_status} → ` : 'created as '}${statusBadge(h.to_status)}${h.fail_reason && ['failed', 'canceled', 'reverted'].includes(h.to_status) ? ` (${h.fail_reason})` : ''}</li>`)}</ol>
 </section>

@@ -62,7 +62,7 @@ export interface CommitDeps {
   db: Db;
   config: Pick<Config, 'webhookAllowPrivate'>;
   clock: Clock;
-  pricing: Pick<PricingService, 'quote' | 'assertFresh'>;
+  pricing: Pick<PricingService, 'quote' | 'assertFresh' | 'basesAt'>;
   quote: Pick<QuoteStage, 'checkUser' | 'pricedInventory' | 'loadItems'>;
   transitions: DepositTransitions;
   offer: Pick<DepositOfferStage, 'perform'>;
@@ -177,6 +177,7 @@ export function createCommitStage(deps: CommitDeps) {
       rarity: i.rarity ?? null,
       rarity_color: i.rarity_color ?? null,
       phase: i.phase ?? null,
+      price_basis_id: i.basis_id ?? null,
     }));
 
     const outcome = await insertOrConflict(
@@ -237,6 +238,8 @@ export function createCommitStage(deps: CommitDeps) {
       if (!quoted[i]) unquoted.push({ field: `items[${i}].name`, code: 'item_not_available', message: `${it.name} was not quoted by get-prices` });
     });
     if (unquoted.length) throw validationError(unquoted);
+    // The price bases the quote was made at (issue 25: every credit explained).
+    const basisOf = quotedPrice.priceVersion !== undefined ? await pricing.basesAt(req.game, req.items.map((it) => it.name), quotedPrice.priceVersion) : new Map<string, number>();
     // Assets already in a live deposit of this user: refused while the draft is still new. (Only a
     // pre-check for a clear answer; the reservation itself is made with the items, rule 7.)
     const key = { game: req.game as Game, partner: req.partner };
@@ -317,6 +320,7 @@ export function createCommitStage(deps: CommitDeps) {
                 rarity: c?.rarity ?? null,
                 rarity_color: c?.rarity_color ?? null,
                 phase: c?.phase ?? null,
+                price_basis_id: basisOf.get(l.name) ?? null,
               };
             }),
           );

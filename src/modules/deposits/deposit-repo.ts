@@ -182,7 +182,7 @@ export async function reservedAssets(q: Q, key: { game: string; partner: number 
 const QUOTE_DRAFT_INSERT = `with d as (
     insert into deposits (merchant_id, flow, status, game, amount, quote_expires_at)
     values ($1, 'hash_name', 'new', $2, 0, $3) returning id
-  ), quote as (insert into deposit_quotes (deposit_id, packed) select d.id, $4::bytea from d)
+  ), quote as (insert into deposit_quotes (deposit_id, packed, price_version) select d.id, $4::bytea, $5::bigint from d)
   select id from d`;
 
 /**
@@ -193,11 +193,12 @@ const QUOTE_DRAFT_INSERT = `with d as (
  */
 export async function insertQuoteDraft(
   q: Q,
-  draft: { merchantId: number; game: string; quoteExpiresAt: Date },
+  /** priceVersion: the highest price basis published (migration 046): explains the quoted prices */
+  draft: { merchantId: number; game: string; quoteExpiresAt: Date; priceVersion: number },
   /** quote-pack.ts lines (quote-wire.ts joins them; a Buffer goes to PostgreSQL as is). */
   packed: Buffer,
 ): Promise<number> {
-  const row = await readPrepared<{ id: number }>(q, 'quote_draft_insert', QUOTE_DRAFT_INSERT, [draft.merchantId, draft.game, draft.quoteExpiresAt, packed]);
+  const row = await readPrepared<{ id: number }>(q, 'quote_draft_insert_046', QUOTE_DRAFT_INSERT, [draft.merchantId, draft.game, draft.quoteExpiresAt, packed, draft.priceVersion || null]);
   return row!.id;
 }
 
@@ -205,9 +206,9 @@ export async function insertQuoteDraft(
  * A draft's quote: a name's quoted prices, or undefined. Packed since 019; JSON lines from 014 (or
  * an instance of the previous version); drafts quoted before 014 have theirs in deposit_quote_items.
  */
-export async function quotedPrices(q: Q, depositId: number): Promise<(name: string) => QuotedPrice | undefined> {
-  const quote = await q.selectFrom('deposit_quotes').select(['lines', 'packed']).where('deposit_id', '=', depositId).executeTakeFirst();
-  if (quote?.packed) return unpackQuote(quote.packed);
+export async function quotedPrices(q: Q, depositId: number): Promise<((name: string) => QuotedPrice | undefined) & { priceVersion?: number }> {
+  const quote = await q.selectFrom('deposit_quotes').select(['lines', 'packed', 'price_version']).where('deposit_id', '=', depositId).executeTakeFirst();
+  if (quote?.packed) return Object.assign(unpackQuote(quote.packed), quote.price_version != null ? { priceVersion: Number(quote.price_version) } : {});
   const rows = quote?.lines
     ? quote.lines.map(([market_hash_name, price, original_price]) => ({ market_hash_name, price, original_price }))
     : await q.selectFrom('deposit_quote_items').select(['market_hash_name', 'price', 'original_price']).where('deposit_id', '=', depositId).execute();

@@ -39,11 +39,11 @@ export interface QuoteDeps {
   config: Pick<Config, 'depositTimeoutMs' | 'quoteTtlSeconds'>;
   clock: Clock;
   platform: Pick<TradingPlatform, 'checkTradeLink' | 'loadInventory'>;
-  pricing: Pick<PricingService, 'quote' | 'price' | 'assertFresh' | 'loadedAt'>;
+  pricing: Pick<PricingService, 'quote' | 'price' | 'assertFresh' | 'loadedAt' | 'version'>;
 }
 
 function snapshotItem(it: PlatformItem, q: Quote): SnapshotItem {
-  return { asset_id: it.assetId, name: it.marketHashName, price: q.price, original_price: q.originalPrice, ...q.card };
+  return { asset_id: it.assetId, name: it.marketHashName, price: q.price, original_price: q.originalPrice, ...q.card, ...(q.basisId !== undefined ? { basis_id: q.basisId } : {}) };
 }
 
 /** Inventory item card of spec 2.3. */
@@ -119,7 +119,8 @@ export function createQuoteStage(deps: QuoteDeps) {
     }
     if (!Number.isSafeInteger(sum)) throw new MoneyError('sum overflow'); // the check sumMills makes for every other total
     if (frags.length === 0 || req.no_deposit_intent) return quoteAnswer(frags, sum);
-    const id = await repo.insertQuoteDraft(db, { merchantId: merchant.id, game: req.game, quoteExpiresAt: plus(config.quoteTtlSeconds) }, quoteLines(frags));
+    const draft = { merchantId: merchant.id, game: req.game, quoteExpiresAt: plus(config.quoteTtlSeconds), priceVersion: pricing.version() };
+    const id = await repo.insertQuoteDraft(db, draft, quoteLines(frags));
     return quoteAnswer(frags, sum, id);
   }
 

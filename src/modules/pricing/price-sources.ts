@@ -13,6 +13,8 @@ export interface SkinportItem {
   suggested_price?: unknown;
   median_price?: unknown;
   min_price?: unknown;
+  quantity?: unknown;
+  updated_at?: unknown;
 }
 
 /** The game of a Skinport items URL: its app_id, or a `game` query parameter. */
@@ -24,21 +26,25 @@ export function skinportGame(url: string): Game {
 }
 
 const usd = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined);
+const count = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : undefined);
+
+export interface SkinportRow {
+  name: string;
+  /** mills */
+  price: number;
+  quantity?: number;
+  /** Unix seconds */
+  updatedAt?: number;
+}
 
 /**
- * Skinport items → book entries. The price is suggested_price, else median_price, else min_price
- * (USD, rounded to mills); items with none are left out (unpriced). A non-USD list is refused:
- * the gateway's money is USD.
+ * Skinport items → priced rows. The price is suggested_price, else median_price, else min_price
+ * (USD, rounded to mills); items with none are left out (unpriced), as are repeated names. A
+ * non-USD list is refused: the gateway's money is USD.
  */
-export function skinportEntries(text: string, game: Game): PriceBookEntry[] {
-  let rows: unknown;
-  try {
-    rows = JSON.parse(text);
-  } catch (err) {
-    throw new PriceBookError(`skinport: not JSON (${(err as Error).message})`);
-  }
+export function skinportRows(rows: unknown): SkinportRow[] {
   if (!Array.isArray(rows)) throw new PriceBookError('skinport: expected an array of items');
-  const out: PriceBookEntry[] = [];
+  const out: SkinportRow[] = [];
   const seen = new Set<string>();
   rows.forEach((r: SkinportItem, i) => {
     if (typeof r?.market_hash_name !== 'string' || r.market_hash_name === '') throw new PriceBookError(`skinport: entry ${i}: market_hash_name missing`);
@@ -46,9 +52,25 @@ export function skinportEntries(text: string, game: Game): PriceBookEntry[] {
     const price = usd(r.suggested_price) ?? usd(r.median_price) ?? usd(r.min_price);
     if (price === undefined || seen.has(r.market_hash_name)) return;
     seen.add(r.market_hash_name);
-    out.push({ game, market_hash_name: r.market_hash_name, price_mills: Math.round(price * 1000) });
+    const row: SkinportRow = { name: r.market_hash_name, price: Math.round(price * 1000) };
+    const q = count(r.quantity);
+    if (q !== undefined) row.quantity = q;
+    const t = usd(r.updated_at);
+    if (t !== undefined) row.updatedAt = t;
+    out.push(row);
   });
   return out;
+}
+
+/** Skinport items (JSON text) → book entries (PRICE_BOOK=skinport:…). */
+export function skinportEntries(text: string, game: Game): PriceBookEntry[] {
+  let rows: unknown;
+  try {
+    rows = JSON.parse(text);
+  } catch (err) {
+    throw new PriceBookError(`skinport: not JSON (${(err as Error).message})`);
+  }
+  return skinportRows(rows).map((r) => ({ game, market_hash_name: r.name, price_mills: r.price }));
 }
 
 /** Whether a PRICE_BOOK value names prefixed sources (`skinport:…`) rather than a book. */

@@ -1,14 +1,26 @@
-// Deposit pricing (spec 2.3, 2.4, 4.2–4.6): the price book in memory, reloaded every
-// PRICE_REFRESH_SECONDS, and the merchant's deposit multiplier applied to its base prices. A book
-// older than PRICE_MAX_AGE_SECONDS (its reloads keep failing) makes quotes refused, not made on old prices.
+// Deposit pricing (spec 2.3, 2.4, 4.2–4.6): the price engine's reference prices (issue 25: the
+// own book reloaded every PRICE_REFRESH_SECONDS, and Skinport, CSFloat, the Steam Market guard and
+// the operator's overrides as configured), and the merchant's deposit multiplier applied to them.
+// When no source has answered for PRICE_MAX_AGE_SECONDS, quotes are refused, not made on old prices.
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
-import { GAMES, type Game } from '../../domain/games.js';
+import type { Db } from '../../db/database.js';
+import { GAMES, isGame, type Game } from '../../domain/games.js';
 import { AppError } from '../../domain/errors.js';
 import { applyRate } from '../../domain/money.js';
 import type { MerchantRow } from '../merchants/merchant-repo.js';
 import { PriceBook, SANDBOX_PRICEBOOK_DIR, type PriceBookEntry } from './pricebook.js';
 import { isSourceList, loadSourceList } from './price-sources.js';
+import { createPriceEngine, type ItemPrice } from './price-engine.js';
+import type { Basis, Flag, PriceRules } from './reference-price.js';
+import * as repo from './price-repo.js';
+import { basisRow } from './price-basis-view.js';
+import { createPoller, type Poller } from './sources/poller.js';
+import { skinportSource } from './sources/skinport.js';
+import { csfloatSource } from './sources/csfloat.js';
+import { steamMarketSource } from './sources/steam-market.js';
+import { sandboxCaseReadings, SANDBOX_CASE_SOURCES } from './sandbox-cases.js';
+import type { PollResult, PriceSource } from './sources/source.js';
 
 /** A price book entry as pricing shows it: base price in mills. */
 export interface BookEntry {
@@ -39,18 +51,36 @@ export interface Quote {
   name: string;
   /** mills, after the merchant's deposit multiplier: what the merchant is credited. */
   price: number;
-  /** mills, the book's base price. */
+  /** mills, the reference (deposit base) price. */
   originalPrice: number;
   card: ItemCard;
+  /** price_bases row the price came from (issue 25) */
+  basisId?: number;
 }
 
-function view(e: PriceBookEntry): BookEntry {
-  const out: BookEntry = { game: e.game, name: e.market_hash_name, price: e.price_mills };
-  if (e.exterior) out.exterior = e.exterior;
-  if (e.rarity) out.rarity = e.rarity;
-  if (e.rarity_color) out.rarity_color = e.rarity_color;
-  if (e.phase) out.phase = e.phase;
+/** An item's entry at a price (the sale floor for the catalogue, the deposit base for quotes). */
+function view(it: ItemPrice, price: number): BookEntry {
+  const out: BookEntry = { game: it.game, name: it.name, price };
+  const m = it.meta;
+  if (m?.exterior) out.exterior = m.exterior;
+  if (m?.rarity) out.rarity = m.rarity;
+  if (m?.rarity_color) out.rarity_color = m.rarity_color;
+  if (m?.phase) out.phase = m.phase;
   return out;
+}
+
+/** The basis of one item as the admin API and the console show it. */
+export interface ItemBasisView {
+  game: Game;
+  market_hash_name: string;
+  basis_id: number | null;
+  computed_at: string | null;
+  reference: number | null;
+  deposit_price: number | null;
+  sale_price: number | null;
+  flags: Flag[];
+  pending_jump: number | null;
+  readings: ReturnType<typeof basisRow>['readings'];
 }
 
 /** Per-phase entries are named "<name> - <phase>"; an inventory item carries the plain name and the phase. */
@@ -74,26 +104,130 @@ export function imageFileOf(name: string): string {
   return `${encodeURIComponent(name)}.svg`;
 }
 
-export function createPricingService(deps: { config: Config; log: Logger }) {
-  const { config, log } = deps;
-  let book = new PriceBook();
-  let names = sandboxNames(book);
-  let loadedAt = new Date(0);
-  let timer: NodeJS.Timeout | undefined;
+function basisView(it: ItemPrice): ItemBasisView {
+  const b = it.basis!;
+  return {
+    game: it.game,
+    market_hash_name: it.name,
+    basis_id: it.basisId ?? null,
+    computed_at: it.computedAt !== undefined ? new Date(it.computedAt).toISOString() : null,
+    reference: b.reference ?? null,
+    deposit_price: b.deposit ?? null,
+    sale_price: b.sale ?? null,
+    flags: b.flags,
+    pending_jump: it.prior.pending?.price ?? null,
+    readings: basisRow(it.game, it.name, b, it.readings.values()).readings,
+  };
+}
 
-  async function load(): Promise<void> {
-    const source = config.priceBookSource ?? SANDBOX_PRICEBOOK_DIR;
-    const next = isSourceList(source) ? new PriceBook(await loadSourceList(source)) : await PriceBook.load(source);
-    book = next;
-    names = sandboxNames(next);
-    loadedAt = new Date();
-    log.info({ items: next.totalSize, source: config.priceBookSource ?? 'sandbox' }, 'price book loaded');
+/** Flags the admin API lists items by (outlier, jump, too few sources, stale …). */
+export const LISTED_FLAGS: readonly Flag[] = ['outlier', 'jump', 'too_few_sources', 'stale', 'illiquid', 'guard', 'pinned', 'blocked'];
+
+export function createPricingService(deps: { config: Config; log: Logger; db?: Db }) {
+  const { config, log, db } = deps;
+  const pc = config.pricing;
+  const rules: PriceRules = {
+    maxAgeMs: pc.itemMaxAgeSeconds * 1000,
+    minLiquidity: pc.minLiquidity,
+    minSources: pc.minSources,
+    outlierRatio: pc.outlierRatio,
+    jumpRatio: pc.jumpRatio,
+  };
+  const engine = createPriceEngine({
+    rules,
+    persist: db
+      ? (changed, at) => repo.insertBases(db, changed.map((it) => basisRow(it.game, it.name, it.basis!, it.readings.values())), new Date(at))
+      : undefined,
+  });
+  let names = sandboxNames(new PriceBook());
+  /** when a market source last answered (every source failing for PRICE_MAX_AGE_SECONDS: prices_stale) */
+  let answeredAt = 0;
+
+  const book: PriceSource = {
+    id: 'book',
+    role: 'market',
+    intervalMs: config.priceRefreshSeconds * 1000,
+    maxBackoffMs: config.priceRefreshSeconds * 1000, // our own book: retried on its interval, as before
+    async poll(): Promise<PollResult> {
+      const source = config.priceBookSource ?? SANDBOX_PRICEBOOK_DIR;
+      const next = isSourceList(source) ? new PriceBook(await loadSourceList(source)) : await PriceBook.load(source);
+      const at = Date.now();
+      const readings = [];
+      for (const g of GAMES) {
+        for (const e of next.list(g)) {
+          engine.setMeta(g, e.market_hash_name, metaOf(e));
+          if (e.price_mills > 0) readings.push({ game: g, name: e.market_hash_name, price: e.price_mills, asOf: at });
+        }
+      }
+      names = sandboxNames(next);
+      log.info({ items: next.totalSize, source: config.priceBookSource ?? 'sandbox' }, 'price book loaded');
+      return { readings, complete: [...GAMES] };
+    },
+  };
+
+  // Steam's guard asks one name at a time: round-robin over the items that have a reference.
+  let steamQueue: { game: Game; name: string }[] = [];
+  const nextForSteam = () => {
+    if (steamQueue.length === 0) {
+      for (const g of GAMES) for (const it of engine.items(g)) if (it.basis?.reference !== undefined) steamQueue.push({ game: g, name: it.name });
+      steamQueue.reverse();
+    }
+    return steamQueue.pop();
+  };
+
+  const sources: PriceSource[] = [book];
+  if (pc.skinportUrls.length > 0) sources.push(skinportSource(pc.skinportUrls));
+  if (pc.csfloatApiKey) {
+    sources.push(csfloatSource({ url: pc.csfloatUrl, apiKey: pc.csfloatApiKey, maxPages: pc.csfloatMaxPages, pageDelayMs: 1000, intervalMs: pc.csfloatIntervalSeconds * 1000 }));
+  }
+  if (pc.steamMarketUrl) sources.push(steamMarketSource({ url: pc.steamMarketUrl, next: nextForSteam }));
+
+  /** Readings in, bases computed and published (errors logged: the old prices stay). */
+  async function take(source: PriceSource, r: PollResult, ok: boolean): Promise<void> {
+    const now = Date.now();
+    engine.apply(source, r);
+    if (ok && source.role === 'market') answeredAt = now;
+    await engine.recompute(now);
+    if (source === book && pc.sandboxCases) await playSandboxCases();
   }
 
-  /** The book entry (base price in mills); a zero price counts as unpriced. */
+  async function playSandboxCases(): Promise<void> {
+    const { rounds, overrides } = sandboxCaseReadings(GAMES, pc, Date.now());
+    for (const o of overrides) engine.setOverride(o.game, o.name, o.override);
+    for (const round of rounds) {
+      for (const s of SANDBOX_CASE_SOURCES) {
+        const r = round.get(s.id);
+        if (r) engine.apply(s, r);
+      }
+      await engine.recompute(Date.now());
+    }
+  }
+
+  const pollers: Poller[] = sources.map((s) =>
+    createPoller(s, (r, ok) => void take(s, r, ok).catch((err) => log.error({ err, source: s.id }, 'price bases not stored; keeping the previous prices')), log, {
+      maxBackoffMs: pc.maxBackoffSeconds * 1000,
+    }),
+  );
+
+  /** Loads the book now (start-up, tests); a failure throws and keeps the previous prices. */
+  async function reload(): Promise<void> {
+    await take(book, await book.poll(), true);
+  }
+
+  /** The item of a name, the per-phase one ("<name> - <phase>") first when it is priced at all. */
+  function lookup(game: Game, name: string, phase?: string): ItemPrice | undefined {
+    if (phase) {
+      const hit = engine.get(game, `${name} - ${phase}`);
+      if (hit?.basis) return hit;
+    }
+    return engine.get(game, name);
+  }
+
+  /** The entry at the price sales may not go under; undefined when unpriced. */
   function entry(game: Game, name: string, phase?: string): BookEntry | undefined {
-    const e = book.get(game, name, phase);
-    return e && e.price_mills > 0 ? view(e) : undefined;
+    const it = lookup(game, name, phase);
+    const p = it?.basis?.sale;
+    return it && p !== undefined && p > 0 ? view(it, p) : undefined;
   }
 
   /** Images are ours (the book carries none): built at call time, as PUBLIC_URL is known only then in tests. */
@@ -111,60 +245,131 @@ export function createPricingService(deps: { config: Config; log: Logger }) {
   }
 
   return {
-    /** Loads the book (start-up) and reloads it on a timer; a failed reload keeps the old book. */
+    /** Loads the book (start-up fails if it cannot), the operator's overrides, then polls every source on its timer in the background. */
     async start(): Promise<void> {
-      await load();
-      if (timer) return;
-      timer = setInterval(() => {
-        load().catch((err) => log.error({ err }, 'price book reload failed; keeping the previous book'));
-      }, config.priceRefreshSeconds * 1000);
-      timer.unref();
+      if (db) for (const o of await repo.listOverrides(db)) if (isGame(o.game)) engine.setOverride(o.game, o.market_hash_name, { action: o.action, ...(o.price !== null ? { price: o.price } : {}) });
+      await reload();
+      pollers.forEach((p, i) => (i === 0 ? p.startAfter(book.intervalMs) : p.start()));
     },
-    stop(): void {
-      if (timer) clearInterval(timer);
-      timer = undefined;
+    async stop(): Promise<void> {
+      await Promise.all(pollers.map((p) => p.stop()));
+      await engine.idle();
     },
-    reload: load,
-    loadedAt: () => loadedAt,
+    reload,
+    /** Polls every source once now and publishes what came (tests, operator refresh). */
+    async refresh(): Promise<void> {
+      for (const p of pollers) await p.pollNow();
+      await engine.recompute(Date.now());
+    },
+    /** When the published prices last changed (caches of answers key on it). */
+    loadedAt: () => engine.publishedAt(),
 
     /**
-     * Throws 500 `integration service error` (retry, like any failing upstream) when the book is
-     * older than PRICE_MAX_AGE_SECONDS; every deposit quote and commit calls it first.
+     * Throws 500 `integration service error` (retry, like any failing upstream) when no price source
+     * has answered for PRICE_MAX_AGE_SECONDS; every deposit quote and commit calls it first.
      */
     assertFresh(now: Date = new Date()): void {
       const limit = config.priceMaxAgeSeconds;
       if (limit <= 0) return;
-      const age = Math.floor((now.getTime() - loadedAt.getTime()) / 1000);
+      const age = Math.floor((now.getTime() - answeredAt) / 1000);
       if (age <= limit) return;
-      log.warn({ ageSeconds: age, limitSeconds: limit }, 'price book too old; quotes refused');
+      log.warn({ ageSeconds: age, limitSeconds: limit }, 'price sources silent too long; quotes refused');
       throw new AppError('integration', 'integration service error', [
         { field: 'prices', code: 'prices_stale', message: `prices are ${age} s old (limit ${limit} s); retry later` },
       ]);
     },
 
-    /** Priced names (with phases) of a game: sandbox inventories are drawn from them. */
+    /** Priced names (with phases) of the book: sandbox inventories are drawn from them. */
     sandboxItems: (game: Game): readonly SandboxItemName[] => names.get(game) ?? [],
 
-    /** Priced market hash names of a game. */
-    namesFor: (game: Game): string[] => (names.get(game) ?? []).filter((n) => !n.phase).map((n) => n.name),
+    /** Priced market hash names of a game (no per-phase entries, no sandbox cases). */
+    namesFor(game: Game): string[] {
+      const out: string[] = [];
+      for (const it of engine.items(game)) {
+        if (it.meta?.phase || it.name.startsWith('Sandbox Price | ')) continue;
+        if ((it.basis?.sale ?? 0) > 0) out.push(it.name);
+      }
+      return out;
+    },
 
-    /** The book entry (base price in mills and card fields), or undefined when unpriced. */
+    /** The entry (sale price in mills: never below the last good price, and card fields), or undefined when unpriced. */
     entry,
 
-    /** The price alone (get-prices: up to 2 000 names per call, no card shown); undefined = unpriced. */
+    /** The deposit price alone (get-prices: up to 2 000 names per call, no card shown); undefined = not accepted. */
     price(merchant: Pick<MerchantRow, 'deposit_multiplier'>, game: Game, name: string): Omit<Quote, 'card'> | undefined {
-      const e = book.get(game, name);
-      if (!e || !(e.price_mills > 0)) return undefined;
-      return { name, price: applyRate(e.price_mills, Number(merchant.deposit_multiplier)), originalPrice: e.price_mills };
+      const d = engine.get(game, name)?.basis?.deposit;
+      if (d === undefined || !(d > 0)) return undefined;
+      return { name, price: applyRate(d, Number(merchant.deposit_multiplier)), originalPrice: d };
     },
 
-    /** Deposit price for a merchant: base × deposit_multiplier rounded to mills, with its card; undefined = unpriced. */
+    /** Deposit price for a merchant: base × deposit_multiplier rounded to mills, with its card and basis; undefined = not accepted. */
     quote(merchant: Pick<MerchantRow, 'deposit_multiplier'>, game: Game, name: string, phase?: string): Quote | undefined {
-      const e = entry(game, name, phase);
-      if (!e) return undefined;
-      return { name, price: applyRate(e.price, Number(merchant.deposit_multiplier)), originalPrice: e.price, card: card(game, e) };
+      const it = lookup(game, name, phase);
+      const d = it?.basis?.deposit;
+      if (!it || d === undefined || !(d > 0)) return undefined;
+      const q: Quote = { name, price: applyRate(d, Number(merchant.deposit_multiplier)), originalPrice: d, card: card(game, view(it, d)) };
+      if (it.basisId !== undefined) q.basisId = it.basisId;
+      return q;
     },
+
+    /** The highest price basis published: a get-prices quote stores it. */
+    version: () => engine.version(),
+
+    /** The bases a quote made at `version` priced these names at (name → price_bases id). */
+    basesAt: (game: Game, names: readonly string[], version: number): Promise<Map<string, number>> =>
+      db ? repo.basesAt(db, game, names, version) : Promise.resolve(new Map()),
+
+    /** An item's basis now (admin API, console). */
+    basis(game: Game, name: string): ItemBasisView | undefined {
+      const it = engine.get(game, name);
+      return it?.basis ? basisView(it) : undefined;
+    },
+
+    /** Items whose basis carries a flag (one, or any listed flag), by game and name. */
+    flagged(opts: { flag?: Flag; game?: Game; limit: number; offset: number }): ItemBasisView[] {
+      const out: ItemBasisView[] = [];
+      let skip = opts.offset;
+      for (const g of opts.game ? [opts.game] : GAMES) {
+        for (const it of engine.items(g)) {
+          const f = it.basis?.flags;
+          if (!f || f.length === 0 || (opts.flag ? !f.includes(opts.flag) : !f.some((x) => LISTED_FLAGS.includes(x)))) continue;
+          if (skip > 0) {
+            skip--;
+            continue;
+          }
+          out.push(basisView(it));
+          if (out.length >= opts.limit) return out;
+        }
+      }
+      return out;
+    },
+
+    /** Applies an operator override (stored by the caller) and publishes the item's new basis. */
+    async override(game: Game, name: string, o: { action: 'pin' | 'block'; price?: number } | undefined): Promise<void> {
+      engine.setOverride(game, name, o);
+      await engine.recompute(Date.now());
+    },
+
+    /** The operator confirms a held jump; false when the item holds none. */
+    async confirmJump(game: Game, name: string): Promise<boolean> {
+      if (!engine.confirm(game, name)) return false;
+      await engine.recompute(Date.now());
+      return true;
+    },
+
+    /** Each source's poll state (no secrets). */
+    sources: () => pollers.map((p) => ({ ...p.state })),
   };
 }
 
+function metaOf(e: PriceBookEntry) {
+  const m: { exterior?: string; rarity?: string; rarity_color?: string; phase?: string } = {};
+  if (e.exterior) m.exterior = e.exterior;
+  if (e.rarity) m.rarity = e.rarity;
+  if (e.rarity_color) m.rarity_color = e.rarity_color;
+  if (e.phase) m.phase = e.phase;
+  return m;
+}
+
 export type PricingService = ReturnType<typeof createPricingService>;
+export type { Basis };

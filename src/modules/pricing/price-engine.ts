@@ -1,0 +1,162 @@
+// The prices in memory (issue 25): per game and item, the latest reading of each source and the
+// basis computed from them (reference-price.ts). Readings arrive from the pollers (apply); the
+// bases are computed again for the items they touched and for those whose readings went stale
+// (recompute, in slices that let requests run), then stored (persist: one row per changed basis,
+// so each credit can be explained) and only then published. A lookup is two Map gets.
+import type { Game } from '../../domain/games.js';
+import { GAMES } from '../../domain/games.js';
+import { referencePrice, type Basis, type Override, type PriceRules, type Prior, type Reading, type SourceRole } from './reference-price.js';
+import type { PollResult } from './sources/source.js';
+
+export interface ItemMeta {
+  exterior?: string;
+  rarity?: string;
+  rarity_color?: string;
+  phase?: string;
+}
+
+export interface ItemPrice {
+  game: Game;
+  name: string;
+  readings: Map<string, Reading>;
+  basis?: Basis;
+  prior: Prior;
+  override?: Override;
+  /** price_bases row of the published basis (when persisted) */
+  basisId?: number;
+  meta?: ItemMeta;
+  computedAt?: number;
+  signature?: string;
+}
+
+export type Persist = (changed: readonly ItemPrice[], computedAt: number) => Promise<(number | undefined)[]>;
+
+const SLICE = 4000; // items computed between two yields to the event loop
+
+function signatureOf(b: Basis, readings: Map<string, Reading>): string {
+  let s = `${b.deposit}|${b.sale}|${b.flags.join(',')}|${b.outliers.join(',')}|${b.stale.join(',')}|${b.illiquid.join(',')}`;
+  for (const [id, r] of readings) s += `|${id}:${r.price}:${r.liquidity ?? ''}`;
+  return s;
+}
+
+export function createPriceEngine(opts: { rules: PriceRules; persist?: Persist }) {
+  const items = new Map<Game, Map<string, ItemPrice>>(GAMES.map((g) => [g, new Map()]));
+  const dirty = new Set<ItemPrice>();
+  let chain: Promise<unknown> = Promise.resolve();
+  let publishedAt = new Date(0);
+  /** highest price_bases id published: a quote stores it (its items' bases are the newest at or below it) */
+  let version = 0;
+
+  function item(game: Game, name: string): ItemPrice {
+    const m = items.get(game)!;
+    let it = m.get(name);
+    if (!it) {
+      it = { game, name, readings: new Map(), prior: {} };
+      m.set(name, it);
+    }
+    return it;
+  }
+
+  /** A source's poll: its readings replace its earlier ones; of a game listed in full, the missing ones go. */
+  function apply(source: { id: string; role: SourceRole }, result: PollResult): void {
+    const listed = new Map<Game, Set<string>>();
+    for (const r of result.readings) {
+      const it = item(r.game, r.name);
+      const prev = it.readings.get(source.id);
+      if (prev && prev.price === r.price && prev.asOf === r.asOf && prev.liquidity === r.liquidity) {
+        listed.get(r.game)?.add(r.name) ?? listed.set(r.game, new Set([r.name]));
+        continue;
+      }
+      it.readings.set(source.id, { source: source.id, role: source.role, price: r.price, asOf: r.asOf, ...(r.liquidity !== undefined ? { liquidity: r.liquidity } : {}) });
+      dirty.add(it);
+      listed.get(r.game)?.add(r.name) ?? listed.set(r.game, new Set([r.name]));
+    }
+    for (const g of result.complete) {
+      const seen = listed.get(g) ?? new Set();
+      for (const it of items.get(g)!.values()) {
+        if (!seen.has(it.name) && it.readings.delete(source.id)) dirty.add(it);
+      }
+    }
+  }
+
+  function setMeta(game: Game, name: string, meta: ItemMeta | undefined): void {
+    item(game, name).meta = meta;
+  }
+
+  function setOverride(game: Game, name: string, override: Override | undefined): void {
+    const it = item(game, name);
+    it.override = override;
+    dirty.add(it);
+  }
+
+  /** The operator confirms a held jump: the pending price becomes the last good one. */
+  function confirm(game: Game, name: string): boolean {
+    const it = items.get(game)!.get(name);
+    const p = it?.prior.pending;
+    if (!it || !p) return false;
+    it.prior = { lastGood: p.price };
+    dirty.add(it);
+    return true;
+  }
+
+  async function run(now: number): Promise<number> {
+    const todo = new Set(dirty);
+    dirty.clear();
+    for (const m of items.values()) for (const it of m.values()) if (it.basis && it.basis.expiresAt <= now) todo.add(it);
+    const changed: { it: ItemPrice; basis: Basis; signature: string }[] = [];
+    let n = 0;
+    for (const it of todo) {
+      const basis = referencePrice([...it.readings.values()], opts.rules, it.prior, now, it.override);
+      const signature = signatureOf(basis, it.readings);
+      if (signature !== it.signature || !it.basis) changed.push({ it, basis, signature });
+      else it.basis.expiresAt = basis.expiresAt;
+      if (++n % SLICE === 0) await new Promise((r) => setImmediate(r));
+    }
+    if (changed.length === 0) return 0;
+    // Stored first, published after: a quote never names a basis that is not in the database.
+    const staged = changed.map((c) => ({ ...c.it, basis: c.basis }));
+    let ids: (number | undefined)[] = [];
+    try {
+      if (opts.persist) ids = await opts.persist(staged, now);
+    } catch (err) {
+      for (const c of changed) dirty.add(c.it); // tried again on the next run; the old bases stay published
+      throw err;
+    }
+    changed.forEach((c, i) => {
+      c.it.basis = c.basis;
+      c.it.prior = c.basis.next;
+      c.it.signature = c.signature;
+      c.it.computedAt = now;
+      const id = ids[i];
+      if (id !== undefined) {
+        c.it.basisId = id;
+        if (id > version) version = id;
+      }
+    });
+    publishedAt = new Date(now);
+    return changed.length;
+  }
+
+  return {
+    apply,
+    setMeta,
+    setOverride,
+    confirm,
+    /** Computes what changed and publishes it; calls run one after another. Resolves to the number of changed items. */
+    recompute(now = Date.now()): Promise<number> {
+      const next = chain.then(() => run(now));
+      chain = next.catch(() => undefined);
+      return next;
+    },
+    /** Resolves once no computation runs. */
+    idle: (): Promise<unknown> => chain,
+    get: (game: Game, name: string): ItemPrice | undefined => items.get(game)?.get(name),
+    items: (game: Game): IterableIterator<ItemPrice> => items.get(game)!.values(),
+    count: (): number => GAMES.reduce((n, g) => n + items.get(g)!.size, 0),
+    /** When the published prices last changed (a new Date each time: caches key on it). */
+    publishedAt: () => publishedAt,
+    version: () => version,
+  };
+}
+
+export type PriceEngine = ReturnType<typeof createPriceEngine>;

@@ -1,0 +1,80 @@
+// SQL of the price engine: price bases (append-only, one per change of an item's basis), the
+// operator's overrides, and the bases deposits and quotes were priced at.
+import { sql } from 'kysely';
+import type { Db, Trx } from '../../db/database.js';
+import type { BasisReadingRow } from '../../db/tables/pricing.js';
+
+type Q = Db | Trx;
+
+export interface NewBasis {
+  game: string;
+  name: string;
+  reference: number | null;
+  deposit: number | null;
+  sale: number | null;
+  flags: string[];
+  readings: BasisReadingRow[];
+}
+
+const CHUNK = 5000;
+
+/** Inserts the bases (one statement per 5 000), answering their ids in order. */
+export async function insertBases(db: Q, rows: readonly NewBasis[], computedAt: Date): Promise<number[]> {
+  const ids: number[] = [];
+  for (let at = 0; at < rows.length; at += CHUNK) {
+    const part = rows.slice(at, at + CHUNK);
+    const r = await sql<{ id: number }>`
+      insert into price_bases (game, market_hash_name, reference, deposit_price, sale_price, flags, readings, computed_at)
+      select g, n, r, d, s, coalesce((select array_agg(x) from jsonb_array_elements_text(f) x), '{}'), rd, ${computedAt}
+        from unnest(${part.map((b) => b.game)}::text[], ${part.map((b) => b.name)}::text[], ${part.map((b) => b.reference)}::bigint[],
+                    ${part.map((b) => b.deposit)}::bigint[], ${part.map((b) => b.sale)}::bigint[],
+                    ${part.map((b) => JSON.stringify(b.flags))}::jsonb[], ${part.map((b) => JSON.stringify(b.readings))}::jsonb[])
+             with ordinality as t(g, n, r, d, s, f, rd, o)
+       order by o
+      returning id`.execute(db);
+    ids.push(...r.rows.map((x) => Number(x.id)));
+  }
+  return ids;
+}
+
+export function findBasis(db: Q, id: number) {
+  return db.selectFrom('price_bases').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The newest basis of each name at or below `version` (a get-prices quote's), by name. */
+export async function basesAt(db: Q, game: string, names: readonly string[], version: number): Promise<Map<string, number>> {
+  if (names.length === 0) return new Map();
+  const r = await sql<{ market_hash_name: string; id: number }>`
+    select n as market_hash_name, b.id from unnest(${[...new Set(names)]}::text[]) n
+      cross join lateral (select id from price_bases where game = ${game} and market_hash_name = n and id <= ${version} order by id desc limit 1) b`.execute(db);
+  return new Map(r.rows.map((x) => [x.market_hash_name, Number(x.id)]));
+}
+
+export function listOverrides(db: Q) {
+  return db.selectFrom('price_overrides').selectAll().orderBy('game').orderBy('market_hash_name').execute();
+}
+
+export async function upsertOverride(db: Q, o: { game: string; name: string; action: 'pin' | 'block'; price: number | null; reason: string; setBy: string }) {
+  return db
+    .insertInto('price_overrides')
+    .values({ game: o.game, market_hash_name: o.name, action: o.action, price: o.price, reason: o.reason, set_by: o.setBy })
+    .onConflict((oc) => oc.columns(['game', 'market_hash_name']).doUpdateSet({ action: o.action, price: o.price, reason: o.reason, set_by: o.setBy, set_at: sql`now()` as never }))
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function deleteOverride(db: Q, game: string, name: string): Promise<boolean> {
+  const r = await db.deleteFrom('price_overrides').where('game', '=', game).where('market_hash_name', '=', name).executeTakeFirst();
+  return Number(r.numDeletedRows) > 0;
+}
+
+/** The bases a deposit's items were credited at (dashboard and console: merchant-scoped by the caller's deposit). */
+export function basesOfDeposit(db: Q, depositId: number) {
+  return db
+    .selectFrom('deposit_items as i')
+    .innerJoin('price_bases as b', 'b.id', 'i.price_basis_id')
+    .select(['i.id as item_id', 'i.market_hash_name', 'i.price', 'b.id as basis_id', 'b.reference', 'b.deposit_price', 'b.flags', 'b.readings', 'b.computed_at'])
+    .where('i.deposit_id', '=', depositId)
+    .orderBy('i.id')
+    .execute();
+}

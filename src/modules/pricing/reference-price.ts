@@ -1,0 +1,162 @@
+// The reference price of one item (issue 25): pure, no I/O. Given the latest reading of each source,
+// the rules (settings), what the item was last priced at and an operator override, it says what a
+// deposit is credited (base, before the merchant's multiplier), the floor a sale may not go under,
+// and why (flags, the sources used and left out). The engine (price-engine.ts) calls it when
+// readings arrive or expire, never per request.
+
+export type SourceRole = 'market' | 'guard';
+
+export interface Reading {
+  source: string;
+  role: SourceRole;
+  /** mills */
+  price: number;
+  /** ms since the epoch: when the source says (or we saw) this price */
+  asOf: number;
+  /** listings or sales volume; undefined: the source gives none (own book) and counts as liquid */
+  liquidity?: number;
+}
+
+export interface PriceRules {
+  /** a reading older than this is stale (per item) */
+  maxAgeMs: number;
+  /** a reading with fewer listings / sales than this is illiquid */
+  minLiquidity: number;
+  /** fewer fresh, liquid, agreeing market sources than this: not accepted for deposits */
+  minSources: number;
+  /** a source more than this ratio (≥ 1) away from the median of the others is an outlier */
+  outlierRatio: number;
+  /** a reference more than this ratio (≥ 1) away from the last good one is a jump */
+  jumpRatio: number;
+}
+
+export interface Override {
+  action: 'pin' | 'block';
+  /** mills; pins only */
+  price?: number;
+}
+
+/** What the item carried from its previous computation. */
+export interface Prior {
+  lastGood?: number;
+  /** a jump waiting for a second reading (newer than asOf) or an operator's confirmation */
+  pending?: { price: number; asOf: number };
+}
+
+export type Flag = 'outlier' | 'jump' | 'too_few_sources' | 'stale' | 'illiquid' | 'guard' | 'pinned' | 'blocked';
+
+export interface Basis {
+  /** median of the used sources (mills); undefined when too few */
+  reference?: number;
+  /** base price a deposit is credited at; undefined: not accepted (left out like an unpriced item) */
+  deposit?: number;
+  /** the price catalogue sales may not go under; undefined: unpriced */
+  sale?: number;
+  flags: Flag[];
+  used: string[];
+  outliers: string[];
+  stale: string[];
+  illiquid: string[];
+  next: Prior;
+  /** ms: when this basis must be computed again though no reading came (a used reading goes stale) */
+  expiresAt: number;
+}
+
+/** max(a, b) / min(a, b); Infinity when one is 0 and the other not. */
+export function ratioBetween(a: number, b: number): number {
+  if (a === b) return 1;
+  const lo = Math.min(a, b);
+  return lo <= 0 ? Infinity : Math.max(a, b) / lo;
+}
+
+/** Median in integer mills: the middle one, or the rounded mean of the middle two. */
+export function median(values: readonly number[]): number {
+  const s = [...values].sort((x, y) => x - y);
+  const mid = s.length >> 1;
+  return s.length % 2 === 1 ? s[mid]! : Math.round((s[mid - 1]! + s[mid]!) / 2);
+}
+
+const NEVER = Number.MAX_SAFE_INTEGER;
+
+export function referencePrice(readings: readonly Reading[], rules: PriceRules, prior: Prior, now: number, override?: Override): Basis {
+  const none = { used: [] as string[], outliers: [] as string[], stale: [] as string[], illiquid: [] as string[] };
+  if (override?.action === 'block') return { ...none, flags: ['blocked'], next: prior, expiresAt: NEVER };
+  if (override?.action === 'pin' && override.price !== undefined) {
+    const p = override.price;
+    // The sources' history is kept: once unpinned, the item is judged against its own last good price.
+    return { ...none, reference: p, deposit: p, sale: p, flags: ['pinned'], next: prior, expiresAt: NEVER };
+  }
+
+  const flags = new Set<Flag>();
+  const stale: string[] = [];
+  const illiquid: string[] = [];
+  const candidates: Reading[] = [];
+  const guards: Reading[] = [];
+  let expiresAt = NEVER;
+  for (const r of readings) {
+    if (now - r.asOf > rules.maxAgeMs) {
+      stale.push(r.source);
+      continue;
+    }
+    if (r.liquidity !== undefined && r.liquidity < rules.minLiquidity) {
+      illiquid.push(r.source);
+      continue;
+    }
+    if (r.role === 'guard') guards.push(r);
+    else candidates.push(r);
+    expiresAt = Math.min(expiresAt, r.asOf + rules.maxAgeMs + 1);
+  }
+  if (stale.length) flags.add('stale');
+  if (illiquid.length) flags.add('illiquid');
+
+  // Outliers: from three sources on, each against the median of all (one far-off source cannot
+  // move a median); two that disagree cannot tell which one is wrong: both are left out.
+  const outliers: string[] = [];
+  if (candidates.length === 2 && ratioBetween(candidates[0]!.price, candidates[1]!.price) > rules.outlierRatio) {
+    outliers.push(candidates[0]!.source, candidates[1]!.source);
+  } else if (candidates.length >= 3) {
+    const mid = median(candidates.map((r) => r.price));
+    for (const r of candidates) if (ratioBetween(r.price, mid) > rules.outlierRatio) outliers.push(r.source);
+  }
+  if (outliers.length) flags.add('outlier');
+  const used = candidates.filter((r) => !outliers.includes(r.source));
+  const base = { used: used.map((r) => r.source), outliers, stale, illiquid, expiresAt };
+
+  if (used.length === 0 || used.length < rules.minSources) {
+    flags.add('too_few_sources');
+    // Not accepted for deposits; not sold below the last good price.
+    return { ...base, flags: [...flags], sale: prior.lastGood, next: prior };
+  }
+  const reference = median(used.map((r) => r.price));
+
+  // The Steam Market guard: a reference well above Steam's own price is not credited.
+  let accepted = true;
+  for (const g of guards) {
+    if (reference > g.price && ratioBetween(reference, g.price) > rules.outlierRatio) {
+      flags.add('guard');
+      accepted = false;
+    }
+  }
+
+  const last = prior.lastGood;
+  if (last !== undefined && ratioBetween(reference, last) > rules.jumpRatio) {
+    const newest = Math.max(...used.map((r) => r.asOf));
+    const p = prior.pending;
+    const sameWay = p !== undefined && reference > last === p.price > last && ratioBetween(p.price, last) > rules.jumpRatio;
+    if (!(sameWay && newest > p!.asOf)) {
+      // Held: a rise is credited at the old price, a fall at the new one (never above either).
+      flags.add('jump');
+      const pending = sameWay ? p! : { price: reference, asOf: newest };
+      return {
+        ...base,
+        reference,
+        deposit: accepted ? Math.min(reference, last) : undefined,
+        sale: Math.max(reference, last),
+        flags: [...flags],
+        next: { lastGood: last, pending },
+      };
+    }
+    // A second, newer reading confirms the jump.
+  }
+  return { ...base, reference, deposit: accepted ? reference : undefined, sale: reference, flags: [...flags], next: accepted ? { lastGood: reference } : prior };
+}
