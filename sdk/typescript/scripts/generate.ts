@@ -64,11 +64,32 @@ export async function generate(doc: Json): Promise<string> {
   ].join('\n');
 }
 
+/** sdk/python/skin_gateway/operations.py: the same operation table for the Python SDK. */
+export function generatePython(doc: Json): string {
+  const ops = merchantOperations(doc);
+  const lines = Object.entries(ops).map(([id, op]) => `    ${JSON.stringify(id)}: (${JSON.stringify(op.method)}, ${JSON.stringify(op.path)}),`);
+  return [
+    "# GENERATED from the gateway's /openapi.json by sdk/typescript/scripts/generate.ts: do not edit by hand.",
+    '# The merchant operations: operationId -> (HTTP method, path under /api/v1/merchant).',
+    '',
+    'OPERATIONS = {',
+    ...lines,
+    '}',
+    '',
+    '# 64-bit integer fields (Python ints hold them exactly).',
+    `INT64_FIELDS = (${int64Fields(doc).map((f) => JSON.stringify(f) + ',').join(' ')})`,
+    '',
+  ].join('\n');
+}
+
+export const PYTHON_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'python', 'skin_gateway', 'operations.py');
+
 export const GENERATED_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'src', 'api.gen.ts');
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
   const url = process.argv[2] ?? 'http://127.0.0.1:8080/openapi.json';
   const doc = await (await fetch(url)).json();
   await fs.writeFile(GENERATED_FILE, await generate(doc));
-  console.log(`wrote ${GENERATED_FILE}`);
+  await fs.writeFile(PYTHON_FILE, generatePython(doc));
+  console.log(`wrote ${GENERATED_FILE} and ${PYTHON_FILE}`);
 }
