@@ -82,6 +82,7 @@ const PARAMETER_EXAMPLES: Record<string, unknown> = {
   since: '2026-11-23T10:15:00.000Z', limit: 50, offset: 0, status: 'completed', date_range: 30, search: 'buy-2001', sort: '-id',
   token: 'dpt_Yk3s9QmW0aZr2LxE7vNc', action: 'accept', 'If-None-Match': '"c3VwZXJ2aXNvcg"', merchant_id: 1, before: 1000,
   flag: 'outlier', market_hash_name: 'AK-47 | Redline (Field-Tested)',
+  cursor: 'evt_812', type: 'deposit.completed', deposit_id: 42, purchase_id: 7, created_from: '2026-11-23T00:00:00.000Z', created_to: '2026-11-24T00:00:00.000Z',
 };
 
 function exampleParameters(op: Json): void {
@@ -89,7 +90,7 @@ function exampleParameters(op: Json): void {
     if (p.example !== undefined || !(p.name in PARAMETER_EXAMPLES)) continue;
     const wanted = PARAMETER_EXAMPLES[p.name];
     const values: unknown[] | undefined = p.schema?.enum;
-    p.example = values && !values.includes(wanted) ? values[0] : wanted;
+    p.example = values && !values.includes(wanted) ? values[0] : p.schema?.type === 'string' && typeof wanted === 'number' ? String(wanted) : wanted;
   }
 }
 

@@ -117,6 +117,22 @@ export const eventsResponse = env('catalogue events listed', {
     { type: 'remove', at: AT, game: 'csgo', id: 'L000000000123' },
   ],
 });
+// ---- events (beyond the spec) ----
+const depositEvent = {
+  id: 'evt_812',
+  type: 'deposit.completed',
+  record_kind: 'deposit',
+  record_id: 42,
+  merchant_tx_id: 'order-1001',
+  created_at: AT,
+  data: { status: 'completed', trade_id: 42, trade_date: '2026-11-23T10:05:02.417Z', merchant_tx_id: 'order-1001', platform_id: '76561197972611406', offer_id: '7310000042', amount: 12.34, amount_currency: 'usd' },
+  delivery: { state: 'delivered', target_url: 'https://shop.example/hooks/deposits', attempt_count: 1, next_attempt_at: null, last_attempt_at: AT, last_status_code: 200, last_error: null, delivered_at: AT },
+};
+export const eventListResponse = env('events listed', { events: [depositEvent], next_cursor: 'evt_812' });
+export const eventResponse = env('event found', {
+  ...depositEvent,
+  attempts: [{ attempt: 1, attempted_at: AT, target_url: 'https://shop.example/hooks/deposits', status_code: 200, latency_ms: 41, error: null, response_excerpt: 'ok' }],
+});
 export const balanceResponse = env('balance retrieved', { total: 1000, hold: 12.96, available: 987.04 });
 
 // ---- hosted page ----

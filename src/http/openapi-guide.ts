@@ -136,6 +136,7 @@ export const TAGS: { name: string; description: string }[] = [
   { name: 'Purchases', description: 'Spec 2.5, 4.8–4.10: buy a catalogue item for a user (reserved from your balance, refunded when it fails). Statuses: new → pending → active → hold → completed, or failed / canceled / reverted (spec 3.2).' },
   { name: 'Catalogue', description: 'Spec 2.6, 4.11–4.12: what can be bought. 16 stable pages with ETags (If-None-Match → 304), the whole catalogue streamed, search by names, and a change feed (/purchase/events) to keep a copy current.' },
   { name: 'Balance', description: 'Spec 2.7, 4.13: available, hold and total in USD.' },
+  { name: 'Events', description: 'Beyond the specification: every webhook event of yours (deposit and purchase status changes, dashboard test events), newest first, whatever became of its delivery, with its attempts. For catching up after missed webhooks.' },
   { name: 'Sandbox', description: 'Test helpers (PLATFORM=sandbox only): play the user\'s and the platform\'s side of an offer. See "Sandbox" above for the magic partners.' },
   { name: 'Hosted page', description: 'The JSON API of the hosted deposit page (/deposit/{token}); authenticated by the page token alone. You do not call these.' },
   { name: 'Operator: merchants', description: 'Operator API (Bearer ADMIN_TOKEN): merchant accounts, keys and secrets.' },
@@ -148,7 +149,7 @@ export const TAGS: { name: string; description: string }[] = [
 
 /** Redoc-style groups (x-tagGroups); Swagger UI shows the tags in this order. */
 export const TAG_GROUPS = [
-  { name: 'Merchant API', tags: ['Redirect flow', 'Deposits', 'Deposits by hash name', 'Purchases', 'Catalogue', 'Balance', 'Sandbox'] },
+  { name: 'Merchant API', tags: ['Redirect flow', 'Deposits', 'Deposits by hash name', 'Purchases', 'Catalogue', 'Balance', 'Events', 'Sandbox'] },
   { name: 'Hosted page', tags: ['Hosted page'] },
   { name: 'Operator API', tags: ['Operator: merchants', 'Operator: balance and ledger', 'Operator: webhooks', 'Operator: bots', 'Operator: dashboard accounts', 'Operator: prices'] },
 ];
@@ -200,5 +201,11 @@ export const DESCRIPTIONS: Record<string, string> = {
   getCatalogueEvents:
     'Beyond the specification: the catalogue change feed, to keep a copy current after a full download. Pass a page `last_update_at` (or the `next` of the previous answer) as `since`; ' +
     'events come oldest first; `more` means ask again at once; `reset` means the cursor is older than the kept history (reload the catalogue, continue from `next`).',
+  listEvents:
+    'Beyond the specification: your webhook events, newest first (the `webhook-id` header of a delivery is the event `id`). Filter by `type` (`deposit.completed`, or all of a kind: `deposit`, `purchase`, `test`), ' +
+    'by record (`deposit_id` or `purchase_id`) and by creation time (`created_from` inclusive, `created_to` exclusive). A page has at most `limit` events; pass `next_cursor` as `cursor` for the next, older page ' +
+    '(null: none left). `data` is the body that was or will be sent, without `sign`; `delivery` tells what became of it. Events are written only when a target was set (the deposit `result_url` or your webhook URL); ' +
+    'delivered ones are kept `WEBHOOK_RETENTION_DAYS` (30) days after delivery, the others are kept.',
+  getEvent: "Beyond the specification: one of your events by id (`evt_812` or `812`), with every delivery attempt: time, your answer's status and first KiB, latency, error. Another merchant's event is 404.",
   getBalance: 'Your balance in USD: `available` (spendable), `hold` (reserved by purchases in flight) and `total`. The account is identified by the key.',
 };

@@ -43,6 +43,8 @@ export const OPERATIONS: Record<string, OperationInfo> = {
   [`get ${m}/purchase/available`]: { id: 'getCatalogue', tag: 'Catalogue', spec: '4.11', errors: [304, ...MERCHANT, 503], response: { 200: X.cataloguePageResponse } },
   [`get ${m}/purchase/search`]: { id: 'searchCatalogue', tag: 'Catalogue', spec: '4.12', errors: [...MERCHANT, 503], response: { 200: X.searchResponse } },
   [`get ${m}/purchase/events`]: { id: 'getCatalogueEvents', tag: 'Catalogue', errors: MERCHANT, response: { 200: X.eventsResponse } },
+  [`get ${m}/events`]: { id: 'listEvents', tag: 'Events', errors: MERCHANT, response: { 200: X.eventListResponse } },
+  [`get ${m}/events/{id}`]: { id: 'getEvent', tag: 'Events', errors: [...MERCHANT, 404], response: { 200: X.eventResponse } },
   [`get ${m}/balance`]: { id: 'getBalance', tag: 'Balance', spec: '4.13', errors: MERCHANT, response: { 200: X.balanceResponse } },
   [`post ${m}/sandbox/deposit/{id}/{action}`]: { id: 'sandboxDepositAction', tag: 'Sandbox', errors: [...MERCHANT, 404, 409, ...WITH_BODY], request: { hold: false }, requests: { revert: { by: 'user' } }, response: { 200: X.sandboxDepositResponse } },
   [`post ${m}/sandbox/purchase/{id}/{action}`]: { id: 'sandboxPurchaseAction', tag: 'Sandbox', errors: [...MERCHANT, 404, 409, ...WITH_BODY], request: { hold: false }, requests: { revert: { by: 'gateway' } }, response: { 200: X.sandboxPurchaseResponse } },

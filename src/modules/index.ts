@@ -14,11 +14,12 @@ import { botRoutes } from './bots/bot-routes.js';
 import { accountAdminRoutes } from './accounts/account-admin-routes.js';
 import { webAppRoutes } from './dashboard/web-app.js';
 import { priceAdminRoutes } from './pricing/price-admin-routes.js';
+import { eventsRoutes } from './events/events-routes.js';
 
 export type RoutePlugin = (ctx: AppContext) => FastifyPluginAsync;
 
 /** Mounted under /api/v1/merchant, behind X-Api-Key authentication. */
-export const merchantFeatureRoutes: RoutePlugin[] = [depositRoutes, sandboxDepositRoutes, intentRoutes, catalogueRoutes, purchaseRoutes, sandboxPurchaseRoutes];
+export const merchantFeatureRoutes: RoutePlugin[] = [depositRoutes, sandboxDepositRoutes, intentRoutes, catalogueRoutes, purchaseRoutes, sandboxPurchaseRoutes, eventsRoutes];
 
 /** Mounted under /api/admin, behind the operator bearer token. */
 export const adminFeatureRoutes: RoutePlugin[] = [webhookAdminRoutes, botRoutes, accountAdminRoutes, priceAdminRoutes];

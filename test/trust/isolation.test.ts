@@ -15,6 +15,8 @@ const own: {
   draft: { id: number; names: string[] };
   intent: { id: number; merchant_tx_id: string; token: string };
   snapshot: { partner: number; assetIds: string[] };
+  event: { id: string };
+  declinedDeposit: number;
 } = {} as never;
 
 const USER = { partner: 12345678, token: 'abcdEFGH' };
@@ -22,7 +24,8 @@ const USER = { partner: 12345678, token: 'abcdEFGH' };
 beforeAll(async () => {
   // No job worker: A's records stay exactly where the setup left them, so any change is B's doing.
   gw = await startTestGateway({}, { worker: false });
-  A = await gw.createMerchant({ name: 'Merchant A', deposit_preview_enabled: true });
+  // A webhook URL (nothing listens; no worker sends anyway): A's status changes leave events.
+  A = await gw.createMerchant({ name: 'Merchant A', deposit_preview_enabled: true, webhook_url: 'http://127.0.0.1:9/hook' });
   B = await gw.createMerchant({ name: 'Merchant B', deposit_preview_enabled: true });
   await gw.topUp(A.id, 10_000);
   await gw.topUp(B.id, 10_000);
@@ -43,6 +46,13 @@ beforeAll(async () => {
   const i = await gw.merchant(A.api_key, 'POST', '/create-intent', { merchant_tx_id: 'iso-intent-a' });
   expect(i.status).toBe(200);
   own.intent = { id: i.body.data.id, merchant_tx_id: 'iso-intent-a', token: new URL(i.body.data.url).pathname.split('/').pop()! };
+
+  // a canceled deposit of A: its webhook event
+  const declined = await activeDeposit(gw, A.api_key);
+  expect((await gw.merchant(A.api_key, 'POST', `/sandbox/deposit/${declined.id}/decline`, {})).status).toBe(200);
+  const events = await gw.merchant(A.api_key, 'GET', '/events');
+  own.event = { id: events.body.data.events[0].id };
+  own.declinedDeposit = declined.id;
 
   const partner = nextPartner();
   const inv = await inventory(gw, A.api_key, partner);
@@ -79,6 +89,8 @@ describe("merchant B with merchant A's ids", () => {
       ['GET', `/purchase/status?id=${purchase.id}`],
       ['GET', `/purchase/status?merchant_tx_id=${purchase.merchant_tx_id}`],
       ['GET', `/purchase/status?id=${purchase.id}&merchant_tx_id=${purchase.merchant_tx_id}`],
+      ['GET', `/events/${own.event.id}`],
+      ['GET', `/events/${own.event.id.slice('evt_'.length)}`],
       ...['accept', 'decline', 'expire', 'release', 'revert', 'cancel'].flatMap((action): [string, string, unknown?][] => [
         ['POST', `/sandbox/deposit/${deposit.id}/${action}`, action === 'revert' ? { by: 'user' } : {}],
         ['POST', `/sandbox/deposit/${intent.id}/${action}`, {}],
@@ -100,7 +112,25 @@ describe("merchant B with merchant A's ids", () => {
     expect((await gw.merchant(B.api_key, 'GET', '/balance')).body.data).toEqual({ total: 10_000, hold: 0, available: 10_000 });
   });
 
+  it('every merchant route that names a record by path is in the matrix above', async () => {
+    // A new route with an {id} in its path must be added to the matrix (the fuzz suite picks it up by itself).
+    const doc = (await gw.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, unknown> };
+    const byId = Object.keys(doc.paths).filter((p) => p.startsWith('/api/v1/merchant/') && p.includes('{id}'));
+    expect(byId.sort()).toEqual(['/api/v1/merchant/events/{id}', '/api/v1/merchant/sandbox/deposit/{id}/{action}', '/api/v1/merchant/sandbox/purchase/{id}/{action}']);
+  });
+
+  it("B's event list shows none of A's events, even filtered by A's records", async () => {
+    for (const q of ['', `?deposit_id=${own.declinedDeposit}`, `?purchase_id=${own.purchase.id}`, '?type=deposit']) {
+      const res = await gw.merchant(B.api_key, 'GET', `/events${q}`);
+      expect(res.status).toBe(200);
+      expect(res.body.data.events, q).toEqual([]);
+    }
+    const mine = await gw.merchant(A.api_key, 'GET', `/events?deposit_id=${own.declinedDeposit}`);
+    expect(mine.body.data.events.length).toBeGreaterThan(0);
+  });
+
   it("the same calls with A's key succeed (the matrix is not 404 for everyone)", async () => {
+    expect((await gw.merchant(A.api_key, 'GET', `/events/${own.event.id}`)).status).toBe(200);
     expect((await gw.merchant(A.api_key, 'GET', `/deposit/status?id=${own.deposit.id}`)).status).toBe(200);
     expect((await gw.merchant(A.api_key, 'GET', `/deposit/status?merchant_tx_id=${own.intent.merchant_tx_id}`)).status).toBe(200);
     expect((await gw.merchant(A.api_key, 'GET', `/purchase/status?merchant_tx_id=${own.purchase.merchant_tx_id}`)).status).toBe(200);

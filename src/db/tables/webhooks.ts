@@ -8,7 +8,8 @@ export type WebhookState = 'pending' | 'delivered' | 'exhausted';
 export interface WebhookEventsTable {
   id: Generated<number>;
   merchant_id: number;
-  kind: 'deposit' | 'purchase';
+  /** 'test': a dashboard test event, recorded settled (migration 042). */
+  kind: 'deposit' | 'purchase' | 'test';
   record_id: number;
   status: string;
   payload: unknown;
@@ -28,6 +29,8 @@ export interface WebhookEventsTable {
   last_error: string | null;
   delivered_at: Timestamp | null;
   created_at: Timestamp;
+  /** The webhook-id a test event was sent with; null: webhookId(id) (migration 042). */
+  webhook_id: Generated<string | null>;
 }
 
 export interface WebhookAttemptsTable {

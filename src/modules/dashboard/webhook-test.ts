@@ -8,6 +8,7 @@ import { sendWebhook } from '../webhooks/http-sender.js';
 import { legacySign, standardSignature } from '../webhooks/signing.js';
 import { resolveTarget, TargetRefusedError } from '../webhooks/target.js';
 import { USER_AGENT } from '../webhooks/webhook-service.js';
+import { recordTestEvent } from '../webhooks/webhook-repo.js';
 
 export async function sendTestEvent(ctx: WebDeps, merchantId: number) {
   const m = await findById(ctx.db, merchantId);
@@ -38,5 +39,6 @@ export async function sendTestEvent(ctx: WebDeps, merchantId: number) {
       'webhook-signature': standardSignature(m.webhook_secret, id, ts, body),
     },
   });
+  await recordTestEvent(ctx.db, { merchantId, webhookId: id, url: m.webhook_url, body, statusCode: r.statusCode, error: r.error, latencyMs: r.latencyMs, excerpt: r.excerpt });
   return { url: m.webhook_url, status_code: r.statusCode, error: r.error, latency_ms: r.latencyMs, excerpt: r.excerpt };
 }

@@ -53,6 +53,8 @@ export async function attemptDelivery(ev: ClaimedEvent, deps: AttemptDeps): Prom
   const startedAt = performance.now();
   const done = (result: SendResult, onFailure: 'retry' | 'final' = 'retry') => outcomeOf(ev, result, onFailure, config.webhookRetrySchedule);
   if (ev.webhook_secret === null) return done(failure('merchant not found'), 'final');
+  // A dashboard test event is recorded settled; one redelivered by an operator is not sent again.
+  if (ev.kind === 'test') return done(failure('test events are sent once, from the dashboard'), 'final');
   let body: string;
   try {
     // Signed with the merchant's CURRENT secret (read by the claim): a rotation applies to pending retries too.

@@ -259,3 +259,31 @@ export async function attemptsOf(db: Db | Trx, eventIds: number[]): Promise<Webh
   if (eventIds.length === 0) return [];
   return db.selectFrom('webhook_attempts').selectAll().where('event_id', 'in', eventIds).orderBy('event_id').orderBy('attempt').execute();
 }
+
+/** A dashboard test event as sent (one attempt, already settled): the events API lists it (migration 042). */
+export interface SentTestEvent {
+  merchantId: number;
+  webhookId: string;
+  url: string;
+  /** The body sent (its `sign` is not stored). */
+  body: string;
+  statusCode: number | null;
+  error: string | null;
+  latencyMs: number;
+  excerpt: string | null;
+}
+
+export async function recordTestEvent(db: Db, t: SentTestEvent): Promise<void> {
+  const { sign: _sign, ...payload } = JSON.parse(t.body) as Record<string, unknown>;
+  void _sign;
+  const delivered = t.statusCode !== null && t.statusCode >= 200 && t.statusCode < 300;
+  await sql`
+    with ev as (
+      insert into webhook_events (merchant_id, kind, record_id, status, payload, target_url, state, attempts, max_attempts,
+                                  last_attempt_at, last_status_code, last_error, delivered_at, webhook_id)
+      values (${t.merchantId}, 'test', 0, 'test', ${JSON.stringify(payload)}::jsonb, ${t.url}, ${delivered ? 'delivered' : 'exhausted'}, 1, 1,
+              now(), ${t.statusCode}, ${pgText(t.error)}, ${delivered ? sql`now()` : null}, ${t.webhookId})
+      returning id)
+    insert into webhook_attempts (event_id, attempt, target_url, status_code, latency_ms, error, response_excerpt)
+    select ev.id, 1, ${t.url}, ${t.statusCode}, ${Math.round(t.latencyMs)}, ${pgText(t.error)}, ${pgText(t.excerpt)} from ev`.execute(db);
+}

@@ -8,8 +8,8 @@ import { PURCHASE_FAIL_REASONS } from '../purchases/purchase-schemas.js';
 
 export const WEBHOOK_STATES = ['pending', 'delivered', 'exhausted'] as const;
 /** The statuses whose entry sends a webhook (spec 6.1, 6.2), from the state machines. */
-const WEBHOOK_DEPOSIT_STATUSES = DEPOSIT_STATUSES.filter((s) => DEPOSIT_MACHINE.onEnter[s].webhook);
-const WEBHOOK_PURCHASE_STATUSES = PURCHASE_STATUSES.filter((s) => PURCHASE_MACHINE.onEnter[s].webhook);
+export const WEBHOOK_DEPOSIT_STATUSES = DEPOSIT_STATUSES.filter((s) => DEPOSIT_MACHINE.onEnter[s].webhook);
+export const WEBHOOK_PURCHASE_STATUSES = PURCHASE_STATUSES.filter((s) => PURCHASE_MACHINE.onEnter[s].webhook);
 
 const sign = Type.String({ description: 'base64(sha256(String(id) + webhook secret)), id = trade_id or purchase_id' });
 
@@ -51,7 +51,7 @@ export const WebhookDeliverySchema = Type.Object(
     id: Type.Integer(),
     webhook_id: Type.String({ description: 'the `webhook-id` header, stable across retries' }),
     merchant_id: Type.Integer(),
-    kind: Type.String({ enum: ['deposit', 'purchase'] }),
+    kind: Type.String({ enum: ['deposit', 'purchase', 'test'] }),
     record_id: Type.Integer({ description: 'deposit or purchase id' }),
     status: Type.String({ description: 'the record status the event reports' }),
     state: Type.String({ enum: [...WEBHOOK_STATES] }),

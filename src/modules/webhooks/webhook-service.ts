@@ -39,7 +39,7 @@ const ts = (d: Date | string | null) => (d === null ? null : isoUtc(d));
 function present(ev: WebhookEventRow, attempts: repo.WebhookAttemptRow[]) {
   return {
     id: ev.id,
-    webhook_id: webhookId(ev.id),
+    webhook_id: ev.webhook_id ?? webhookId(ev.id),
     merchant_id: ev.merchant_id,
     kind: ev.kind,
     record_id: ev.record_id,
