@@ -1,4 +1,6 @@
 // Composition root for `npm start`: config → database → worker → HTTP, and a clean stop on Ctrl-C.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { loadConfig, ConfigError } from './config.js';
 import { startGateway } from './app.js';
 import { StartupError } from './db/startup-error.js';
@@ -17,6 +19,9 @@ async function main(): Promise<void> {
   // stdout is the JSON log; what a person must read once (the first start's secrets, the
   // addresses) goes to the terminal on stderr and never into the log.
   const say = (line = '') => process.stderr.write(`${line}\n`);
+  // A generated admin token is shown once, at the start that creates it; afterwards its file is named.
+  const tokenFile = path.join(config.dataDir, 'admin-token');
+  const tokenExisted = existsSync(tokenFile);
   const gateway = await startGateway(config, {
     seedDemo: true,
     onDemoMerchant: (m) => {
@@ -34,7 +39,8 @@ async function main(): Promise<void> {
   say(`    dashboard       ${ctx.config.publicUrl}/dashboard  ·  console ${ctx.config.publicUrl}/console  (first operator: npx gateway operator create --email …)`);
   // A token the operator set is theirs and stays out of the output; a generated sandbox one is shown.
   if (config.adminToken) say('    admin token     from ADMIN_TOKEN  (Authorization: Bearer …)');
-  else if (ctx.config.adminToken) say(`    admin token     ${ctx.config.adminToken}  (Authorization: Bearer …; kept in ${ctx.config.dataDir}/admin-token)`);
+  else if (ctx.config.adminToken && !tokenExisted) say(`    admin token     ${ctx.config.adminToken}  (Authorization: Bearer …; shown once, kept in ${tokenFile})`);
+  else if (ctx.config.adminToken) say(`    admin token     in ${tokenFile}  (Authorization: Bearer …)`);
   say(`    database        ${ctx.config.databaseUrl ? 'external (DATABASE_URL)' : `embedded, data in ${ctx.config.dataDir}`}\n`);
   log.info({ url: ctx.config.publicUrl, platform: ctx.config.platform, database: ctx.config.databaseUrl ? 'external' : 'embedded' }, 'gateway ready');
 
