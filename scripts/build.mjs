@@ -46,7 +46,13 @@ export async function build() {
   }
   fs.writeFileSync(path.join(tmp, '.built'), new Date().toISOString());
   fs.rmSync(DIST, { recursive: true, force: true });
-  fs.renameSync(tmp, DIST);
+  try {
+    fs.renameSync(tmp, DIST);
+  } catch (err) {
+    // Another process built at the same moment and swapped its dist/ in first: use that one.
+    fs.rmSync(tmp, { recursive: true, force: true });
+    if (!isFresh()) throw err;
+  }
 }
 
 /** True when dist/ exists and no file under src/ changed after it was built. */

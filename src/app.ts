@@ -3,7 +3,8 @@
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
+import { createLogger, logFormat } from './logging.js';
 import type { FastifyInstance } from 'fastify';
 import type { Runner, WorkerEvents } from 'graphile-worker';
 import type { Config } from './config.js';
@@ -15,7 +16,7 @@ import { migrate } from './db/migrate.js';
 import { startJobLockReaper } from './db/job-locks.js';
 import { createContext, type AppContext } from './context.js';
 import { loadPlatformAdapter } from './platform/index.js';
-import { buildServer, type BuildOptions } from './http/server.js';
+import { buildServer, type BuildOptions, type Drain } from './http/server.js';
 import { startWorker } from './jobs/index.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { randomSecret } from './domain/secrets.js';
@@ -61,8 +62,33 @@ async function resolveAdminToken(config: Config, log: Logger): Promise<string | 
   }
 }
 
+/**
+ * The HTTP side of a stop. New requests are answered 503 (Connection: close) at once; the listener
+ * stays open until clients stop coming (no request turned away for DRAIN_QUIET_MS), so no
+ * connection waiting in its backlog is reset, then closes; the requests in flight finish. After
+ * `deadlineMs` in all, the connections still open are closed and a warning says so.
+ */
+const DRAIN_QUIET_MS = 200;
+async function closeHttp(app: FastifyInstance, drain: Drain, deadlineMs: number, log: Logger): Promise<void> {
+  const started = Date.now();
+  drain.active = true;
+  for (let seen = -1; seen !== drain.turnedAway && Date.now() - started < deadlineMs; ) {
+    seen = drain.turnedAway;
+    await new Promise((r) => setTimeout(r, DRAIN_QUIET_MS));
+  }
+  const timer = setTimeout(() => {
+    log.warn({ deadlineMs }, 'requests still in flight at the stop deadline (STOP_TIMEOUT_MS): closing their connections');
+    app.server.closeAllConnections();
+  }, Math.max(0, deadlineMs - (Date.now() - started)));
+  try {
+    await app.close();
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export async function startGateway(config: Config, opts: StartOptions = {}): Promise<Gateway> {
-  const log = opts.logger ?? pino({ level: config.logLevel });
+  const log = opts.logger ?? createLogger({ level: config.logLevel, format: logFormat(config.logFormat) });
   let embedded: EmbeddedDb | undefined;
   let dbUrl = config.databaseUrl;
   if (!dbUrl) {
@@ -107,7 +133,9 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
     if (worker) await ctx.platform.start?.();
     if (worker) ctx.webhooks.dispatcher.start(taps);
     if (worker) ctx.purchases.dispatcher.start(taps);
-    const app = await buildServer(ctx, { configure: opts.configureServer });
+    // From the first moment of a stop every new request (/readyz too) answers 503 (closeHttp).
+    const drain: Drain = { active: false, turnedAway: 0 };
+    const app = await buildServer(ctx, { configure: opts.configureServer, drain });
     let url = config.publicUrl;
     if (opts.listen !== false) {
       const addr = await app.listen({ port: config.port, host: config.host });
@@ -117,16 +145,12 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
     }
 
     ctx.catalogue.pageState.start(pool.options);
-    let stopped = false;
-    return {
-      app,
-      ctx,
-      url,
-      worker,
-      async stop() {
-        if (stopped) return;
-        stopped = true;
-        await app.close();
+    let stopped: Promise<void> | undefined;
+    // The order matters: no new work in (HTTP, then bot leases handed back), the work in flight
+    // finished (requests, webhook attempts, purchase offers, jobs), its jobs handed to the queue,
+    // then the connections, and the embedded database last.
+    const stopAll = async () => {
+        await closeHttp(app, drain, config.stopTimeoutMs, log);
         await ctx.platform.stop?.();
         await reaper?.stop();
         await ctx.purchases.dispatcher.stop();
@@ -138,7 +162,13 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
         await ctx.pricing.stop(); // polls in flight end before the pool does
         await db.destroy(); // ends the pool
         await embedded?.stop();
-      },
+    };
+    return {
+      app,
+      ctx,
+      url,
+      worker,
+      stop: () => (stopped ??= stopAll()),
     };
   } catch (err) {
     await relay?.stop().catch(() => {});

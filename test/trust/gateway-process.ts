@@ -12,7 +12,10 @@ export interface GatewayProcess {
   url: string;
   output(): string;
   exited: Promise<number | null>;
-  /** kill -9 of the whole process group (Node, PostgreSQL, watchdog). */
+  /**
+   * kill -9 of everything (a machine crash): Node's process group, and the embedded PostgreSQL and
+   * its watchdog, which run in process groups of their own (found by DATA_DIR in their command line).
+   */
   killGroup(): void;
 }
 
@@ -47,6 +50,13 @@ export function spawnGateway(opts: { dataDir?: string; port: number; env?: Recor
         process.kill(-child.pid!, 'SIGKILL');
       } catch {
         /* already gone */
+      }
+      for (const pid of opts.dataDir ? processesWith(opts.dataDir) : []) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          /* already gone */
+        }
       }
     },
   };

@@ -102,8 +102,9 @@ describe('restart after a crash', () => {
     expect(processesWith(pgDir)).not.toContain(orphan);
     expect(await references(c)).toBe(entries + 1);
 
-    // 5. kill -9 of the whole process group: stale gateway.lock and postmaster.pid. The lock is
-    //    then made to name a live process that is not its owner (pid 1, another start time).
+    // 5. kill -9 of everything (Node's group, PostgreSQL and the watchdog in groups of their own):
+    //    stale gateway.lock and postmaster.pid. The lock is then made to name a live process that
+    //    is not its owner (pid 1, another start time).
     c.killGroup();
     await c.exited;
     await waitFor(() => processesWith(pgDir).length === 0, 10_000, 'the group to die');
