@@ -78,7 +78,7 @@ Two signatures, both with your webhook secret (\`whsec_…\`):
 1. **\`sign\`** in the body: \`base64(sha256(String(trade_id or purchase_id) + secret))\`.
 2. **Standard Webhooks** headers: \`webhook-id\`, \`webhook-timestamp\` (Unix seconds) and
    \`webhook-signature: v1,<base64 HMAC-SHA256(key, "<id>.<timestamp>.<raw body>")>\`, keyed with the
-   32 bytes after \`whsec_\` (base64url). It covers the whole body; reject timestamps older than 5 minutes.
+   32 bytes after \`whsec_\` (standard base64; the official Standard Webhooks libraries take the secret as it is). It covers the whole body; reject timestamps older than 5 minutes.
 
 \`\`\`js
 import crypto from 'node:crypto';

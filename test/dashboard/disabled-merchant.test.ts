@@ -62,3 +62,18 @@ describe('a disabled merchant', () => {
     expect((await fetch(`${gw.url}/api/v1/hosted/${hostedToken}`)).status).toBe(200);
   });
 });
+
+describe('unknown dashboard and console paths', () => {
+  it('answer an HTML 404 with the pages\' security headers', async () => {
+    for (const path of ['/dashboard/nope', '/dashboard/deposits/1/nope', '/console/nope']) {
+      for (const method of ['GET', 'POST'] as const) {
+        const r = await gw.app.inject({ method, url: path });
+        expect(r.statusCode, `${method} ${path}`).toBe(404);
+        expect(r.headers['content-security-policy'], path).toContain("default-src 'none'");
+        expect(r.headers['x-frame-options']).toBe('DENY');
+        expect(r.headers['cache-control']).toBe('no-store');
+        expect(String(r.headers['content-type'])).toContain('text/html');
+      }
+    }
+  });
+});

@@ -34,7 +34,7 @@ export const CreatedMerchantSchema = Type.Object(
   {
     ...merchantFields,
     api_key: Type.String({ description: 'shown once: store it now' }),
-    webhook_secret: Type.String({ description: 'shown once: `whsec_` + base64url of 32 random bytes' }),
+    webhook_secret: Type.String({ description: 'shown once: `whsec_` + standard base64 of 32 random bytes (as the Standard Webhooks libraries expect)' }),
   },
   { title: 'CreatedMerchant' },
 );

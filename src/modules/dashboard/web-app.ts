@@ -101,6 +101,14 @@ ${details.length ? html`<ul>${details.map((d) => html`<li>${d}</li>`)}</ul>` : '
     return reply.type(asset.type).send(asset.body);
   });
 
+  // An unknown page of the dashboard or the console is this plugin's HTML 404, with the pages'
+  // security headers (the onRequest hook above), not the API's JSON one.
+  for (const prefix of ['/dashboard/*', '/console/*']) {
+    app.all(prefix, async () => {
+      throw notFound();
+    });
+  }
+
   accountPages(app, ctx, accounts, shell);
   overviewPage(app, ctx, shell);
   recordPages(app, ctx, shell, accounts);

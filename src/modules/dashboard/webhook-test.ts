@@ -10,11 +10,15 @@ import { resolveTarget, TargetRefusedError } from '../webhooks/target.js';
 import { USER_AGENT } from '../webhooks/webhook-service.js';
 import { recordTestEvent } from '../webhooks/webhook-repo.js';
 
+/** The status of the test event: no deposit or purchase ever has it. */
+export const TEST_EVENT_STATUS = 'test';
+
 export async function sendTestEvent(ctx: WebDeps, merchantId: number) {
   const m = await findById(ctx.db, merchantId);
   if (!m?.webhook_url) throw validationError([{ field: 'webhook_url', code: 'required', message: 'set a webhook URL first' }]);
-  // trade_id 0 never names a real deposit: receivers can tell the test apart.
-  const body = JSON.stringify({ sign: legacySign(0, m.webhook_secret), trade_id: 0, merchant_tx_id: 'test_event', status: 'completed', test: true });
+  // Nothing real looks like it: status `test` is no record's status (a handler that acts on
+  // `completed` never acts on it), trade_id 0 names no deposit, and `test: true` says so.
+  const body = JSON.stringify({ sign: legacySign(0, m.webhook_secret), trade_id: 0, merchant_tx_id: 'test_event', status: TEST_EVENT_STATUS, test: true });
   const startedAt = performance.now();
   let addresses;
   try {

@@ -7,6 +7,7 @@ import { AppError, notFound, validationError, type FieldError } from '../../doma
 import { isHttpUrl } from '../../http/validation.js';
 import { getBalance } from '../ledger/ledger-repo.js';
 import { assertWebhookTarget } from '../webhooks/target.js';
+import { newWebhookSecret } from '../webhooks/signing.js';
 import * as repo from './merchant-repo.js';
 import type { MerchantRow } from './merchant-repo.js';
 
@@ -131,7 +132,7 @@ export function createMerchantService(db: Db, opts: { webhookAllowPrivate?: bool
       checkInput(input);
       await checkWebhookTarget(input, opts.webhookAllowPrivate ?? false);
       const key = newApiKey();
-      const webhookSecret = randomSecret(WEBHOOK_SECRET_PREFIX);
+      const webhookSecret = newWebhookSecret();
       const row = await db.transaction().execute((trx) =>
         repo.insertMerchant(trx, {
           name: input.name,
@@ -175,7 +176,7 @@ export function createMerchantService(db: Db, opts: { webhookAllowPrivate?: bool
     },
 
     async rotateWebhookSecret(id: number) {
-      const secret = randomSecret(WEBHOOK_SECRET_PREFIX);
+      const secret = newWebhookSecret();
       const row = await repo.updateMerchant(db, id, { webhook_secret: secret });
       if (!row) throw notFound();
       return { id: row.id, webhook_secret: secret };

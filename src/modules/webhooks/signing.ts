@@ -5,7 +5,8 @@
 //     secret = the whole webhook_secret string (with its `whsec_` prefix), UTF-8;
 //  2. Standard Webhooks headers: webhook-signature = "v1," + base64(HMAC-SHA256(key,
 //     "<webhook-id>.<webhook-timestamp>.<body>")), where key = the bytes encoded after `whsec_`
-//     (our secrets are whsec_ + base64url of 32 random bytes; base64url-decoded → the 32 bytes).
+//     (secrets are whsec_ + standard base64 of 32 random bytes, what the official Standard
+//     Webhooks libraries decode; secrets issued before issue 21 are base64url and still verify).
 import crypto from 'node:crypto';
 
 /** Bodies must stay under 4 KiB (DESIGN 8): clients buffer them into fixed-size slots. */
@@ -17,6 +18,14 @@ export type WebhookKind = 'deposit' | 'purchase';
 
 export class WebhookPayloadError extends Error {}
 
+/**
+ * A new webhook secret: `whsec_` + standard base64 (RFC 4648 §4, padded) of 32 random bytes, so
+ * `new Webhook(secret)` of the official Standard Webhooks libraries accepts it as it is.
+ */
+export function newWebhookSecret(): string {
+  return SECRET_PREFIX + crypto.randomBytes(32).toString('base64');
+}
+
 /** The spec signature (6.1 / 6.2): base64(sha256(String(id) + secret)). */
 export function legacySign(id: number | string, secret: string): string {
   return crypto.createHash('sha256').update(String(id) + secret, 'utf8').digest('base64');
@@ -24,7 +33,8 @@ export function legacySign(id: number | string, secret: string): string {
 
 /**
  * The HMAC key of the Standard Webhooks signature: the bytes after `whsec_`, decoded as base64
- * (base64url and standard base64 both accepted, as Node's decoder does). A secret without the
+ * (standard base64, today's secrets, and base64url, the secrets issued before, both accepted, as
+ * Node's decoder does). A secret without the
  * prefix, or one that decodes to nothing, is used as its UTF-8 bytes.
  */
 export function standardWebhookKey(secret: string): Buffer {
