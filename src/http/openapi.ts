@@ -1,8 +1,7 @@
 // The OpenAPI 3.1 document (/openapi.json, generated from the route schemas and finished by
-// openapi-document.ts) and its Swagger UI at /docs.
+// openapi-document.ts). The docs site that renders it is src/modules/docs/ (/docs).
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import { finishDocument } from './openapi-document.js';
 
 export const OPENAPI_PATH = '/openapi.json';
@@ -20,10 +19,6 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       },
     },
     transformObject: (documentObject) => finishDocument((documentObject as { openapiObject: Record<string, unknown> }).openapiObject) as never,
-  });
-  await app.register(swaggerUi, {
-    routePrefix: '/docs',
-    uiConfig: { docExpansion: 'list', deepLinking: true, defaultModelsExpandDepth: 0, displayOperationId: true, tryItOutEnabled: false },
   });
   app.get(OPENAPI_PATH, { schema: { hide: true } }, async (_req, reply) => {
     reply.header('content-disposition', 'inline; filename="openapi.json"');

@@ -15,6 +15,7 @@ import { accountAdminRoutes } from './accounts/account-admin-routes.js';
 import { webAppRoutes } from './dashboard/web-app.js';
 import { priceAdminRoutes } from './pricing/price-admin-routes.js';
 import { eventsRoutes } from './events/events-routes.js';
+import { docsRoutes } from './docs/docs-routes.js';
 
 export type RoutePlugin = (ctx: AppContext) => FastifyPluginAsync;
 
@@ -25,4 +26,4 @@ export const merchantFeatureRoutes: RoutePlugin[] = [depositRoutes, sandboxDepos
 export const adminFeatureRoutes: RoutePlugin[] = [webhookAdminRoutes, botRoutes, accountAdminRoutes, priceAdminRoutes];
 
 /** Mounted at the root, unauthenticated (hosted deposit page, static assets). */
-export const publicFeatureRoutes: RoutePlugin[] = [itemImageRoutes, hostedRoutes, webAppRoutes];
+export const publicFeatureRoutes: RoutePlugin[] = [itemImageRoutes, hostedRoutes, webAppRoutes, docsRoutes];

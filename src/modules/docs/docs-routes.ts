@@ -1,0 +1,42 @@
+// /docs: the docs site (docs-site.ts), built from the served document on the first request.
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { buildDocsSite, compress, type BuiltPage, type DocsSite } from './docs-site.js';
+
+const ASSETS = fileURLToPath(new URL('../../../web/docs/', import.meta.url));
+const ASSET_TYPES: Record<string, string> = { 'docs.css': 'text/css; charset=utf-8', 'docs.js': 'text/javascript; charset=utf-8' };
+
+function send(req: FastifyRequest, reply: FastifyReply, page: BuiltPage, type: string) {
+  reply.header('content-type', type).header('vary', 'accept-encoding').header('etag', page.etag).header('cache-control', 'no-cache');
+  if (req.headers['if-none-match'] === page.etag) return reply.code(304).send();
+  const accept = String(req.headers['accept-encoding'] ?? '');
+  if (/\bbr\b/.test(accept)) return reply.header('content-encoding', 'br').send(page.br);
+  if (/\bgzip\b/.test(accept)) return reply.header('content-encoding', 'gzip').send(page.gzip);
+  return reply.send(page.identity);
+}
+
+export const docsRoutes = (): FastifyPluginAsync => async (app) => {
+  let site: DocsSite | undefined;
+  const pages = () => (site ??= buildDocsSite(app.swagger() as unknown as Record<string, unknown>)).pages;
+  const assets = new Map(Object.keys(ASSET_TYPES).map((name) => [name, compress(fs.readFileSync(ASSETS + name))]));
+
+  const page = async (req: FastifyRequest, reply: FastifyReply) => {
+    const path = req.url.split('?')[0]!.replace(/\/+$/, '') || '/docs';
+    const p = pages().get(path);
+    if (!p) return reply.code(404).type('text/plain; charset=utf-8').send('not found');
+    return send(req, reply, p, 'text/html; charset=utf-8');
+  };
+  const hide = { schema: { hide: true } };
+  app.get('/docs', hide, page);
+  app.get('/docs/reference', hide, page);
+  app.get('/docs/operator', hide, page);
+  app.get('/docs/guides/:slug', hide, page);
+  app.get('/docs/assets/:name', hide, async (req, reply) => {
+    const name = (req.params as { name: string }).name;
+    const a = assets.get(name);
+    if (!a) return reply.code(404).type('text/plain; charset=utf-8').send('not found');
+    return send(req, reply, a, ASSET_TYPES[name]!);
+  });
+};
+
