@@ -95,6 +95,9 @@ export interface SteamSettings {
 
 export class ConfigError extends Error {}
 
+/** In DATA_DIR: the PUBLIC_URL of the gateway's last start, for the links the CLI prints without PUBLIC_URL set. */
+export const PUBLIC_URL_FILE = 'public-url';
+
 type Env = Record<string, string | undefined>;
 
 function int(env: Env, name: string, def: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
