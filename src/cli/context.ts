@@ -16,7 +16,7 @@ import { systemClock } from '../domain/clock.js';
 export type CliContext = AppContext & { close(): Promise<void> };
 
 async function canConnect(url: string): Promise<boolean> {
-  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1500 });
+  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 }); // a busy machine is slow to answer
   try {
     await c.connect();
     await c.end();
