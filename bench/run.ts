@@ -1,4 +1,4 @@
-// `npm run bench`: the gateway as `npm start` runs it (its own process: node + tsx, src/main.ts)
+// `npm run bench`: the gateway as `npm start` runs it (its own process: node bin/start.mjs, dist/main.js)
 // on a durable PostgreSQL (fsync and synchronous_commit on; BENCH_DATABASE_URL for an existing
 // server), loaded by autocannon from a separate process (bench/load.ts), next to three baselines
 // measured in the same run on the same machine:

@@ -101,6 +101,8 @@ export class ConfigError extends Error {}
 
 /** CS2 trade protection (a trade can be reversed for 7 days) plus an hour to read it in the trade history. */
 export const STEAM_CS2_MIN_HOLD_SECONDS = 7 * 86400 + 3600;
+/** In DATA_DIR: the PUBLIC_URL of the gateway's last start, for the links the CLI prints without PUBLIC_URL set. */
+export const PUBLIC_URL_FILE = 'public-url';
 
 type Env = Record<string, string | undefined>;
 

@@ -1,7 +1,7 @@
 // Composition root for `npm start`: config → database → worker → HTTP, and a clean stop on Ctrl-C.
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadConfig, ConfigError } from './config.js';
+import { loadConfig, ConfigError, PUBLIC_URL_FILE } from './config.js';
 import { startGateway } from './app.js';
 import { StartupError } from './db/startup-error.js';
 
@@ -42,6 +42,7 @@ async function main(): Promise<void> {
   else if (ctx.config.adminToken && !tokenExisted) say(`    admin token     ${ctx.config.adminToken}  (Authorization: Bearer …; shown once, kept in ${tokenFile})`);
   else if (ctx.config.adminToken) say(`    admin token     in ${tokenFile}  (Authorization: Bearer …)`);
   say(`    database        ${ctx.config.databaseUrl ? 'external (DATABASE_URL)' : `embedded, data in ${ctx.config.dataDir}`}\n`);
+  if (!ctx.config.databaseUrl) writeFileSync(path.join(config.dataDir, PUBLIC_URL_FILE), ctx.config.publicUrl);
   log.info({ url: ctx.config.publicUrl, platform: ctx.config.platform, database: ctx.config.databaseUrl ? 'external' : 'embedded' }, 'gateway ready');
 
   // First SIGINT/SIGTERM: a clean stop (app.ts says in which order). A second one while it runs:

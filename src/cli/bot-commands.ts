@@ -5,7 +5,7 @@ import fs from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import type { CliContext } from './context.js';
 
-type Run = (action: (ctx: CliContext, ...args: any[]) => Promise<unknown>, title?: string) => (...args: unknown[]) => Promise<void>;
+type Run = (action: (ctx: CliContext, ...args: any[]) => Promise<unknown>, title?: string, columns?: string[]) => (...args: unknown[]) => Promise<void>;
 
 async function readMaFile(file: string): Promise<{ account_name?: string; shared_secret?: string; identity_secret?: string; platform_id?: string }> {
   const text = await fs.readFile(file, 'utf8');
@@ -56,12 +56,20 @@ export function registerBotCommands(program: Command, run: Run, int: (v: string)
     .description('replace the stored web session (used at the next sign-in)')
     .requiredOption('--cookies-file <file>', 'one cookie a line (steamLoginSecure=…)')
     .action(run(async (ctx, id, o) => ctx.bots.setWebSession(int(id), await readCookies(o.cookiesFile)), 'web session stored:'));
-  bot.command('list').option('--limit <n>', '', int, 100).option('--offset <n>', '', int, 0).action(run((ctx, o) => ctx.bots.list(o.limit, o.offset)));
-  bot.command('show <id>').action(run((ctx, id) => ctx.bots.show(int(id))));
+  // The console's list: operator-managed bots, and on the sandbox platform its seeded bots too (marked).
+  bot.command('list').description('the bots the console shows (on the sandbox platform its seeded bots, marked sandbox)')
+    .option('--limit <n>', 'at most this many', int, 100).option('--offset <n>', 'skip this many', int, 0)
+    .action(run(
+      async (ctx, o) => (await ctx.bots.listForConsole(o.limit, o.offset)).map((b) => ({ ...b, kind: b.account_name ? 'managed' : 'sandbox' })),
+      undefined,
+      ['id', 'name', 'kind', 'platform_id', 'status', 'trade_state_reason', 'games', 'lease_owner', 'last_checked_at'],
+    ));
+  bot.command('show <id>').description('one bot with its trade state and lease').action(run((ctx, id) => ctx.bots.show(int(id))));
   bot.command('disable <id>').description('take the bot out of rotation').action(run((ctx, id) => ctx.bots.update(int(id), { enabled: false })));
   bot.command('enable <id>').description('put the bot back in rotation (also clears cannot_trade)').action(run((ctx, id) => ctx.bots.update(int(id), { enabled: true })));
   bot
     .command('update <id>')
+    .description("change a bot's name, games, capacity or enabled state")
     .option('--name <name>')
     .option('--game <game>', 'replace the games (repeat)', (v: string, p: string[] = []) => [...p, v])
     .option('--capacity <n>', '', int)

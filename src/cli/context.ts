@@ -5,7 +5,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import pino from 'pino';
-import type { Config } from '../config.js';
+import { PUBLIC_URL_FILE, type Config } from '../config.js';
 import { createDb, createPool } from '../db/database.js';
 import { startEmbeddedPostgres, type EmbeddedDb } from '../db/embedded.js';
 import { migrate } from '../db/migrate.js';
@@ -16,7 +16,7 @@ import { systemClock } from '../domain/clock.js';
 export type CliContext = AppContext & { close(): Promise<void> };
 
 async function canConnect(url: string): Promise<boolean> {
-  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1500 });
+  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 }); // a busy machine is slow to answer
   try {
     await c.connect();
     await c.end();
@@ -26,10 +26,35 @@ async function canConnect(url: string): Promise<boolean> {
   }
 }
 
-export async function openCliContext(config: Config): Promise<CliContext> {
+/** The CLI works on a gateway's database and never makes one: a wrong DATA_DIR is an error, not an empty database. */
+export class NoGatewayDatabase extends Error {}
+
+function shown(dir: string): string {
+  const rel = path.relative(process.cwd(), dir);
+  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? `./${rel}` : dir;
+}
+
+async function isGatewayDatabase(url: string): Promise<boolean> {
+  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+  await c.connect();
+  try {
+    return (await c.query(`select to_regclass('public.schema_migrations') is not null as ok`)).rows[0].ok === true;
+  } finally {
+    await c.end();
+  }
+}
+
+export async function openCliContext(config: Config, env: Record<string, string | undefined> = process.env): Promise<CliContext> {
   let url = config.databaseUrl;
   let embedded: EmbeddedDb | undefined;
   if (!url) {
+    if (!(await fs.access(path.join(config.dataDir, 'pg', 'PG_VERSION')).then(() => true, () => false))) {
+      throw new NoGatewayDatabase(`no gateway database in ${shown(config.dataDir)} — set DATA_DIR or DATABASE_URL to the gateway's`);
+    }
+    if (!env.PUBLIC_URL) {
+      const recorded = await fs.readFile(path.join(config.dataDir, PUBLIC_URL_FILE), 'utf8').then((s) => s.trim(), () => '');
+      if (recorded) config = { ...config, publicUrl: recorded };
+    }
     const portFile = path.join(config.dataDir, 'pg-port');
     const port = await fs.readFile(portFile, 'utf8').then((s) => Number(s.trim()), () => undefined);
     const running = port ? `postgres://postgres:gateway@127.0.0.1:${port}/postgres` : undefined;
@@ -38,6 +63,8 @@ export async function openCliContext(config: Config): Promise<CliContext> {
       embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort });
       url = embedded.url;
     }
+  } else if (!(await isGatewayDatabase(url))) {
+    throw new NoGatewayDatabase('no gateway database at DATABASE_URL (no schema_migrations) — set DATA_DIR or DATABASE_URL to the gateway\'s');
   }
   const pool = createPool(url, 5);
   // Nothing in the CLI listens to commits: its job rows and webhook events are moved by the

@@ -6,6 +6,7 @@ import { loadConfig } from '../config.js';
 import type { CliContext } from './context.js';
 import { progressBar } from './progress.js';
 import { registerBotCommands } from './bot-commands.js';
+import { formatTable } from './table.js';
 
 // The services (and their libraries) are loaded by the command that runs, not at start:
 // `gateway --help` and a mistyped option answer without loading them.
@@ -21,7 +22,7 @@ program
 type Action = (ctx: CliContext, ...args: any[]) => Promise<unknown>;
 
 /** Opens the database, runs the action, prints the result, and always closes. */
-function run(action: Action, humanTitle?: string) {
+function run(action: Action, humanTitle?: string, columns?: string[]) {
   return async (...args: unknown[]) => {
     const json = Boolean(program.opts().json);
     let ctx: CliContext | undefined;
@@ -29,7 +30,7 @@ function run(action: Action, humanTitle?: string) {
       const { openCliContext } = await import('./context.js');
       ctx = await openCliContext(loadConfig());
       const result = await action(ctx, ...args);
-      print(result, json, humanTitle);
+      print(result, json, humanTitle, columns);
     } catch (err) {
       if (err instanceof AppError) {
         const out = { success: false, message: err.message, data: err.data };
@@ -47,7 +48,8 @@ function run(action: Action, humanTitle?: string) {
   };
 }
 
-function print(result: unknown, json: boolean, title?: string) {
+/** `columns`: the fields of a list's human table (--json prints every field). */
+function print(result: unknown, json: boolean, title?: string, columns?: string[]) {
   if (result === undefined) return;
   if (json) {
     console.log(JSON.stringify(result, null, 2));
@@ -56,7 +58,7 @@ function print(result: unknown, json: boolean, title?: string) {
   if (title) console.log(title);
   if (Array.isArray(result)) {
     if (result.length === 0) console.log('(none)');
-    else console.table(result);
+    else console.log(formatTable((result as Record<string, unknown>[]).map((r) => (columns ? Object.fromEntries(columns.map((c) => [c, r[c]])) : r))));
   } else if (result && typeof result === 'object') {
     for (const [k, v] of Object.entries(result)) {
       console.log(`  ${k.padEnd(24)} ${typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v)}`);
@@ -109,11 +111,12 @@ merchant
       }),
     'merchant created (the API key and webhook secret are shown only now):'),
   );
-merchant.command('list').option('--limit <n>', '', int, 100).option('--offset <n>', '', int, 0)
+merchant.command('list').description('merchants, with their settings').option('--limit <n>', 'at most this many', int, 100).option('--offset <n>', 'skip this many', int, 0)
   .action(run((ctx, o) => ctx.merchants.list(o.limit, o.offset)));
 merchant.command('show <id>').description('a merchant with its balance').action(run((ctx, id) => ctx.merchants.get(int(id))));
 merchant
   .command('update <id>')
+  .description("change a merchant's settings (only the options given)")
   .option('--name <name>')
   .addOption(new Option('--enabled <on|off>').argParser(onOff))
   .option('--webhook-url <url>', 'webhook URL ("" to clear)')
@@ -140,7 +143,7 @@ merchant
   );
 merchant.command('rotate-key <id>').description('new API key; the old one stops working at once')
   .action(run((ctx, id) => ctx.merchants.rotateKey(int(id))));
-merchant.command('rotate-webhook-secret <id>').action(run((ctx, id) => ctx.merchants.rotateWebhookSecret(int(id))));
+merchant.command('rotate-webhook-secret <id>').description('new webhook signing secret (shown once)').action(run((ctx, id) => ctx.merchants.rotateWebhookSecret(int(id))));
 
 // ---- dashboard accounts (the link is shown once; PUBLIC_URL is its base)
 const cliActor = { userId: null, actor: 'cli', ip: null };
@@ -156,7 +159,7 @@ for (const name of ['create', 'invite']) {
     .requiredOption('--email <address>')
     .action(run(async (ctx, o) => (await accounts(ctx)).invite({ merchantId: null, email: o.email, role: 'operator' }, cliActor), 'invitation created (the link works once):'));
 }
-program.command('audit').description('the audit log, newest first').option('--merchant <id>', '', int).option('--limit <n>', '', int, 50)
+program.command('audit').description('the audit log, newest first').option('--merchant <id>', "only this merchant's entries", int).option('--limit <n>', 'at most this many', int, 50)
   .action(run(async (ctx, o) => (await (await accounts(ctx)).listAudit({ merchantId: o.merchant, limit: o.limit })).map((a) => ({ ...a, at: new Date(a.at).toISOString(), detail: JSON.stringify(a.detail) }))));
 
 // ---- money
@@ -165,24 +168,29 @@ program.command('top-up <merchantId> <amount>').description('credit available ba
   .action(run(async (ctx, id, amount, o) => ctx.ledger.topUp(int(id), await amountTextToMills(amount), o.reference)));
 
 const withdrawal = program.command('withdrawal').description('merchant withdrawals');
-withdrawal.command('create <merchantId> <amount>').option('--reference <ref>')
+withdrawal.command('create <merchantId> <amount>').description('request a withdrawal (USD); the amount leaves available at once').option('--reference <ref>', 'idempotency reference')
   .action(run(async (ctx, id, amount, o) => ctx.ledger.createWithdrawal(int(id), await amountTextToMills(amount), o.reference)));
-withdrawal.command('list <merchantId>').option('--limit <n>', '', int, 50).option('--offset <n>', '', int, 0)
+withdrawal.command('list <merchantId>').description("the merchant's withdrawals, newest first").option('--limit <n>', 'at most this many', int, 50).option('--offset <n>', 'skip this many', int, 0)
   .action(run((ctx, id, o) => ctx.ledger.listWithdrawals(int(id), o.limit, o.offset)));
 for (const action of ['complete', 'fail', 'cancel'] as const) {
-  withdrawal.command(`${action} <withdrawalId>`).action(run((ctx, id) => ctx.ledger.transitionWithdrawal(int(id), action)));
+  withdrawal.command(`${action} <withdrawalId>`).description(action === 'complete' ? 'mark a pending withdrawal paid out' : `${action} a pending withdrawal (the amount comes back)`).action(run((ctx, id) => ctx.ledger.transitionWithdrawal(int(id), action)));
 }
 
 const ledger = program.command('ledger').description('the balance ledger');
-ledger.command('list <merchantId>').option('--limit <n>', '', int, 50).option('--offset <n>', '', int, 0)
+ledger.command('list <merchantId>').description("the merchant's ledger entries, newest first, with running balances").option('--limit <n>', 'at most this many', int, 50).option('--offset <n>', 'skip this many', int, 0)
   .action(run((ctx, id, o) => ctx.ledger.entries(int(id), o.limit, o.offset)));
 ledger
   .command('verify')
   .description('prove every balance equals the sum of its ledger entries (exit 1 on a mismatch)')
-  .option('--merchant <id>', '', int)
+  .option('--merchant <id>', 'only this merchant', int)
   .action(
     run(async (ctx, o) => {
+      // One statement over every entry: on a big database it takes a while, so say so on stderr.
+      const bar = progressBar('verifying the ledger');
+      bar.update(0);
       const r = await ctx.ledger.verify(o.merchant);
+      bar.update(r.checked, r.checked);
+      bar.done();
       if (r.mismatches.length) process.exitCode = 1;
       return { ok: r.mismatches.length === 0, checked: r.checked, mismatches: r.mismatches };
     }),
@@ -190,10 +198,10 @@ ledger
 
 // ---- webhooks
 const webhooks = program.command('webhook').description('webhook deliveries');
-webhooks.command('deliveries <merchantId>').option('--limit <n>', '', int, 50).option('--offset <n>', '', int, 0)
+webhooks.command('deliveries <merchantId>').description("the merchant's webhook events with their attempts").option('--limit <n>', 'at most this many', int, 50).option('--offset <n>', 'skip this many', int, 0)
   .option('--status <s>', 'pending, delivered or exhausted')
   .action(run((ctx, id, o) => requireFeature(ctx, 'webhooks').listDeliveries(int(id), { limit: o.limit, offset: o.offset, status: o.status })));
-webhooks.command('redeliver <eventId>').action(run((ctx, id) => requireFeature(ctx, 'webhooks').redeliver(int(id))));
+webhooks.command('redeliver <eventId>').description('queue one more attempt of a webhook event').action(run((ctx, id) => requireFeature(ctx, 'webhooks').redeliver(int(id))));
 
 // ---- catalogue
 const catalogue = program.command('catalogue').description('the purchase catalogue');
