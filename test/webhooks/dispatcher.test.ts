@@ -201,12 +201,12 @@ describe('a backlog to a receiver that comes back', () => {
       return r.rows[0]!.n === holds.length;
     }, 60_000);
     const completeds = await emitAll(gw, m.id, records, ['completed']);
-    // No completed is sent before its hold; one whose hold is between attempts waits for the hold's
-    // retry time (not_before), so the due scan skips it until then. (A hold in flight has no retry
-    // time yet: its settle sets the completed's wait.) One snapshot, whatever the retries are doing.
+    // No completed is sent before its hold, and the completeds wait for their hold's retry time
+    // (not_before: the due scan skips them until then), never past it. One snapshot, whatever the
+    // retries are doing meanwhile (a hold in flight has no retry time until its settle).
     const waits = await sql<{ ok: boolean; waiting: number }>`
-      select bool_and(c.attempts = 0 and (h.lease_until is not null or c.not_before is null or c.not_before = h.next_attempt_at)) as ok,
-             count(*) filter (where c.not_before = h.next_attempt_at)::int as waiting
+      select bool_and(c.attempts = 0 and (h.lease_until is not null or c.not_before is null or c.not_before <= h.next_attempt_at)) as ok,
+             count(*) filter (where c.not_before is not null)::int as waiting
         from webhook_events c join webhook_events h on h.kind = c.kind and h.record_id = c.record_id and h.status = 'hold'
        where c.id = any(${completeds}::bigint[])`.execute(gw.ctx.db);
     expect(waits.rows[0]!.ok).toBe(true);
