@@ -12,7 +12,9 @@ let gw: TestGateway;
 let m: any;
 const clock = new OffsetClock();
 beforeAll(async () => {
-  gw = await startTestGateway({ QUOTE_TTL_SECONDS: '60', DEPOSIT_TIMEOUT_MS: '300' }, { clock });
+  // A deadline a busy machine's ordinary platform calls never reach (at 300 ms, a sandbox offer sent
+  // under load 28 was taken for silence); the silence tests use platforms that never answer.
+  gw = await startTestGateway({ QUOTE_TTL_SECONDS: '60', DEPOSIT_TIMEOUT_MS: '2000' }, { clock });
   m = await gw.createMerchant({ name: 'Inventory flow' });
 });
 afterAll(async () => gw?.stop());
@@ -124,7 +126,7 @@ describe('POST /inventory', () => {
       expect(down.body).toEqual({ success: false, message: 'integration service error' });
       expect(down.headers['retry-after']).toBeUndefined();
       p.loadInventory = orig.load;
-      p.checkTradeLink = () => new Promise(() => {}); // silence: DEPOSIT_TIMEOUT_MS (300) decides
+      p.checkTradeLink = () => new Promise(() => {}); // silence: DEPOSIT_TIMEOUT_MS (2000) decides
       // the check never answers: an answer at all is the deadline's
       const silent = await gw.merchant(m.api_key, 'POST', '/inventory', { game: 'csgo', partner: nextPartner(), token: TOKEN });
       expect(silent.status).toBe(500);
