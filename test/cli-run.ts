@@ -6,6 +6,14 @@ import { freshDatabase, startTestGateway, type TestGateway } from './helpers.js'
 
 const exec = promisify(execFile);
 
+/**
+ * The per-test bound of tests that run the CLI: each call starts a Node process that loads the
+ * TypeScript sources through tsx, which takes seconds on a busy machine (load 9 on 2 cores: over
+ * 60 s for a test of a dozen calls). The tests assert outcomes only; this bound just has to be
+ * generous enough never to be the reason a test fails.
+ */
+export const CLI_TEST_TIMEOUT_MS = 600_000;
+
 export async function runCli(databaseUrl: string, args: string[], env: Record<string, string> = {}) {
   try {
     const r = await exec(process.execPath, ['bin/gateway.mjs', '--json', ...args], {

@@ -26,7 +26,7 @@ export function scaledInteger(usd: number, places: number, what = 'value'): numb
  */
 export function usdTextToMills(text: string, what = 'amount'): number {
   const t = text.trim();
-  if (!/^\d+(\.\d+)?$/.test(t)) throw new MoneyError(`${what} must be a number of USD like 12.345`);
+  if (!/^\d+(\.\d+)?$/.test(t)) throw new MoneyError(`${what} must be a positive number of USD like 12.345`);
   return scaledIntegerOfText(t, 3, what);
 }
 

@@ -67,12 +67,12 @@ describe('whole-catalogue downloads', () => {
       expect(grouped.body.data.total).toBe(300);
 
       // More balance reads at once than the pool has connections: none waits on the downloads.
-      const t0 = performance.now();
       const answers = await Promise.all(
         Array.from({ length: 30 }, () => fetch(`${gw.url}/api/v1/merchant/balance`, { headers: { 'x-api-key': m.api_key } }).then((r) => r.status)),
       );
       expect(answers.every((s) => s === 200)).toBe(true);
-      expect(performance.now() - t0).toBeLessThan(3000);
+      // ...answered while every download is still stalled (a read waiting on them would never end)
+      expect(gw.ctx.catalogue.activeStreams()).toBe(CONCURRENCY);
       // pages keep working too
       expect((await gw.merchant(m.api_key, 'GET', '/purchase/available?game=csgo&full=true&page=1')).status).toBe(200);
     } finally {

