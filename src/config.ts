@@ -37,6 +37,8 @@ export interface Config {
   webhookConcurrencyPerMerchant: number;
   /** Delivered webhook events (and their attempts) older than this are deleted; 0 keeps them forever. */
   webhookRetentionDays: number;
+  /** Days of the merchants' own API requests kept for the dashboard's request log; 0: not recorded. */
+  requestLogDays: number;
   priceRefreshSeconds: number;
   /** Quotes are refused once the loaded price book is older than this (0: no limit). */
   priceMaxAgeSeconds: number;
@@ -215,6 +217,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookConcurrency,
     webhookConcurrencyPerMerchant: int(env, 'WEBHOOK_CONCURRENCY_PER_MERCHANT', Math.max(1, Math.ceil(webhookConcurrency / 4)), 1, 1000),
     webhookRetentionDays: int(env, 'WEBHOOK_RETENTION_DAYS', 30, 0, 36500),
+    requestLogDays: int(env, 'REQUEST_LOG_DAYS', 7, 0, 90),
     priceRefreshSeconds: int(env, 'PRICE_REFRESH_SECONDS', 600, 1),
     priceMaxAgeSeconds: int(env, 'PRICE_MAX_AGE_SECONDS', 3600, 0),
     priceBookSource: env.PRICE_BOOK || undefined,

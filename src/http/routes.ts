@@ -7,11 +7,13 @@ import { balanceRoutes } from '../modules/ledger/balance-routes.js';
 import { adminRoutes } from '../modules/admin/admin-routes.js';
 import { merchantFeatureRoutes, adminFeatureRoutes, publicFeatureRoutes } from '../modules/index.js';
 import { recordKeyUsage, type KeyUsage } from '../modules/dashboard/key-usage.js';
+import { createRequestLogRecorder, type RequestLogRecorder } from '../modules/request-logs/recorder.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     merchantKeys: KeyCache;
     keyUsage: KeyUsage;
+    requestLog: RequestLogRecorder;
   }
 }
 
@@ -21,6 +23,9 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
   app.addHook('onClose', () => keys.stop());
   const keyUsage = recordKeyUsage(ctx.db); // the dashboard's "last used"
   app.decorate('keyUsage', keyUsage);
+  const requestLog = createRequestLogRecorder({ db: ctx.db, log: ctx.log, days: ctx.config.requestLogDays }); // the dashboard's request log
+  app.decorate('requestLog', requestLog);
+  app.addHook('onClose', () => requestLog.stop());
   // Operator, console and dashboard writes may change a merchant (key, enabled, whitelist): the
   // NOTIFY reaches this instance's listener only after the answer, so a caller acting on that answer
   // at once (rotate, then use the old key) would still be served from memory. Forget before answering.
@@ -32,6 +37,7 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
     async (merchantApi) => {
       merchantApi.addHook('onRequest', merchantAuth(keys));
       merchantApi.addHook('onResponse', keyUsage.onResponse);
+      merchantApi.addHook('onSend', requestLog.onSend);
       await merchantApi.register(balanceRoutes(ctx));
       for (const plugin of merchantFeatureRoutes) await merchantApi.register(plugin(ctx));
     },

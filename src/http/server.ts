@@ -173,6 +173,7 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
           accessLog.answered(a, a.statusCode, a.responseTime);
           stats.observe(a.method, AVAILABLE_PATH, a.statusCode, a.responseTime / 1000);
           app.keyUsage.note(a.merchant, a.ip, app.log);
+          app.requestLog.note(a);
         },
       }),
     );

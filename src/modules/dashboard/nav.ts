@@ -8,6 +8,7 @@ export const MERCHANT_NAV = [
   { href: '/dashboard/withdrawals', label: 'Withdrawals' },
   { href: '/dashboard/webhooks', label: 'Webhooks' },
   { href: '/dashboard/developers', label: 'API keys & access' },
+  { href: '/dashboard/requests', label: 'API requests' },
   { href: '/dashboard/team', label: 'Team' },
   { href: '/dashboard/audit', label: 'Audit log' },
   { href: '/dashboard/account', label: 'Your account' },

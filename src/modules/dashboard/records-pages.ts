@@ -11,6 +11,20 @@ import { actorOf, checkCsrf } from '../accounts/web-session.js';
 import { SANDBOX_ACTIONS, helperChange, simulatorOf, type SandboxAction } from '../sandbox/sandbox-offer-change.js';
 import { actionButton, facts, html, pager, statusBadge, table, usd, when, type Html } from './html.js';
 import * as repo from './dashboard-repo.js';
+import { transitionFrom } from '../../domain/state-machine.js';
+import { DEPOSIT_MACHINE } from '../../domain/deposit-state.js';
+import { PURCHASE_MACHINE } from '../../domain/purchase-state.js';
+
+/** The sandbox helper buttons of a record page, each with the state-machine event it causes. */
+export const SANDBOX_BUTTONS: { action: SandboxAction; event: string; label: string; fields?: Record<string, string> }[] = [
+  { action: 'accept', event: 'accept', label: 'Accept (no hold)', fields: { hold: 'false' } },
+  { action: 'accept', event: 'accept_hold', label: 'Accept with hold', fields: { hold: 'true' } },
+  { action: 'decline', event: 'decline', label: 'Decline' },
+  { action: 'expire', event: 'expire', label: 'Expire' },
+  { action: 'release', event: 'release', label: 'Release' },
+  { action: 'cancel', event: 'cancel', label: 'Cancel' },
+  { action: 'revert', event: 'revert', label: 'Revert (by user)', fields: { by: 'user' } },
+];
 import { DEVELOP, intParam, merchantUser, respond, type ShellOf } from './view.js';
 import { webhookEventsTable } from './settings-pages.js';
 import { depositItemsWithBasis } from './price-basis.js';
@@ -118,13 +132,14 @@ ${pager(path, filterQuery(f), more ? shown[shown.length - 1].id : undefined)}`);
       ]);
       const r = rec as Record<string, unknown> & { status: string; amount: number };
       const items = kind === 'deposit' ? await repo.depositItems(ctx.db, id) : [];
+      // Only the helpers the record's status allows (the state machine decides, as for the API's 409).
+      const helpers = SANDBOX_BUTTONS.filter((b) => transitionFrom(kind === 'deposit' ? DEPOSIT_MACHINE : PURCHASE_MACHINE, b.event as never, rec.status as never));
       const sandbox = simulate && canAct
-        ? html`<section><h2>Sandbox test helpers</h2><p class="hint">Drive the user's side of the trade offer, as the platform would.</p><div class="buttons">
-${actionButton(`/dashboard/${kind}s/${id}/sandbox/accept`, 'Accept (no hold)', csrf, { fields: { hold: 'false' } })}
-${actionButton(`/dashboard/${kind}s/${id}/sandbox/accept`, 'Accept with hold', csrf, { fields: { hold: 'true' } })}
-${['decline', 'expire', 'release', 'cancel'].map((a) => actionButton(`/dashboard/${kind}s/${id}/sandbox/${a}`, a[0].toUpperCase() + a.slice(1), csrf))}
-${actionButton(`/dashboard/${kind}s/${id}/sandbox/revert`, 'Revert (by user)', csrf, { fields: { by: 'user' }, danger: true })}
-</div></section>`
+        ? html`<section><h2>Sandbox test helpers</h2>${helpers.length
+            ? html`<p class="hint">Drive the user's side of the trade offer, as the platform would.</p><div class="buttons">
+${helpers.map((b) => actionButton(`/dashboard/${kind}s/${id}/sandbox/${b.action}`, b.label, csrf, { fields: b.fields, danger: b.action === 'revert' }))}
+</div>`
+            : html`<p class="hint">No test helper applies to a ${kind} in status ${rec.status}.</p>`}</section>`
         : '';
       return html`${facts([
   ['Status', statusBadge(r.status)],

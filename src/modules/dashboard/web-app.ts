@@ -1,5 +1,6 @@
 // The merchant dashboard (/dashboard) and the operator console (/console): one plugin mounted at
 // the root, with its own form parsing, security headers, sessions and HTML error pages.
+import { requestLogPages } from '../request-logs/request-log-pages.js';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -117,4 +118,5 @@ ${details.length ? html`<ul>${details.map((d) => html`<li>${d}</li>`)}</ul>` : '
   teamPages(app, ctx, shell, accounts);
   consolePages(app, ctx, accounts);
   botPages(app, ctx, accounts);
+  requestLogPages(app, ctx, shell);
 };

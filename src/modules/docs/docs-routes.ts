@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { notFound } from '../../domain/errors.js';
 import { buildDocsSite, compress, type BuiltPage, type DocsSite } from './docs-site.js';
 
 const ASSETS = fileURLToPath(new URL('../../../web/docs/', import.meta.url));
@@ -24,7 +25,7 @@ export const docsRoutes = (): FastifyPluginAsync => async (app) => {
   const page = async (req: FastifyRequest, reply: FastifyReply) => {
     const path = req.url.split('?')[0]!.replace(/\/+$/, '') || '/docs';
     const p = pages().get(path);
-    if (!p) return reply.code(404).type('text/plain; charset=utf-8').send('not found');
+    if (!p) throw notFound();
     return send(req, reply, p, 'text/html; charset=utf-8');
   };
   const hide = { schema: { hide: true } };
@@ -35,7 +36,7 @@ export const docsRoutes = (): FastifyPluginAsync => async (app) => {
   app.get('/docs/assets/:name', hide, async (req, reply) => {
     const name = (req.params as { name: string }).name;
     const a = assets.get(name);
-    if (!a) return reply.code(404).type('text/plain; charset=utf-8').send('not found');
+    if (!a) throw notFound();
     return send(req, reply, a, ASSET_TYPES[name]!);
   });
 };

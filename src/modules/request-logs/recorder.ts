@@ -1,0 +1,135 @@
+// The request log recorder: the merchant API's answers are noted in memory after they are sent
+// (an onSend hook reads the error body, nothing waits) and written in batches — one INSERT per
+// FLUSH_MS or per BATCH rows — so the API's hot path pays a push to an array. A buffer past
+// MAX_BUFFERED (the database is down or slow) drops the newest entries and counts them: the log
+// is a convenience, never a reason to hold memory or slow answers. Pruned by age every hour.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import type { Db } from '../../db/database.js';
+import { normaliseIp } from '../../http/auth.js';
+import { insertBatch, pruneOlderThan, type RequestLogEntry } from './request-log-repo.js';
+
+const FLUSH_MS = 1000;
+const BATCH = 500;
+const MAX_BUFFERED = 20_000;
+const PRUNE_EVERY_MS = 3_600_000;
+const PRUNE_BATCH = 5000;
+const MAX_ERROR_BODY = 2048;
+const MAX_PATH = 500;
+
+interface Answered {
+  id: string;
+  method: string;
+  url: string;
+  ip: string;
+  merchant: { id: number; api_key_prefix: string };
+  statusCode: number;
+  responseTime: number;
+}
+
+export interface RequestLogRecorder {
+  /** The merchant API's onSend hook: notes the answer (with its body when it is an error). */
+  onSend(request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: null, payload: unknown) => void): void;
+  /** Notes an answer sent without Fastify's hooks (the catalogue's 304 lane). */
+  note(a: Answered): void;
+  /** Writes what is buffered now. */
+  flush(): Promise<void>;
+  /** Deletes the entries older than REQUEST_LOG_DAYS (hourly on its own); returns how many. */
+  prune(): Promise<number>;
+  stop(): Promise<void>;
+  /** Entries dropped because the buffer was full. */
+  dropped(): number;
+}
+
+function merchantTxIdOf(request: FastifyRequest): string | null {
+  const fromBody = (request.body as { merchant_tx_id?: unknown } | undefined)?.merchant_tx_id;
+  if (typeof fromBody === 'string') return fromBody.slice(0, 128);
+  const fromQuery = (request.query as { merchant_tx_id?: unknown } | undefined)?.merchant_tx_id;
+  return typeof fromQuery === 'string' ? fromQuery.slice(0, 128) : null;
+}
+
+export function createRequestLogRecorder(deps: { db: Db; log: Logger; days: number }): RequestLogRecorder {
+  const { db, log, days } = deps;
+  let buffer: RequestLogEntry[] = [];
+  let droppedCount = 0;
+  let writing: Promise<void> = Promise.resolve();
+  const enabled = days > 0;
+
+  function push(e: RequestLogEntry) {
+    if (buffer.length >= MAX_BUFFERED) {
+      droppedCount++;
+      return;
+    }
+    buffer.push(e);
+    if (buffer.length >= BATCH) void flush();
+  }
+
+  function flush(): Promise<void> {
+    if (buffer.length === 0) return writing;
+    const rows = buffer;
+    buffer = [];
+    writing = writing.then(async () => {
+      for (let i = 0; i < rows.length; i += BATCH) {
+        try {
+          await insertBatch(db, rows.slice(i, i + BATCH));
+        } catch (err) {
+          log.warn({ err, rows: rows.length - i }, 'request log batch not recorded');
+          return;
+        }
+      }
+    });
+    return writing;
+  }
+
+  const timer = enabled ? setInterval(() => void flush(), FLUSH_MS) : undefined;
+  timer?.unref();
+  async function prune(): Promise<number> {
+    let total = 0;
+    try {
+      for (let n = PRUNE_BATCH; n === PRUNE_BATCH; total += n) n = await pruneOlderThan(db, days, PRUNE_BATCH);
+    } catch (err) {
+      log.warn({ err }, 'request log prune failed');
+    }
+    return total;
+  }
+  const pruner = enabled ? setInterval(() => void prune(), PRUNE_EVERY_MS) : undefined;
+  pruner?.unref();
+
+  return {
+    onSend(request, reply, payload, done) {
+      const m = (request as { merchant?: { id: number; api_key_prefix: string } }).merchant;
+      if (enabled && m) {
+        const status = reply.statusCode;
+        push({
+          merchantId: m.id,
+          at: new Date(),
+          method: request.method,
+          path: request.url.slice(0, MAX_PATH),
+          status,
+          durationMs: Math.round(reply.elapsedTime),
+          requestId: String(request.id),
+          keyPrefix: m.api_key_prefix,
+          clientIp: normaliseIp(request.ip),
+          merchantTxId: merchantTxIdOf(request),
+          errorBody: status >= 400 && typeof payload === 'string' ? payload.slice(0, MAX_ERROR_BODY) : status >= 400 && Buffer.isBuffer(payload) ? payload.toString('utf8', 0, MAX_ERROR_BODY) : null,
+        });
+      }
+      done(null, payload);
+    },
+    note(a) {
+      if (!enabled) return;
+      push({
+        merchantId: a.merchant.id, at: new Date(), method: a.method, path: a.url.slice(0, MAX_PATH), status: a.statusCode, durationMs: Math.round(a.responseTime),
+        requestId: a.id, keyPrefix: a.merchant.api_key_prefix, clientIp: normaliseIp(a.ip), merchantTxId: null, errorBody: null,
+      });
+    },
+    flush,
+    prune: () => (enabled ? prune() : Promise.resolve(0)),
+    async stop() {
+      if (timer) clearInterval(timer);
+      if (pruner) clearInterval(pruner);
+      await flush();
+    },
+    dropped: () => droppedCount,
+  };
+}
