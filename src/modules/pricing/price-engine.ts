@@ -29,9 +29,17 @@ export interface ItemPrice {
   signature?: string;
 }
 
-export type Persist = (changed: readonly ItemPrice[], computedAt: number) => Promise<(number | undefined)[]>;
+/** A basis computed and not yet published: stored first (persist), then published. */
+export interface StagedBasis {
+  it: ItemPrice;
+  basis: Basis;
+  signature: string;
+}
 
-const SLICE = 4000; // items computed between two yields to the event loop
+export type Persist = (changed: readonly StagedBasis[], computedAt: number) => Promise<(number | undefined)[]>;
+
+const SLICE = 500; // items (or readings) handled between two yields to the event loop
+const yieldToRequests = () => new Promise<void>((r) => setImmediate(r));
 
 function signatureOf(b: Basis, readings: Map<string, Reading>): string {
   let s = `${b.deposit}|${b.sale}|${b.flags.join(',')}|${b.outliers.join(',')}|${b.stale.join(',')}|${b.illiquid.join(',')}`;
@@ -57,10 +65,15 @@ export function createPriceEngine(opts: { rules: PriceRules; persist?: Persist }
     return it;
   }
 
-  /** A source's poll: its readings replace its earlier ones; of a game listed in full, the missing ones go. */
-  function apply(source: { id: string; role: SourceRole }, result: PollResult): void {
+  /**
+   * A source's poll: its readings replace its earlier ones; of a game listed in full, the missing
+   * ones go. In slices (a poll may bring 100 000 readings a game): requests run in between.
+   */
+  async function apply(source: { id: string; role: SourceRole }, result: PollResult): Promise<void> {
     const listed = new Map<Game, Set<string>>();
+    let n = 0;
     for (const r of result.readings) {
+      if (++n % SLICE === 0) await yieldToRequests();
       const it = item(r.game, r.name);
       const prev = it.readings.get(source.id);
       if (prev && prev.price === r.price && prev.asOf === r.asOf && prev.liquidity === r.liquidity) {
@@ -74,6 +87,7 @@ export function createPriceEngine(opts: { rules: PriceRules; persist?: Persist }
     for (const g of result.complete) {
       const seen = listed.get(g) ?? new Set();
       for (const it of items.get(g)!.values()) {
+        if (++n % SLICE === 0) await yieldToRequests();
         if (!seen.has(it.name) && it.readings.delete(source.id)) dirty.add(it);
       }
     }
@@ -102,22 +116,26 @@ export function createPriceEngine(opts: { rules: PriceRules; persist?: Persist }
   async function run(now: number): Promise<number> {
     const todo = new Set(dirty);
     dirty.clear();
-    for (const m of items.values()) for (const it of m.values()) if (it.basis && it.basis.expiresAt <= now) todo.add(it);
-    const changed: { it: ItemPrice; basis: Basis; signature: string }[] = [];
     let n = 0;
+    for (const m of items.values()) {
+      for (const it of m.values()) {
+        if (it.basis && it.basis.expiresAt <= now) todo.add(it);
+        if (++n % (SLICE * 10) === 0) await yieldToRequests();
+      }
+    }
+    const changed: StagedBasis[] = [];
     for (const it of todo) {
       const basis = referencePrice([...it.readings.values()], opts.rules, it.prior, now, it.override);
       const signature = signatureOf(basis, it.readings);
       if (signature !== it.signature || !it.basis) changed.push({ it, basis, signature });
       else it.basis.expiresAt = basis.expiresAt;
-      if (++n % SLICE === 0) await new Promise((r) => setImmediate(r));
+      if (++n % SLICE === 0) await yieldToRequests();
     }
     if (changed.length === 0) return 0;
     // Stored first, published after: a quote never names a basis that is not in the database.
-    const staged = changed.map((c) => ({ ...c.it, basis: c.basis }));
     let ids: (number | undefined)[] = [];
     try {
-      if (opts.persist) ids = await opts.persist(staged, now);
+      if (opts.persist) ids = await opts.persist(changed, now);
     } catch (err) {
       for (const c of changed) dirty.add(c.it); // tried again on the next run; the old bases stay published
       throw err;

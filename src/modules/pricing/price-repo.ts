@@ -16,13 +16,16 @@ export interface NewBasis {
   readings: BasisReadingRow[];
 }
 
-const CHUNK = 5000;
+const CHUNK = 2000;
 
-/** Inserts the bases (one statement per 5 000), answering their ids in order. */
-export async function insertBases(db: Q, rows: readonly NewBasis[], computedAt: Date): Promise<number[]> {
+/**
+ * Inserts the bases (one statement per 2 000, each built just before it is sent, so that requests
+ * run between them), answering their ids in order.
+ */
+export async function insertBases<T>(db: Q, items: readonly T[], rowOf: (item: T) => NewBasis, computedAt: Date): Promise<number[]> {
   const ids: number[] = [];
-  for (let at = 0; at < rows.length; at += CHUNK) {
-    const part = rows.slice(at, at + CHUNK);
+  for (let at = 0; at < items.length; at += CHUNK) {
+    const part = items.slice(at, at + CHUNK).map(rowOf);
     const r = await sql<{ id: number }>`
       insert into price_bases (game, market_hash_name, reference, deposit_price, sale_price, flags, readings, computed_at)
       select g, n, r, d, s, coalesce((select array_agg(x) from jsonb_array_elements_text(f) x), '{}'), rd, ${computedAt}

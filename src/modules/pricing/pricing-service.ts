@@ -136,7 +136,7 @@ export function createPricingService(deps: { config: Config; log: Logger; db?: D
   const engine = createPriceEngine({
     rules,
     persist: db
-      ? (changed, at) => repo.insertBases(db, changed.map((it) => basisRow(it.game, it.name, it.basis!, it.readings.values())), new Date(at))
+      ? (changed, at) => repo.insertBases(db, changed, (c) => basisRow(c.it.game, c.it.name, c.basis, c.it.readings.values()), new Date(at))
       : undefined,
   });
   let names = sandboxNames(new PriceBook());
@@ -185,8 +185,8 @@ export function createPricingService(deps: { config: Config; log: Logger; db?: D
   /** Readings in, bases computed and published (errors logged: the old prices stay). */
   async function take(source: PriceSource, r: PollResult, ok: boolean): Promise<void> {
     const now = Date.now();
-    engine.apply(source, r);
     if (ok && source.role === 'market') answeredAt = now;
+    await engine.apply(source, r);
     await engine.recompute(now);
     if (source === book && pc.sandboxCases) await playSandboxCases();
   }
@@ -197,14 +197,14 @@ export function createPricingService(deps: { config: Config; log: Logger; db?: D
     for (const round of rounds) {
       for (const s of SANDBOX_CASE_SOURCES) {
         const r = round.get(s.id);
-        if (r) engine.apply(s, r);
+        if (r) await engine.apply(s, r);
       }
       await engine.recompute(Date.now());
     }
   }
 
   const pollers: Poller[] = sources.map((s) =>
-    createPoller(s, (r, ok) => void take(s, r, ok).catch((err) => log.error({ err, source: s.id }, 'price bases not stored; keeping the previous prices')), log, {
+    createPoller(s, (r, ok) => take(s, r, ok).catch((err) => log.error({ err, source: s.id }, 'price bases not stored; keeping the previous prices')), log, {
       maxBackoffMs: pc.maxBackoffSeconds * 1000,
     }),
   );

@@ -17,29 +17,32 @@ export function backoffMs(intervalMs: number, failures: number, maxBackoffMs: nu
   return Math.max(asked ?? 0, exp);
 }
 
-export function createPoller(source: PriceSource, onResult: (r: PollResult, ok: boolean) => void, log: Logger, opts: { maxBackoffMs: number }) {
+/** onResult is awaited (the next poll waits for the readings to be taken); it must not throw. */
+export function createPoller(source: PriceSource, onResult: (r: PollResult, ok: boolean) => void | Promise<void>, log: Logger, opts: { maxBackoffMs: number }) {
   const state: PollerState = { id: source.id, failures: 0 };
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let stopped = true;
 
   async function once(): Promise<number> {
+    const started = Date.now();
+    let r: PollResult;
     try {
-      const r = await source.poll();
-      state.failures = 0;
-      state.lastSuccessAt = Date.now();
-      state.lastError = undefined;
-      onResult(r, true);
-      return source.intervalMs;
+      r = await source.poll();
     } catch (err) {
       const e = err instanceof SourceError ? err : new SourceError((err as Error).message);
-      if (e.partial && e.partial.readings.length > 0) onResult(e.partial, false);
+      if (e.partial && e.partial.readings.length > 0) await onResult(e.partial, false);
       state.failures++;
       state.lastError = e.message;
       const wait = backoffMs(source.intervalMs, state.failures, source.maxBackoffMs ?? opts.maxBackoffMs, e.retryAfterMs);
       log.warn({ source: source.id, failures: state.failures, retryInMs: wait, err: e.message }, 'price source poll failed; backing off');
       return wait;
     }
+    state.failures = 0;
+    state.lastSuccessAt = Date.now();
+    state.lastError = undefined;
+    await onResult(r, true);
+    return Math.max(0, source.intervalMs - (Date.now() - started)); // the interval is poll to poll
   }
 
   function schedule(ms: number) {
