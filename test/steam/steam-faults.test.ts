@@ -344,6 +344,58 @@ describe('bots', () => {
   });
 });
 
+describe('the hold outlasts the reversal window', () => {
+  /** A deposit accepted on the platform (hold), its acceptance moved `ago` ms into the past. */
+  async function held(agoMs: number): Promise<{ id: number; amount: number; offerId: string }> {
+    const d = await createDeposit();
+    w.fake.accept(d.trade_offer_id!);
+    await w.platform.pollTick();
+    expect((await status(d.id)).status).toBe('hold');
+    await w.gw.ctx.db.updateTable('steam_offers').set({ accepted_at: new Date(Date.now() - agoMs) }).where('trade_offer_id', '=', d.trade_offer_id!).execute();
+    return { id: d.id, amount: d.amount, offerId: d.trade_offer_id! };
+  }
+  const DAY = 86400_000;
+
+  it('the hold ends only once the trade history has been read past the 7-day window with no reversal (at the edge and one past it)', async () => {
+    const early = await held(7 * DAY - 60_000); // the window closes in a minute
+    const late = await held(7 * DAY + 1000); // closed a second ago
+    const before = await balance();
+    // The history was not read since: neither may end.
+    await w.gw.ctx.db.updateTable('bots').set({ history_read_at: null }).execute();
+    expect(await w.gw.ctx.deposits.endHoldIfClear(late.id)).not.toBe('done');
+    expect((await status(late.id)).status).toBe('hold');
+    await w.platform.historyTick(); // read now: past the late one's window, not the early one's
+    expect(await w.gw.ctx.deposits.endHoldIfClear(early.id)).not.toBe('done');
+    expect((await status(early.id)).status).toBe('hold');
+    expect(await w.gw.ctx.deposits.endHoldIfClear(late.id)).toBe('done');
+    expect((await status(late.id)).status).toBe('completed');
+    const after = await balance();
+    expect(after.available).toBeCloseTo(before.available + late.amount, 2);
+    expect(after.hold).toBeCloseTo(before.hold - late.amount, 2);
+    await ledgerClean();
+  });
+
+  it('a reversal seen after completion is recorded against the merchant (deposit_late_revert) and audited; the deposit stays completed', async () => {
+    const d = await held(7 * DAY + 1000);
+    await w.platform.historyTick();
+    expect(await w.gw.ctx.deposits.endHoldIfClear(d.id)).toBe('done');
+    expect((await status(d.id)).status).toBe('completed');
+    const before = await balance();
+    w.fake.reverse(d.offerId);
+    await w.platform.historyTick();
+    expect((await status(d.id)).status).toBe('completed');
+    expect((await balance()).available).toBeCloseTo(before.available - d.amount, 2);
+    const entry = await w.gw.ctx.db.selectFrom('ledger_entries').select(['kind']).where('key', '=', `deposit:${d.id}:late_revert`).execute();
+    expect(entry).toEqual([{ kind: 'deposit_late_revert' }]);
+    const audit = await w.gw.ctx.db.selectFrom('audit_log' as any).select(['action']).where('action', '=', 'deposit_reversed_after_completion')
+      .where(sql<boolean>`(detail->>'deposit_id')::bigint = ${d.id} and (detail->>'recovered')::boolean`).execute();
+    expect(audit.length).toBe(1);
+    await w.platform.historyTick(); // reported once
+    expect((await balance()).available).toBeCloseTo(before.available - d.amount, 2);
+    await ledgerClean();
+  });
+});
+
 describe('sessions', () => {
   const view = async (id: number) => (await w.gw.admin('GET', `/bots/${id}`)).body.data;
   const metrics = async () => (await fetch(`${w.gw.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text();
