@@ -317,6 +317,13 @@ describe('bots', () => {
     }
   });
 
+  it('a steam-mode database keeps no sandbox bot rows: a real bot may have one of their platform ids', async () => {
+    expect(await w.gw.ctx.db.selectFrom('bots').select('id').where('account_name', 'is', null).execute()).toEqual([]);
+    const res = await w.gw.admin('POST', '/bots', { account_name: 'sandbox_id_bot', password: 'pw', shared_secret: w.bots[0].fake.sharedSecret, identity_secret: w.bots[0].fake.identitySecret, platform_id: '76561199000000101', games: ['tf2'] });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    await w.gw.admin('DELETE', `/bots/${res.body.data.id}`);
+  });
+
   it('a lease is kept while other transactions hold the bot row — FOR KEY SHARE (an offer insert naming it) or a row update', async () => {
     const botId = w.bots[0].id;
     let release!: () => void;

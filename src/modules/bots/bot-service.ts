@@ -139,6 +139,8 @@ export function createBotService(deps: { db: Db; config: Config; platform: Tradi
       const errors = checkNew(input);
       if (errors.length) throw validationError(errors);
       const box = secretBoxOf(deps.config);
+      // Steam mode: the sandbox's seeded rows must not hold a real bot's platform id.
+      if (deps.platform.kind === 'steam') await repo.dropSandboxBots(db);
       const secrets: BotSecrets = { password: input.password, shared_secret: input.shared_secret, identity_secret: input.identity_secret, ...(input.web_cookies ? { web_cookies: input.web_cookies } : {}) };
       try {
         const row = await repo.insertBot(db, {
@@ -155,6 +157,8 @@ export function createBotService(deps: { db: Db; config: Config; platform: Tradi
         throw err;
       }
     },
+    /** Steam mode at start-up: the sandbox's seeded bots go (those no record names). */
+    dropSandboxBots: () => (deps.platform.kind === 'steam' ? repo.dropSandboxBots(db) : Promise.resolve(0)),
     async list(limit = 100, offset = 0) {
       return (await repo.listBots(db, limit, offset)).map(botView);
     },
