@@ -71,12 +71,13 @@ type BotRow = Awaited<ReturnType<typeof repo.listBots>>[number];
  * instance still drives it), or neither (out), and why. One rule for the admin API, the console
  * and the metric.
  */
-export function rotationOf(b: { removed_at: Date | string | null; enabled: boolean; trade_state: string; trade_state_reason: string | null; session_error?: string | null; lease_expires_at: Date | string | null; signed_in?: boolean }): { rotation: 'in' | 'draining' | 'out'; reason: string | null } {
+export function rotationOf(b: { account_name: string | null; removed_at: Date | string | null; enabled: boolean; trade_state: string; trade_state_reason: string | null; session_error?: string | null; lease_expires_at: Date | string | null; signed_in?: boolean }): { rotation: 'in' | 'draining' | 'out'; reason: string | null } {
   const leased = Boolean(b.lease_expires_at && new Date(b.lease_expires_at) > new Date());
   if (b.removed_at) return { rotation: 'out', reason: 'removed' };
-  if (b.trade_state === 'cannot_trade') return { rotation: 'out', reason: `cannot trade${b.trade_state_reason ? `: ${b.trade_state_reason}` : ''}` };
+  if (b.trade_state === 'cannot_trade') return { rotation: 'out', reason: `cannot trade${b.trade_state_reason ? ` (${b.trade_state_reason})` : ''}` };
   if (!b.enabled) return leased ? { rotation: 'draining', reason: 'disabled by an operator; settling its open offers' } : { rotation: 'out', reason: 'disabled by an operator' };
-  if (!b.signed_in) {
+  // Sessions are the operator-managed bots' (the sandbox's seeded ones have no account to sign in).
+  if (b.account_name !== null && !b.signed_in) {
     return { rotation: 'out', reason: b.session_error ? `no live session: ${b.session_error} (signing in again with backoff)` : leased ? 'no live session yet' : 'no live session (not driven by any instance yet)' };
   }
   return { rotation: 'in', reason: null };
