@@ -12,4 +12,6 @@ export const featureStartups: StartupHook[] = [
   catalogueStartup,
   // Webhook sweeper (lost attempts) and retention jobs.
   webhookStartup,
+  // Steam mode: no sandbox bot rows.
+  async (ctx) => void (await ctx.bots.dropSandboxBots()),
 ];

@@ -87,6 +87,11 @@ export interface OfferFeature<R extends OfferRecord> {
    * record follows the trade where its statuses can, else the operator is alerted. Audited.
    */
   follow(record: R, e: OfferEventOf, change: OfferChange): Promise<R>;
+  /**
+   * The platform shows a reversal of a trade whose record already completed (seen after the hold
+   * ended): recorded against the merchant where the feature can, the operator alerted. Audited.
+   */
+  reversedAfterCompletion(record: R, change: OfferChange): Promise<R>;
 }
 
 /** Closed by the gateway, yet an offer made for it may have been accepted on the platform. */
@@ -183,6 +188,7 @@ export function createOffers<R extends OfferRecord>(deps: OfferDeps, feature: Of
         throw notFound();
       }
       if (followsTrade) return feature.follow(record, e, change);
+      if (fromPlatform && e.event === 'revert' && record.status === 'completed') return feature.reversedAfterCompletion(record, change);
       const r = await feature.apply(record, e, merchantId);
       if (r.ok) return r.row;
       if (r.reason === 'not_found') throw notFound();

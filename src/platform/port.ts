@@ -212,6 +212,12 @@ export interface TradingPlatform {
    * Without it the gateway's clock alone expires offers (the sandbox).
    */
   expireOffer?(req: { offer: 'deposit' | 'purchase'; recordId: number; tradeOfferId: string }): Promise<'gone' | 'accepted'>;
+  /**
+   * Real platforms (optional): whether a deposit's hold may end — its trade is past the platform's
+   * reversal window and the trade history has been read past that point without a reversal.
+   * Without it the gateway's hold_end_date alone decides.
+   */
+  holdMayEnd?(req: { offer: 'deposit' | 'purchase'; recordId: number; game: Game }): Promise<boolean>;
   /** Real platforms (optional): a record's offer after an ambiguous send (PlatformOfferUncertainError). */
   resolveOffer?(offer: 'deposit' | 'purchase', recordId: number): Promise<OfferResolution>;
   /** Real platforms (optional): registers the guard asked before confirming or keeping an offer. */

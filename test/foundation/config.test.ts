@@ -26,6 +26,14 @@ describe('settings', () => {
     expect(loadConfig({ PLATFORM: 'steam', BOT_SECRETS_KEY: KEY, WEBHOOK_ALLOW_PRIVATE: 'true' }).webhookAllowPrivate).toBe(true);
   });
 
+  it('PLATFORM=steam: the CS2 hold outlasts the 7-day reversal window plus an hour to see it (default and floor); the sandbox keeps 7 days', () => {
+    expect(loadConfig({}).holdSeconds.csgo).toBe(604800);
+    expect(loadConfig({ PLATFORM: 'steam', BOT_SECRETS_KEY: KEY }).holdSeconds.csgo).toBe(608400);
+    expect(loadConfig({ PLATFORM: 'steam', BOT_SECRETS_KEY: KEY, HOLD_SECONDS_CSGO: '608400' }).holdSeconds.csgo).toBe(608400);
+    expect(() => loadConfig({ PLATFORM: 'steam', BOT_SECRETS_KEY: KEY, HOLD_SECONDS_CSGO: '608399' })).toThrow(/HOLD_SECONDS_CSGO must be between 608400/);
+    expect(loadConfig({ HOLD_SECONDS_CSGO: '1' }).holdSeconds.csgo).toBe(1);
+  });
+
   it('PLATFORM=steam needs a well-formed BOT_SECRETS_KEY; the platform hosts are settings', () => {
     expect(() => loadConfig({ PLATFORM: 'steam' })).toThrow(/BOT_SECRETS_KEY is required/);
     expect(() => loadConfig({ PLATFORM: 'steam', BOT_SECRETS_KEY: 'short' })).toThrow(/32 bytes/);

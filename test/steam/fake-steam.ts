@@ -45,6 +45,8 @@ export class FakeSteam {
   nextSendError?: string;
   /** The next send creates the offer unseen (no API lists it until reveal()) and answers eresult 16: a late offer. */
   nextSendHidden = false;
+  /** The next send creates the offer unseen, then hangs this long before answering (a hang-up: the client times out first). */
+  nextSendHangMs = 0;
   /** Offers created but not yet visible through the API (the user can still accept them). */
   hidden = new Set<string>();
   /** Next N requests whose path matches answer with this status (401, 500…). */
@@ -322,6 +324,13 @@ export class FakeSteam {
       give: giveIds.map((id) => bot.items.find((i) => i.assetid === id)!), receive, created: now, updated: now,
     };
     this.offers.set(o.id, o);
+    if (this.nextSendHangMs) {
+      const ms = this.nextSendHangMs;
+      this.nextSendHangMs = 0;
+      this.hidden.add(o.id);
+      setTimeout(() => send(500, { strError: 'There was an error sending your trade offer.  Please try again later. (16)' }), ms).unref();
+      return;
+    }
     if (this.nextSendHidden) {
       this.nextSendHidden = false;
       this.hidden.add(o.id);

@@ -71,12 +71,13 @@ type BotRow = Awaited<ReturnType<typeof repo.listBots>>[number];
  * instance still drives it), or neither (out), and why. One rule for the admin API, the console
  * and the metric.
  */
-export function rotationOf(b: { removed_at: Date | string | null; enabled: boolean; trade_state: string; trade_state_reason: string | null; session_error?: string | null; lease_expires_at: Date | string | null; signed_in?: boolean }): { rotation: 'in' | 'draining' | 'out'; reason: string | null } {
+export function rotationOf(b: { account_name: string | null; removed_at: Date | string | null; enabled: boolean; trade_state: string; trade_state_reason: string | null; session_error?: string | null; lease_expires_at: Date | string | null; signed_in?: boolean }): { rotation: 'in' | 'draining' | 'out'; reason: string | null } {
   const leased = Boolean(b.lease_expires_at && new Date(b.lease_expires_at) > new Date());
   if (b.removed_at) return { rotation: 'out', reason: 'removed' };
-  if (b.trade_state === 'cannot_trade') return { rotation: 'out', reason: `cannot trade${b.trade_state_reason ? `: ${b.trade_state_reason}` : ''}` };
+  if (b.trade_state === 'cannot_trade') return { rotation: 'out', reason: `cannot trade${b.trade_state_reason ? ` (${b.trade_state_reason})` : ''}` };
   if (!b.enabled) return leased ? { rotation: 'draining', reason: 'disabled by an operator; settling its open offers' } : { rotation: 'out', reason: 'disabled by an operator' };
-  if (!b.signed_in) {
+  // Sessions are the operator-managed bots' (the sandbox's seeded ones have no account to sign in).
+  if (b.account_name !== null && !b.signed_in) {
     return { rotation: 'out', reason: b.session_error ? `no live session: ${b.session_error} (signing in again with backoff)` : leased ? 'no live session yet' : 'no live session (not driven by any instance yet)' };
   }
   return { rotation: 'in', reason: null };
@@ -139,6 +140,8 @@ export function createBotService(deps: { db: Db; config: Config; platform: Tradi
       const errors = checkNew(input);
       if (errors.length) throw validationError(errors);
       const box = secretBoxOf(deps.config);
+      // Steam mode: the sandbox's seeded rows must not hold a real bot's platform id.
+      if (deps.platform.kind === 'steam') await repo.dropSandboxBots(db);
       const secrets: BotSecrets = { password: input.password, shared_secret: input.shared_secret, identity_secret: input.identity_secret, ...(input.web_cookies ? { web_cookies: input.web_cookies } : {}) };
       try {
         const row = await repo.insertBot(db, {
@@ -155,6 +158,8 @@ export function createBotService(deps: { db: Db; config: Config; platform: Tradi
         throw err;
       }
     },
+    /** Steam mode at start-up: the sandbox's seeded bots go (those no record names). */
+    dropSandboxBots: () => (deps.platform.kind === 'steam' ? repo.dropSandboxBots(db) : Promise.resolve(0)),
     async list(limit = 100, offset = 0) {
       return (await repo.listBots(db, limit, offset)).map(botView);
     },

@@ -63,6 +63,12 @@ export function reschedulePendingWatchdog(db: Db, depositId: number, runAt: Date
   return addJob(db, spec.task, spec.payload as DepositJobPayload, spec.opts);
 }
 
+/** The hold end of a deposit the platform cannot clear yet (reversal window): looked at again at `runAt`. */
+export function rescheduleHoldEnd(db: Db, depositId: number, runAt: Date): Promise<void> {
+  const spec = depositJob.holdEnd(depositId, runAt);
+  return addJob(db, spec.task, spec.payload as DepositJobPayload, spec.opts);
+}
+
 export function scheduleDepositOfferCancel(db: Db | Trx, depositId: number, tradeOfferId: string, runAt?: Date): Promise<void> {
   return addJob(db, DEPOSIT_TASKS.cancelOffer, { deposit_id: depositId, trade_offer_id: tradeOfferId }, { runAt, jobKey: depositJobKey.cancelOffer(depositId, tradeOfferId) });
 }

@@ -27,7 +27,7 @@ export interface DepositDeps {
   config: Pick<Config, 'depositTimeoutMs' | 'holdSeconds' | 'quoteTtlSeconds' | 'webhookAllowPrivate'>;
   clock: Clock;
   log: Logger;
-  platform: Pick<TradingPlatform, 'checkTradeLink' | 'loadInventory' | 'sendDepositOffer' | 'cancelOffer' | 'expireOffer' | 'resolveOffer'>;
+  platform: Pick<TradingPlatform, 'checkTradeLink' | 'loadInventory' | 'sendDepositOffer' | 'cancelOffer' | 'expireOffer' | 'resolveOffer' | 'holdMayEnd'>;
   pricing: Pick<PricingService, 'quote' | 'price' | 'assertFresh' | 'loadedAt' | 'version' | 'basesAt'>;
 }
 
@@ -63,6 +63,8 @@ export function createDepositService(deps: DepositDeps) {
     resolvePending: offer.resolvePending,
     /** Job deposit_offer_expire. */
     expireIfGone: offer.expireIfGone,
+    /** Job deposit_hold_end. */
+    endHoldIfClear: offer.endHoldIfClear,
     /** Whether the deposit still wants this offer (the platform asks before confirming or keeping one). */
     wantsOffer: async (id: number, tradeOfferId: string) => {
       const d = await repo.findDepositById(db, id);

@@ -5,7 +5,7 @@ import type { TaskList } from 'graphile-worker';
 import type { Db } from '../../db/database.js';
 import type { DepositService } from './deposit-service.js';
 import { idField, stringField } from '../../jobs/enqueue.js';
-import { DEPOSIT_TASKS, reschedulePendingWatchdog, scheduleDepositOfferCancel } from './deposit-jobs.js';
+import { DEPOSIT_TASKS, rescheduleHoldEnd, reschedulePendingWatchdog, scheduleDepositOfferCancel } from './deposit-jobs.js';
 
 export function depositTasks(ctx: { db: Db; deposits: DepositService }): TaskList {
   return {
@@ -32,7 +32,10 @@ export function depositTasks(ctx: { db: Db; deposits: DepositService }): TaskLis
     },
     [DEPOSIT_TASKS.holdEnd]: async (payload) => {
       const id = idField(payload, 'deposit_id');
-      if (id !== undefined) await ctx.deposits.tryTransition(id, 'release');
+      if (id === undefined) return;
+      // On a real platform only once the trade is past its reversal window, read in the trade history.
+      const r = await ctx.deposits.endHoldIfClear(id);
+      if (r !== 'done') await rescheduleHoldEnd(ctx.db, id, r.retryAt);
     },
   };
 }

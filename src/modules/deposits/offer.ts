@@ -11,6 +11,10 @@ import { batched } from '../../db/batched.js';
 import { createOffers, PlatformTimeoutError, type OfferEventOf } from '../../platform/offers.js';
 import { PlatformAssetsRefusedError, PlatformOfferUncertainError, type OfferChange, type OfferedAsset, type SentOffer, type TradingPlatform } from '../../platform/port.js';
 import { insertAudit } from '../accounts/accounts-repo.js';
+import { applyMovement, InsufficientFundsError } from '../ledger/ledger-repo.js';
+
+/** A hold whose trade the platform cannot clear yet is looked at again this much later. */
+const HOLD_RECHECK_MS = 10 * 60_000;
 import { scheduleDepositOfferCancel } from './deposit-jobs.js';
 import * as repo from './deposit-repo.js';
 import type { DepositRow } from './deposit-repo.js';
@@ -22,7 +26,7 @@ export interface DepositOfferDeps {
   config: Pick<Config, 'depositTimeoutMs' | 'holdSeconds'>;
   clock: Clock;
   log: Logger;
-  platform: Pick<TradingPlatform, 'sendDepositOffer' | 'cancelOffer' | 'expireOffer' | 'resolveOffer'>;
+  platform: Pick<TradingPlatform, 'sendDepositOffer' | 'cancelOffer' | 'expireOffer' | 'resolveOffer' | 'holdMayEnd'>;
   transitions: DepositTransitions;
 }
 
@@ -57,7 +61,36 @@ export function createDepositOfferStage(deps: DepositOfferDeps) {
     scheduleCancel: scheduleDepositOfferCancel,
     pendingRetryMs: 5_000,
     follow: (d, e, change) => follow(d, e, change),
+    reversedAfterCompletion: (d, change) => reversedAfterCompletion(d, change),
   });
+
+  /**
+   * A reversal seen after the deposit completed (the items are gone from the bot, the amount was
+   * credited): the amount is taken back from the merchant's available balance as ledger movement
+   * deposit_late_revert (key deposit:<id>:late_revert) when it covers it, and the operator is
+   * alerted (error log, audit deposit_reversed_after_completion with recovered true/false). The
+   * deposit stays completed: the spec has no status after completed, so no webhook.
+   */
+  async function reversedAfterCompletion(d: DepositRow, change: OfferChange): Promise<DepositRow> {
+    const recovered = await db.transaction().execute(async (trx) => {
+      let ok = true;
+      try {
+        await applyMovement(trx, { merchantId: d.merchant_id, key: `deposit:${d.id}:late_revert`, kind: 'deposit_late_revert', availableDelta: -d.amount, holdDelta: 0, refType: 'deposit', refId: d.id });
+      } catch (err) {
+        if (!(err instanceof InsufficientFundsError)) throw err;
+        ok = false;
+      }
+      await insertAudit(trx, {
+        merchantId: d.merchant_id, userId: null, actor: 'platform', action: 'deposit_reversed_after_completion', ip: null,
+        detail: { deposit_id: d.id, trade_offer_id: change.tradeOfferId, amount: d.amount, recovered: ok },
+      });
+      return ok;
+    });
+    log.error({ depositId: d.id, tradeOfferId: change.tradeOfferId, recovered }, recovered
+      ? 'completed deposit reversed on the platform: its amount was taken back from the merchant\'s available balance'
+      : 'completed deposit reversed on the platform: the merchant\'s available balance does not cover it; operator action needed');
+    return d;
+  }
 
   /**
    * The platform shows an accepted trade for a deposit the gateway closed (a late offer after an
@@ -157,6 +190,21 @@ export function createDepositOfferStage(deps: DepositOfferDeps) {
    * platform only once it shows the offer withdrawn (offerGone); an offer accepted meanwhile is
    * followed instead.
    */
+  /**
+   * Job deposit_hold_end: hold → completed once hold_end_date has passed — on a real platform
+   * only once it says the trade is past its reversal window with the history read past it
+   * (holdMayEnd); until then it looks again later (a reversal meanwhile is reported as such).
+   */
+  async function endHoldIfClear(depositId: number): Promise<'done' | { retryAt: Date }> {
+    const d = await repo.findDepositById(db, depositId);
+    if (d?.status !== 'hold') return 'done';
+    if (platform.holdMayEnd && !(await platform.holdMayEnd({ offer: 'deposit', recordId: depositId, game: (d.game ?? 'csgo') as Game }))) {
+      return { retryAt: new Date(deps.clock.now().getTime() + HOLD_RECHECK_MS) };
+    }
+    await transitions.tryApply(depositId, 'release');
+    return 'done';
+  }
+
   async function expireIfGone(depositId: number): Promise<void> {
     const d = await repo.findDepositById(db, depositId);
     if (d?.status !== 'active' || !d.trade_offer_id) return;
@@ -167,6 +215,7 @@ export function createDepositOfferStage(deps: DepositOfferDeps) {
     perform,
     resolvePending,
     expireIfGone,
+    endHoldIfClear,
     /** Job deposit_cancel_offer. */
     cancelUnrecordedOffer: offers.cancelUnrecorded,
     /**

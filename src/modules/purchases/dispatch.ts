@@ -76,6 +76,16 @@ export function createDispatchStage(deps: DispatchDeps) {
       });
       return p;
     },
+    // The buyer reversed a completed purchase's trade: the item is back with the bot. Nothing is
+    // owed to or by the merchant by the spec's statuses; the operator decides (log and audit).
+    reversedAfterCompletion: async (p, change) => {
+      log.error({ purchaseId: p.id, tradeOfferId: change.tradeOfferId }, 'completed purchase reversed on the platform: the item is back with the bot; operator action needed');
+      await insertAudit(db, {
+        merchantId: p.merchant_id, userId: null, actor: 'platform', action: 'purchase_reversed_after_completion', ip: null,
+        detail: { purchase_id: p.id, trade_offer_id: change.tradeOfferId, amount: p.amount },
+      });
+      return p;
+    },
   });
 
   const requestOf = (p: PurchaseRow): PurchaseOfferRequest => ({

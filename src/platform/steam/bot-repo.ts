@@ -40,6 +40,23 @@ export async function updateBot(db: Db, id: number, patch: { enabled?: boolean; 
     .where('removed_at', 'is', null).returning('id').executeTakeFirst();
 }
 
+/**
+ * A steam-mode database keeps no sandbox bots (seeded by 002 without an account): each one no
+ * record names is deleted (a real bot may then take its platform id); answers how many went.
+ */
+export async function dropSandboxBots(db: Db): Promise<number> {
+  const rows = await db.selectFrom('bots').select('id').where('account_name', 'is', null).execute();
+  let dropped = 0;
+  for (const r of rows) {
+    try {
+      dropped += Number((await db.deleteFrom('bots').where('id', '=', r.id).where('account_name', 'is', null).executeTakeFirst()).numDeletedRows ?? 0);
+    } catch (err) {
+      if ((err as { code?: string }).code !== '23503') throw err; // named by a record: kept
+    }
+  }
+  return dropped;
+}
+
 /** Removed: out of rotation for good, secrets and tokens wiped; the row stays for the records that name it. */
 export async function removeBot(db: Db, id: number) {
   return db.updateTable('bots')

@@ -45,6 +45,7 @@ const INVENTORY_CACHE_MS = 30_000;
  */
 const OWN_INVENTORY_CACHE_MS = 5 * 60_000;
 /** Trade protection: a CS2 trade can be reversed for 7 days; the history is read back 8. */
+const PROTECTION_WINDOW_MS = 7 * 24 * 3600 * 1000;
 const HISTORY_WINDOW_MS = 8 * 24 * 3600 * 1000;
 
 export type SteamPlatform = TradingPlatform & {
@@ -287,8 +288,10 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
     const since = new Date(deps.clock.now().getTime() - HISTORY_WINDOW_MS);
     for (const [botId, { driver }] of drivers) {
       try {
+        const readAt = new Date(); // everything the platform had before this moment has been read
         const trades = await driver.tradeHistory(since);
         const n = await offers.markReversed(db, reversedTradeIds(trades));
+        await bots.saveDriverState(db, botId, { history_read_at: readAt });
         if (n) log.warn({ botId, reversed: n }, 'steam: trades reversed during trade protection');
       } catch (err) {
         log.warn({ botId, err: (err as Error).message }, 'steam: trade history failed');
@@ -339,6 +342,16 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
     return age > Math.max(2 * settings.callTimeoutMs, settings.sendSettleMs) ? { state: 'none' } : { state: 'unknown', retryAt };
   }
 
+  async function holdMayEnd(req: { offer: offers.OfferKind; recordId: number; game: Game }): Promise<boolean> {
+    const claim = await offers.findOffer(db, req.offer, req.recordId);
+    if (!claim?.trade_offer_id) return true; // no offer of ours: nothing the platform could reverse
+    if (claim.reverted_at) return false; // reported as a reversal instead
+    if (req.game !== 'csgo') return true; // trade protection is CS2's
+    const acceptedAt = new Date(claim.accepted_at ?? claim.updated_at).getTime();
+    const bot = await db.selectFrom('bots').select('history_read_at').where('id', '=', claim.bot_id).executeTakeFirst();
+    return Boolean(bot?.history_read_at && new Date(bot.history_read_at).getTime() >= acceptedAt + PROTECTION_WINDOW_MS);
+  }
+
   async function expireOffer(req: { offer: offers.OfferKind; recordId: number; tradeOfferId: string }): Promise<'gone' | 'accepted'> {
     const claim = await offers.findOffer(db, req.offer, req.recordId);
     if (!claim || claim.trade_offer_id !== req.tradeOfferId) throw new Error(`steam: offer ${req.tradeOfferId} is not the offer of ${req.offer} ${req.recordId}`);
@@ -364,6 +377,7 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
     driverOf: (id) => drivers.get(id)?.driver,
     resolveOffer,
     expireOffer,
+    holdMayEnd,
     onOfferGuard(g) {
       guard = g;
     },
