@@ -144,7 +144,8 @@ describe('the document is complete', () => {
     const text = JSON.stringify(doc);
     expect(text).not.toContain('"nullable"');
     expect(text).not.toMatch(/"exclusiveMinimum":(true|false)/);
-    const markup = doc.paths['/api/admin/merchants'].post.requestBody.content['application/json'].schema.properties.purchase_markup;
-    expect(markup.exclusiveMinimum).toBe(0);
+    // A strict lower bound is written the 3.1 way: a number, not a boolean beside `minimum`.
+    const amount = doc.paths['/api/admin/merchants/{id}/top-ups'].post.requestBody.content['application/json'].schema.properties.amount;
+    expect(amount.exclusiveMinimum).toBe(0);
   });
 });
