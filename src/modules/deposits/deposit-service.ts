@@ -28,7 +28,7 @@ export interface DepositDeps {
   clock: Clock;
   log: Logger;
   platform: Pick<TradingPlatform, 'checkTradeLink' | 'loadInventory' | 'sendDepositOffer' | 'cancelOffer'>;
-  pricing: Pick<PricingService, 'quote' | 'price' | 'assertFresh' | 'loadedAt'>;
+  pricing: Pick<PricingService, 'quote' | 'quoteItem' | 'price' | 'assertFresh' | 'loadedAt'>;
 }
 
 export function createDepositService(deps: DepositDeps) {

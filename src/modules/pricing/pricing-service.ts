@@ -6,6 +6,7 @@ import type { Config } from '../../config.js';
 import { GAMES, type Game } from '../../domain/games.js';
 import { AppError } from '../../domain/errors.js';
 import { applyRate } from '../../domain/money.js';
+import { unphasedName } from '../../domain/phases.js';
 import type { MerchantRow } from '../merchants/merchant-repo.js';
 import { PriceBook, SANDBOX_PRICEBOOK_DIR, type PriceBookEntry } from './pricebook.js';
 import { isSourceList, loadSourceList } from './price-sources.js';
@@ -60,8 +61,8 @@ function sandboxNames(book: PriceBook): Map<Game, SandboxItemName[]> {
     const list: SandboxItemName[] = [];
     for (const e of book.list(g)) {
       if (e.price_mills <= 0) continue;
-      const suffix = e.phase ? ` - ${e.phase}` : undefined;
-      if (suffix && e.market_hash_name.endsWith(suffix)) list.push({ name: e.market_hash_name.slice(0, -suffix.length), phase: e.phase });
+      const base = unphasedName(e.market_hash_name, e.phase);
+      if (base !== undefined) list.push({ name: base, phase: e.phase });
       else list.push({ name: e.market_hash_name });
     }
     out.set(g, list);
@@ -108,6 +109,23 @@ export function createPricingService(deps: { config: Config; log: Logger }) {
     if (e.rarity_color) c.rarity_color = e.rarity_color;
     if (e.phase) c.phase = e.phase;
     return c;
+  }
+
+  /**
+   * The book entry of an item as the platform describes it (an inventory's items, a bot's stock):
+   * a name the book prices per phase is priced only by the item's own phase (domain/phases.ts),
+   * never by the plain name's price, which would under-credit a Ruby and over-credit a Phase 1.
+   */
+  function itemEntry(game: Game, item: { marketHashName: string; phase?: string }): BookEntry | undefined {
+    if (book.pricedByPhase(game, item.marketHashName) && !(item.phase && book.get(game, item.marketHashName, item.phase)?.phase)) return undefined;
+    return entry(game, item.marketHashName, item.phase);
+  }
+
+  /** Deposit price for a merchant: base × deposit_multiplier rounded to mills, with its card; undefined = unpriced. */
+  function quote(merchant: Pick<MerchantRow, 'deposit_multiplier'>, game: Game, name: string, phase?: string): Quote | undefined {
+    const e = entry(game, name, phase);
+    if (!e) return undefined;
+    return { name, price: applyRate(e.price, Number(merchant.deposit_multiplier)), originalPrice: e.price, card: card(game, e) };
   }
 
   return {
@@ -158,12 +176,14 @@ export function createPricingService(deps: { config: Config; log: Logger }) {
       return { name, price: applyRate(e.price_mills, Number(merchant.deposit_multiplier)), originalPrice: e.price_mills };
     },
 
-    /** Deposit price for a merchant: base × deposit_multiplier rounded to mills, with its card; undefined = unpriced. */
-    quote(merchant: Pick<MerchantRow, 'deposit_multiplier'>, game: Game, name: string, phase?: string): Quote | undefined {
-      const e = entry(game, name, phase);
-      if (!e) return undefined;
-      return { name, price: applyRate(e.price, Number(merchant.deposit_multiplier)), originalPrice: e.price, card: card(game, e) };
+    /** The deposit price of a platform item (itemEntry's rule), with its card; undefined = unpriced. */
+    quoteItem(merchant: Pick<MerchantRow, 'deposit_multiplier'>, game: Game, item: { marketHashName: string; phase?: string }): Quote | undefined {
+      return itemEntry(game, item) && quote(merchant, game, item.marketHashName, item.phase);
     },
+
+    itemEntry,
+
+    quote,
   };
 }
 
