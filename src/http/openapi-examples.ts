@@ -282,3 +282,10 @@ export const purchaseWebhook = {
   amount_currency: 'usd',
   fail_reason: 'trade_url_error',
 };
+
+export const botSyncResponse = env('bots synced', {
+  bots: [{ bot_id: 1, game: 'csgo', items: 12, listed: 9, delisted: 1, skipped: { protected: 2, in_offer: 0, deposit: 1, listed: 0, unpriced: 0, filtered: 0 } }],
+  listed: 9,
+  delisted: 1,
+  errors: 0,
+});

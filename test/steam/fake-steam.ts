@@ -76,6 +76,10 @@ export class FakeSteam {
   limit(re: RegExp, times: number): void {
     this.limits.push({ re, left: times });
   }
+  /** No more 429s pending. */
+  clearLimits(): void {
+    this.limits = [];
+  }
   /** Every web session is refused from now on (the bots must sign in again). */
   expireSessions(): void {
     this.tokens.clear();
