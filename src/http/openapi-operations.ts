@@ -78,6 +78,8 @@ export const OPERATIONS: Record<string, OperationInfo> = {
   [`put ${a}/bots/{id}/web-session`]: { id: 'setBotWebSession', tag: 'Operator: bots', errors: [...ADMIN, 404, ...WITH_BODY], request: X.webSessionRequest, response: { 200: X.webSessionStoredResponse } },
   [`post ${a}/bots/{id}/disable`]: { id: 'disableBot', tag: 'Operator: bots', errors: [...ADMIN, 404, ...WITH_BODY], response: { 200: X.botDisabledResponse } },
   [`delete ${a}/bots/{id}`]: { id: 'removeBot', tag: 'Operator: bots', errors: [...ADMIN, 404], response: { 200: X.botRemovedResponse } },
+  [`get ${a}/reconciliation`]: { id: 'getReconciliation', tag: 'Operator: bots', errors: [...ADMIN, 404], response: { 200: X.reconcileResponse } },
+  [`post ${a}/reconciliation/run`]: { id: 'runReconciliation', tag: 'Operator: bots', errors: [...ADMIN, ...WITH_BODY], response: { 200: X.reconcileResponse } },
   [`post ${a}/bots/sync`]: { id: 'syncBotStock', tag: 'Operator: bots', errors: [...ADMIN, ...WITH_BODY], request: {}, response: { 200: X.botSyncResponse } },
   [`post ${a}/bots/{id}/check`]: { id: 'checkBot', tag: 'Operator: bots', errors: [...ADMIN, 404, ...WITH_BODY], response: { 200: X.botCheckResponse } },
 };

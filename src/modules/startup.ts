@@ -2,6 +2,7 @@
 import type { AppContext } from '../context.js';
 import { catalogueStartup } from './catalogue/catalogue-tasks.js';
 import { webhookStartup } from './webhooks/webhook-tasks.js';
+import { reconcileStartup } from './reconcile/reconcile-tasks.js';
 
 export type StartupHook = (ctx: AppContext) => Promise<void>;
 
@@ -12,4 +13,6 @@ export const featureStartups: StartupHook[] = [
   catalogueStartup,
   // Webhook sweeper (lost attempts) and retention jobs.
   webhookStartup,
+  // The daily reconciliation against the platform.
+  reconcileStartup,
 ];

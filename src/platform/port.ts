@@ -213,6 +213,8 @@ export interface BotItem extends PlatformItem {
   inOffer?: boolean;
   /** The deposit it arrived in, when the platform adapter knows (its listing comes from that deposit). */
   depositId?: number;
+  /** With depositId: the asset id it had in the user's inventory (the deposit's asset id). */
+  depositAssetId?: string;
 }
 
 /** A trade one of our bots made, as the platform's trade history shows it. */

@@ -396,7 +396,7 @@ export function createSandboxPlatform(deps: SandboxDeps): SandboxPlatform {
           assetId: row.asset_id, marketHashName: row.market_hash_name,
           ...(paintIndex !== undefined ? { paintIndex } : {}), ...(phase ? { phase } : {}),
           ...(row.tradable_after && new Date(row.tradable_after).getTime() > now ? { tradable: false } : {}),
-          ...(row.deposit_id ? { depositId: Number(row.deposit_id) } : {}),
+          ...(row.deposit_id ? { depositId: Number(row.deposit_id), depositAssetId: row.asset_id } : {}),
         };
       });
     },

@@ -43,14 +43,14 @@ export async function botInventory(db: Db, driver: BotDriver, game: Game): Promi
   }
   const ids = items.map((i) => i.assetId);
   const received = ids.length
-    ? (await sql<{ new_asset_id: string; deposit_id: string }>`
-        select new_asset_id, deposit_id::text from steam_received_assets where bot_id = ${driver.bot.id} and new_asset_id = any(${ids}::text[])`.execute(db)).rows
+    ? (await sql<{ new_asset_id: string; deposit_id: string; asset_id: string }>`
+        select new_asset_id, deposit_id::text, asset_id from steam_received_assets where bot_id = ${driver.bot.id} and new_asset_id = any(${ids}::text[])`.execute(db)).rows
     : [];
-  const depositOf = new Map(received.map((r) => [r.new_asset_id, Number(r.deposit_id)]));
+  const depositOf = new Map(received.map((r) => [r.new_asset_id, r]));
   return items.map((it) => ({
     ...it,
     ...(giving.has(it.assetId) ? { inOffer: true } : {}),
-    ...(depositOf.has(it.assetId) ? { depositId: depositOf.get(it.assetId) } : {}),
+    ...(depositOf.has(it.assetId) ? { depositId: Number(depositOf.get(it.assetId)!.deposit_id), depositAssetId: depositOf.get(it.assetId)!.asset_id } : {}),
   }));
 }
 
