@@ -161,7 +161,7 @@ describe('operator entry points', () => {
     expect((await listing(botListingId(botB, 'tf2', '72000000000')))!.status).toBe('live');
     expect((await gw.admin('POST', '/bots/sync', { bot_id: 'x' })).status).toBe(400);
     expect((await gw.admin('POST', '/bots/sync', { other: 1 })).status).toBe(400);
-  });
+  }, 180_000); // a CLI process (tsx start-up, migrations check) on a busy machine
 
   it('the schedule: a sync job is waiting for the next run', async () => {
     await gw.flushJobs();
