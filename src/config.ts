@@ -83,6 +83,28 @@ export interface Config {
   /** PLATFORM=steam: bot secrets' AES-256-GCM key (BOT_SECRETS_KEY), raw text; parsed by the bot module. */
   botSecretsKey: string | undefined;
   steam: SteamSettings;
+  botSync: BotSyncSettings;
+  reconcile: ReconcileSettings;
+}
+
+/** The catalogue sync of the bots' stock (issue 20): schedule, which items, and their price. */
+export interface BotSyncSettings {
+  /** Seconds between scheduled syncs (0: only on demand). */
+  intervalSeconds: number;
+  games: Game[];
+  /** Items whose book price is below / above these (mills) are not listed; maxPriceMills 0: no limit. */
+  minPriceMills: number;
+  maxPriceMills: number;
+  /** A listing's base price: the book price × this percent. */
+  pricePercent: number;
+}
+
+/** Reconciliation against the platform (issue 20): schedule and how far back the trade history is read. */
+export interface ReconcileSettings {
+  /** Seconds between scheduled runs (0: only on demand). */
+  intervalSeconds: number;
+  /** Trades and records younger than this are compared (the platform's history is read that far back). */
+  windowSeconds: number;
 }
 
 /** The platform's hosts (a stand-in platform for staging / black-box tests) and the bot drivers' timings. */
@@ -150,6 +172,23 @@ function baseUrl(env: Env, name: string, def: string): string {
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(`${name} must be an absolute http(s) URL, got "${raw}"`);
   return raw;
+}
+
+function usd(env: Env, name: string, def: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  if (!/^\d{1,12}(\.\d{1,3})?$/.test(raw.trim())) throw new ConfigError(`${name} must be a USD amount with at most 3 decimals, got "${raw}"`);
+  return Math.round(Number(raw.trim()) * 1000);
+}
+
+function gameList(env: Env, name: string): Game[] {
+  const all: Game[] = ['csgo', 'rust', 'dota2', 'tf2'];
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return all;
+  const list = raw.split(',').map((g) => g.trim()).filter(Boolean);
+  const bad = list.filter((g) => !(all as string[]).includes(g));
+  if (bad.length || list.length === 0) throw new ConfigError(`${name} must be a comma-separated list of ${all.join(', ')}, got "${raw}"`);
+  return [...new Set(list)] as Game[];
 }
 
 /** Steam mode refuses to start without a well-formed key for the bots' secrets. */
@@ -254,6 +293,17 @@ export function loadConfig(env: Env = process.env): Config {
       callTimeoutMs: int(env, 'STEAM_CALL_TIMEOUT_MS', 20000, 100),
       backoffBaseMs: int(env, 'STEAM_BACKOFF_BASE_MS', 1000, 1, 60000),
       sendSettleMs: int(env, 'STEAM_SEND_SETTLE_MS', 120_000, 100, 3_600_000),
+    },
+    botSync: {
+      intervalSeconds: int(env, 'BOT_SYNC_SECONDS', 600, 0, 86400 * 7),
+      games: gameList(env, 'BOT_SYNC_GAMES'),
+      minPriceMills: usd(env, 'BOT_SYNC_MIN_PRICE', 0),
+      maxPriceMills: usd(env, 'BOT_SYNC_MAX_PRICE', 0),
+      pricePercent: int(env, 'BOT_SYNC_PRICE_PERCENT', 100, 1, 1000),
+    },
+    reconcile: {
+      intervalSeconds: int(env, 'RECONCILE_SECONDS', 86400, 0, 86400 * 30),
+      windowSeconds: int(env, 'RECONCILE_WINDOW_SECONDS', 8 * 86400, 3600, 86400 * 90),
     },
   };
 }

@@ -18,6 +18,8 @@ import { createPurchaseService } from './modules/purchases/purchase-service.js';
 import { createIntentService } from './modules/intents/intent-service.js';
 import { createHostedService } from './modules/hosted/hosted-service.js';
 import { createBotService } from './modules/bots/bot-service.js';
+import { createBotStockSync } from './modules/catalogue/bot-stock.js';
+import { createReconcileService } from './modules/reconcile/reconcile-service.js';
 import { createJobRelay } from './jobs/relay.js';
 import type { CommitTaps } from './db/commit-taps.js';
 
@@ -48,12 +50,14 @@ export function createContext(base: BaseContext) {
   const intents = createIntentService({ db, config, platform, clock });
   const hosted = createHostedService({ db, config, clock, deposits });
   const bots = createBotService({ db, config, platform });
+  const reconcile = createReconcileService({ db, log, clock, settings: config.reconcile, platform });
+  const botStock = createBotStockSync({ db, log, settings: config.botSync, platform, pricing, state: catalogue.pageState });
   // Offer changes the platform reports (accepted, declined, expired, canceled, hold ended,
   // reverted) become deposit / purchase transitions (through the offer layer, src/platform/offers.ts).
   platform.onOfferChange((change) => (change.offer === 'deposit' ? deposits.applyOfferChange(change) : purchases.applyOfferChange(change)));
   // A real platform confirms (and keeps) an offer only while its record still wants it.
   platform.onOfferGuard?.((offer, id, tradeOfferId) => (offer === 'deposit' ? deposits.wantsOffer(id, tradeOfferId) : purchases.wantsOffer(id, tradeOfferId)));
-  return { ...base, jobRelay, merchants, ledger, webhooks, pricing, platform, deposits, catalogue, purchases, intents, hosted, bots };
+  return { ...base, jobRelay, merchants, ledger, webhooks, pricing, platform, deposits, catalogue, purchases, intents, hosted, bots, botStock, reconcile };
 }
 
 export type AppContext = ReturnType<typeof createContext>;

@@ -77,6 +77,18 @@ export function registerBotCommands(program: Command, run: Run, int: (v: string)
     .action(run((ctx, id, o) => ctx.bots.update(int(id), { name: o.name, games: o.game, inventory_capacity: o.capacity, enabled: o.enabled })));
   bot.command('remove <id>').description('out of rotation for good; secrets and tokens wiped').action(run((ctx, id) => ctx.bots.remove(int(id))));
   bot
+    .command('sync')
+    .description('list the bots\' tradable items in the catalogue, delist what left them (exit 1 when a bot could not be read)')
+    .option('--bot <id>', 'only this bot', int)
+    .action(
+      run(async (ctx, o) => {
+        await ctx.pricing.reload(); // the CLI's context has not loaded the price book
+        const r = await ctx.botStock.sync(o.bot !== undefined ? { botId: o.bot } : {});
+        if (r.errors > 0) process.exitCode = 1;
+        return r;
+      }, 'bot stock synced:'),
+    );
+  bot
     .command('check <id>')
     .description('sign the bot in on the platform and report what it can do (exit 1 when it cannot trade)')
     .action(

@@ -224,6 +224,17 @@ catalogue
 
 registerBotCommands(program, run, int, onOff);
 
+program
+  .command('reconcile')
+  .description('compare the bots\' trade history and inventories with the records; lists each discrepancy with what to do (exit 1 when any, or when a bot could not be read)')
+  .action(
+    run(async (ctx) => {
+      const r = await ctx.reconcile.run();
+      if (r.total > 0 || r.read_errors.length > 0) process.exitCode = 1;
+      return r;
+    }, 'reconciliation:'),
+  );
+
 function requireFeature<K extends string>(ctx: CliContext, key: K): any {
   const svc = (ctx as unknown as Record<string, unknown>)[key];
   if (!svc) throw new Error(`${key} is not available in this build`);

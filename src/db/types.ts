@@ -73,8 +73,9 @@ import type { PurchaseTables } from './tables/purchases.js';
 import type { WebhookTables } from './tables/webhooks.js';
 import type { BotTables, SteamBotColumns } from './tables/bots.js';
 import type { PricingTables } from './tables/pricing.js';
+import type { ReconcileTables } from './tables/reconcile.js';
 
-export interface DB extends FoundationTables, DepositTables, PurchaseTables, WebhookTables, BotTables, PricingTables {
+export interface DB extends FoundationTables, DepositTables, PurchaseTables, WebhookTables, BotTables, PricingTables, ReconcileTables {
   /** The deposits feature's bots plus the operator-managed columns of migration 010. */
   bots: DepositTables['bots'] & SteamBotColumns;
 }

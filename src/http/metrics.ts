@@ -24,6 +24,8 @@ interface DbGauges {
   outboxFailed: number;
   webhooks: { state: string; n: number }[];
   bots: { bot: string; rotation: string }[];
+  /** The latest finished reconciliation run: its discrepancies by kind and when it finished (issue 20). */
+  reconcile: { kinds: { kind: string; n: number }[]; finishedAt: number | null };
 }
 
 async function readDbGauges(db: Db): Promise<DbGauges> {
@@ -36,7 +38,12 @@ async function readDbGauges(db: Db): Promise<DbGauges> {
   const webhooks = await sql<{ state: string; n: number }>`
     select state, count(*)::int as n from webhook_events where state <> 'delivered' group by state`.execute(db);
   const bots = (await listBots(db, 1000, 0)).filter((b) => !b.removed_at).map((b) => ({ bot: b.name, rotation: rotationOf(b).rotation }));
-  return { queue: queue.rows, outbox: outbox.rows, outboxFailed: outboxFailed.rows[0].n, webhooks: webhooks.rows, bots };
+  const run = await sql<{ id: string; at: number }>`
+    select r.id::text as id, extract(epoch from r.finished_at)::float8 as at from reconcile_runs r where r.finished_at is not null order by r.id desc limit 1`.execute(db);
+  const kinds = run.rows[0]
+    ? (await sql<{ kind: string; n: number }>`select kind, count(*)::int as n from reconcile_discrepancies where run_id = ${run.rows[0].id} group by kind`.execute(db)).rows
+    : [];
+  return { queue: queue.rows, outbox: outbox.rows, outboxFailed: outboxFailed.rows[0].n, webhooks: webhooks.rows, bots, reconcile: { kinds, finishedAt: run.rows[0]?.at ?? null } };
 }
 
 export function registerMetrics(app: FastifyInstance, db: Db, opts: MetricsOptions): { registry: client.Registry; stats: RouteStats } {
@@ -74,6 +81,17 @@ export function registerMetrics(app: FastifyInstance, db: Db, opts: MetricsOptio
     labelNames: ['bot', 'state'],
     registers: [registry],
   });
+  const discrepancies = new client.Gauge({
+    name: 'gateway_reconcile_discrepancies',
+    help: 'Discrepancies between the records and the platform found by the latest reconciliation, by kind (should be 0: GET /api/admin/reconciliation says what to do); refreshed every METRICS_REFRESH_MS',
+    labelNames: ['kind'],
+    registers: [registry],
+  });
+  const reconciledAt = new client.Gauge({
+    name: 'gateway_reconcile_last_run_timestamp_seconds',
+    help: 'When the latest reconciliation finished (unix seconds; 0: never); alert when it is older than RECONCILE_SECONDS allows',
+    registers: [registry],
+  });
 
   let refreshing: Promise<void> | undefined;
   const refresh = () =>
@@ -89,6 +107,10 @@ export function registerMetrics(app: FastifyInstance, db: Db, opts: MetricsOptio
         for (const r of g.webhooks) undelivered.set({ state: r.state }, r.n);
         botRotation.reset();
         for (const b of g.bots) for (const state of ['in', 'draining', 'out']) botRotation.set({ bot: b.bot, state }, b.rotation === state ? 1 : 0);
+        discrepancies.reset();
+        discrepancies.set({ kind: 'total' }, g.reconcile.kinds.reduce((a, r) => a + r.n, 0));
+        for (const r of g.reconcile.kinds) discrepancies.set({ kind: r.kind }, r.n);
+        reconciledAt.set(g.reconcile.finishedAt ?? 0);
       })
       .catch(() => {
         // the database being down is reported by /readyz; metrics keep their last values

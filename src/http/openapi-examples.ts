@@ -302,3 +302,25 @@ export const purchaseWebhook = {
   amount_currency: 'usd',
   fail_reason: 'trade_url_error',
 };
+
+export const botSyncResponse = env('bots synced', {
+  bots: [{ bot_id: 1, game: 'csgo', items: 12, listed: 9, delisted: 1, skipped: { protected: 2, in_offer: 0, deposit: 1, listed: 0, unpriced: 0, filtered: 0 } }],
+  listed: 9,
+  delisted: 1,
+  errors: 0,
+});
+
+export const reconcileResponse = env('reconciliation report', {
+  run_id: 12,
+  started_at: AT,
+  finished_at: AT,
+  since: '2026-11-15T10:15:02.417Z',
+  bots_read: 2,
+  read_errors: [],
+  total: 1,
+  discrepancies: [{
+    n: 1, kind: 'reversed_trade_still_credited', bot_id: 1, record_kind: 'deposit', record_id: 4211, merchant_id: 3, trade_id: '5000000000000000007', listing_id: null, asset_id: null,
+    detail: 'trade 5000000000000000007 was reversed; deposit 4211 is completed',
+    action: 'The deposit trade was reversed on the platform (the items went back to the user) but the merchant is still credited. Debit the merchant (a withdrawal referencing the deposit) and delist what the deposit listed.',
+  }],
+});

@@ -11,6 +11,7 @@ import { sandboxPurchaseRoutes } from './sandbox/sandbox-purchase-routes.js';
 import { intentRoutes } from './intents/intent-routes.js';
 import { hostedRoutes } from './hosted/hosted-routes.js';
 import { botRoutes } from './bots/bot-routes.js';
+import { reconcileRoutes } from './reconcile/reconcile-routes.js';
 import { accountAdminRoutes } from './accounts/account-admin-routes.js';
 import { webAppRoutes } from './dashboard/web-app.js';
 import { priceAdminRoutes } from './pricing/price-admin-routes.js';
@@ -23,7 +24,7 @@ export type RoutePlugin = (ctx: AppContext) => FastifyPluginAsync;
 export const merchantFeatureRoutes: RoutePlugin[] = [depositRoutes, sandboxDepositRoutes, intentRoutes, catalogueRoutes, purchaseRoutes, sandboxPurchaseRoutes, eventsRoutes];
 
 /** Mounted under /api/admin, behind the operator bearer token. */
-export const adminFeatureRoutes: RoutePlugin[] = [webhookAdminRoutes, botRoutes, accountAdminRoutes, priceAdminRoutes];
+export const adminFeatureRoutes: RoutePlugin[] = [webhookAdminRoutes, botRoutes, accountAdminRoutes, priceAdminRoutes, reconcileRoutes];
 
 /** Mounted at the root, unauthenticated (hosted deposit page, static assets). */
 export const publicFeatureRoutes: RoutePlugin[] = [itemImageRoutes, hostedRoutes, webAppRoutes, docsRoutes];

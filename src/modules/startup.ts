@@ -2,6 +2,7 @@
 import type { AppContext } from '../context.js';
 import { catalogueStartup } from './catalogue/catalogue-tasks.js';
 import { webhookStartup } from './webhooks/webhook-tasks.js';
+import { reconcileStartup } from './reconcile/reconcile-tasks.js';
 
 export type StartupHook = (ctx: AppContext) => Promise<void>;
 
@@ -14,4 +15,6 @@ export const featureStartups: StartupHook[] = [
   webhookStartup,
   // Steam mode: no sandbox bot rows.
   async (ctx) => void (await ctx.bots.dropSandboxBots()),
+  // The daily reconciliation against the platform.
+  reconcileStartup,
 ];

@@ -5,7 +5,8 @@ import { webhookTasks } from './webhooks/webhook-tasks.js';
 import { depositTasks } from './deposits/deposit-tasks.js';
 import { catalogueTasks } from './catalogue/catalogue-tasks.js';
 import { purchaseTasks } from './purchases/purchase-tasks.js';
+import { reconcileTasks } from './reconcile/reconcile-tasks.js';
 
 export type TaskFactory = (ctx: AppContext) => TaskList;
 
-export const featureTasks: TaskFactory[] = [webhookTasks, depositTasks, catalogueTasks, purchaseTasks];
+export const featureTasks: TaskFactory[] = [webhookTasks, depositTasks, catalogueTasks, purchaseTasks, reconcileTasks];

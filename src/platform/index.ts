@@ -26,6 +26,7 @@ export function createPlatform(deps: {
   if (deps.config.platform === 'sandbox') {
     return createSandboxPlatform({ db: deps.db, clock: deps.clock, offerTtlSeconds: deps.config.offerTtlSeconds,
       itemsFor: deps.itemsFor,
+      holdSeconds: deps.config.holdSeconds,
       // Partner 90000013 answers an offer just after the gateway has given up on it.
       lateAnswerMs: deps.config.depositTimeoutMs + Math.min(500, Math.max(100, Math.round(deps.config.depositTimeoutMs / 2))),
     });

@@ -91,8 +91,10 @@ export interface PlatformItem {
   marketHashName: string;
   classId?: string;
   instanceId?: string;
-  /** Doppler-type phase of phased items (priced per phase). */
+  /** Doppler-type phase of phased items (priced per phase), decided by domain/phases.ts phaseOf. */
   phase?: string;
+  /** The finish's paint index when the platform gives it (steam: asset property 7, "Finish Catalog"). */
+  paintIndex?: number;
   /** false: in the inventory but not tradable now (a trade cooldown); absent means tradable. */
   tradable?: boolean;
   /** CS2 asset properties when the platform gives them (steam: inventory asset_properties). */
@@ -242,6 +244,42 @@ export interface TradingPlatform {
   start?(): Promise<void>;
   /** Stops every bot driver this instance runs and releases their leases. */
   stop?(): Promise<void>;
+  /** The bots' holdings and trades on the platform (both adapters; optional for test doubles). */
+  botInventory?: BotLedgerReader['botInventory'];
+  botTrades?: BotLedgerReader['botTrades'];
+}
+
+/** An item one of our bots holds, as the platform shows it (the catalogue sync, reconciliation). */
+export interface BotItem extends PlatformItem {
+  /** In one of the bot's active offers: it may leave at any moment. */
+  inOffer?: boolean;
+  /** The deposit it arrived in, when the platform adapter knows (its listing comes from that deposit). */
+  depositId?: number;
+  /** With depositId: the asset id it had in the user's inventory (the deposit's asset id). */
+  depositAssetId?: string;
+}
+
+/** A trade one of our bots made, as the platform's trade history shows it. */
+export interface PlatformTrade {
+  botId: number;
+  tradeId: string;
+  /** The record our offer's message names, when the trade came from one of our offers. */
+  record?: { kind: 'deposit' | 'purchase'; recordId: number };
+  tradeOfferId?: string;
+  at: Date;
+  /** complete: the items moved; in_escrow: they move when a hold ends; reversed: moved, then rolled back; failed: nothing moved. */
+  status: 'complete' | 'in_escrow' | 'reversed' | 'failed';
+}
+
+/**
+ * What the bots hold and what they traded, read from the platform (not from the gateway's
+ * records): `gateway bot sync` lists the stock, `gateway reconcile` compares both with the records.
+ */
+export interface BotLedgerReader {
+  /** Every item the bot holds for a game; `tradable: false` marks those in trade protection or a cooldown. */
+  botInventory(botId: number, game: Game): Promise<BotItem[]>;
+  /** The bot's trades since `since` (newest first), reversals included. */
+  botTrades(botId: number, since: Date): Promise<PlatformTrade[]>;
 }
 
 export interface BotCheckReport {

@@ -8,6 +8,7 @@ import { PURCHASE_TASKS, purchaseJobKey } from '../../src/modules/purchases/purc
 import { CATALOGUE_TASKS, catalogueJobKey } from '../../src/modules/catalogue/catalogue-jobs.js';
 import { WEBHOOK_DELIVER_TASK, WEBHOOK_PRUNE_TASK, WEBHOOK_SWEEP_TASK, jobKeyOf } from '../../src/modules/webhooks/webhook-jobs.js';
 import { idField, stringField } from '../../src/jobs/enqueue.js';
+import { RECONCILE_TASKS } from '../../src/modules/reconcile/reconcile-jobs.js';
 
 describe('typed jobs', () => {
   it('the worker handles exactly the declared task names', () => {
@@ -17,6 +18,7 @@ describe('typed jobs', () => {
       ...Object.values(DEPOSIT_TASKS),
       ...Object.values(PURCHASE_TASKS),
       ...Object.values(CATALOGUE_TASKS),
+      ...Object.values(RECONCILE_TASKS),
       WEBHOOK_DELIVER_TASK,
       WEBHOOK_SWEEP_TASK,
       WEBHOOK_PRUNE_TASK,

@@ -14,7 +14,15 @@ const BASE = 76561197960265728n;
 const steamIdOf = (accountId: number) => (BASE + BigInt(accountId)).toString();
 const accountIdOf = (steamId: string) => Number(BigInt(steamId) - BASE);
 
-export interface FakeItem { assetid: string; classid: string; name: string; tradable?: boolean; appid?: number }
+export interface FakeItem {
+  assetid: string; classid: string; name: string; tradable?: boolean; appid?: number;
+  /** The inventory's per-asset properties, as Steam sends them (e.g. { propertyid: 7, int_value: '415', name: 'Finish Catalog' }). */
+  properties?: { propertyid: number; int_value?: string; float_value?: string; string_value?: string; name: string }[];
+  /** The description lines of the item's class (type html), e.g. a "Phase 2" line. */
+  lines?: string[];
+  /** '16': in CS2 trade protection (the protected context); default '2'. */
+  context?: string;
+}
 export interface FakeUser { partner: number; token: string; name?: string; escrowDays?: number; probation?: boolean; private?: boolean; hiddenApps?: number[]; items: FakeItem[] }
 export interface FakeBot { steamId: string; accountName: string; password: string; sharedSecret: string; identitySecret: string; items: FakeItem[]; acknowledged?: boolean }
 export interface FakeOffer {
@@ -90,6 +98,10 @@ export class FakeSteam {
   reveal(): void {
     for (const id of this.hidden) this.change(this.offers.get(id)!, this.offers.get(id)!.state);
     this.hidden.clear();
+  }
+  /** No more 429s pending. */
+  clearLimits(): void {
+    this.limits = [];
   }
   /** Every web session is refused from now on (the bots must sign in again). */
   expireSessions(): void {
@@ -237,7 +249,7 @@ export class FakeSteam {
       if (o.state === 2 || o.state === 9) this.change(o, 6);
       return send(200, { tradeofferid: o.id });
     }
-    if ((m = /^\/inventory\/(\d+)\/(\d+)\/(\d+)$/.exec(p))) return this.inventory(m[1], Number(m[2]), q, send);
+    if ((m = /^\/inventory\/(\d+)\/(\d+)\/(\d+)$/.exec(p))) return this.inventory(m[1], Number(m[2]), q, send, m[3]);
     if (p === '/trade/new/acknowledge') {
       if (!me) return send(302, '', { location: `${this.url}/community/login/home` });
       me.acknowledged = true;
@@ -342,19 +354,21 @@ export class FakeSteam {
     }
     return send(200, { tradeofferid: o.id, ...(o.state === 9 ? { needs_mobile_confirmation: true } : {}) });
   }
-  private inventory(steamId: string, appid: number, q: URLSearchParams, send: (s: number, b: unknown) => void) {
+  private inventory(steamId: string, appid: number, q: URLSearchParams, send: (s: number, b: unknown) => void, context = '2') {
     const bot = this.bots.get(steamId);
     const user = this.users.get(accountIdOf(steamId));
     if (!bot && (!user || user.private)) return send(403, 'null');
-    const all = (bot ? bot.items : user!.items).filter((i) => (i.appid ?? 730) === appid);
+    const all = (bot ? bot.items : user!.items).filter((i) => (i.appid ?? 730) === appid && (i.context ?? '2') === context);
     const count = Number(q.get('count') ?? 1000);
     const start = q.get('start_assetid');
     const from = start ? all.findIndex((i) => i.assetid === start) + 1 : 0;
     const page = all.slice(from, from + count);
     if (all.length === 0) return send(200, { success: 1, total_inventory_count: 0, rwgrsn: -2 });
     return send(200, {
-      assets: page.map((i) => ({ appid, contextid: '2', assetid: i.assetid, classid: i.classid, instanceid: '0', amount: '1' })),
-      descriptions: page.map((i) => ({ appid, classid: i.classid, instanceid: '0', tradable: i.tradable === false ? 0 : 1, market_hash_name: i.name, name: i.name })),
+      assets: page.map((i) => ({ appid, contextid: context, assetid: i.assetid, classid: i.classid, instanceid: '0', amount: '1' })),
+      descriptions: page.map((i) => ({ appid, classid: i.classid, instanceid: '0', tradable: i.tradable === false ? 0 : 1, market_hash_name: i.name, name: i.name,
+        ...(i.lines ? { descriptions: i.lines.map((value) => ({ type: 'html', value, name: 'description' })) } : {}) })),
+      ...(page.some((i) => i.properties) ? { asset_properties: page.filter((i) => i.properties).map((i) => ({ appid, contextid: '2', assetid: i.assetid, asset_properties: i.properties })) } : {}),
       total_inventory_count: all.length, success: 1, rwgrsn: -2,
       ...(from + count < all.length ? { more_items: 1, last_assetid: page[page.length - 1].assetid } : {}),
     });

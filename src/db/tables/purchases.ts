@@ -6,7 +6,7 @@ import type { Game } from '../../domain/games.js';
 import type { PurchaseStatus } from '../../domain/purchase-state.js';
 
 export type ListingStatus = 'live' | 'reserved' | 'sold' | 'delisted';
-export type ListingSource = 'seed' | 'deposit' | 'import';
+export type ListingSource = 'seed' | 'deposit' | 'import' | 'bot';
 
 export interface ListingsTable {
   id: string;

@@ -2,11 +2,12 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import type { BotService } from './bot-service.js';
+import type { BotStockSync } from '../catalogue/bot-stock.js';
 import { adminSecurity, envelopeOf, IdParam, Paging } from '../../http/schemas.js';
 import { ok } from '../../http/envelope.js';
-import { BotCheckSchema, BotSchema, CreateBotRequest, UpdateBotRequest, WebSessionRequest } from './bot-schemas.js';
+import { BotCheckSchema, BotSchema, BotSyncRequest, BotSyncSchema, CreateBotRequest, UpdateBotRequest, WebSessionRequest } from './bot-schemas.js';
 
-export const botRoutes = (ctx: { bots: BotService }): FastifyPluginAsync => async (app) => {
+export const botRoutes = (ctx: { bots: BotService; botStock: BotStockSync }): FastifyPluginAsync => async (app) => {
   const common = { tags: ['admin'], security: adminSecurity };
   const one = { 200: envelopeOf(BotSchema) };
   const id = (req: { params: unknown }) => (req.params as { id: number }).id;
@@ -17,6 +18,10 @@ export const botRoutes = (ctx: { bots: BotService }): FastifyPluginAsync => asyn
   app.get('/bots', { schema: { ...common, summary: 'List bots with their state and lease', querystring: Paging('ListBotsQuery'), response: { 200: envelopeOf(Type.Array(BotSchema)) } } }, async (req) => {
     const q = req.query as { limit: number; offset: number };
     return ok(await ctx.bots.list(q.limit, q.offset), 'bots listed');
+  });
+  app.post('/bots/sync', { schema: { ...common, summary: 'List the bots\' tradable items in the catalogue now, delist what left them (also runs every BOT_SYNC_SECONDS)', body: Type.Optional(BotSyncRequest), response: { 200: envelopeOf(BotSyncSchema) } } }, async (req) => {
+    const body = (req.body ?? {}) as typeof BotSyncRequest.static;
+    return ok(await ctx.botStock.sync(body.bot_id !== undefined ? { botId: body.bot_id } : {}), 'bots synced');
   });
   app.get('/bots/:id', { schema: { ...common, summary: 'A bot', params: IdParam, response: one } }, async (req) => ok(await ctx.bots.show(id(req)), 'bot found'));
   app.patch('/bots/:id', { schema: { ...common, summary: 'Update a bot (enabled: true puts it back in rotation)', params: IdParam, body: UpdateBotRequest, response: one } }, async (req) => {

@@ -82,3 +82,40 @@ export const BotCheckSchema = Type.Object(
   },
   { title: 'BotCheck' },
 );
+
+const SkippedCounts = Type.Object(
+  {
+    protected: Type.Integer({ description: 'in trade protection or a cooldown' }),
+    in_offer: Type.Integer({ description: 'in one of the bot\'s active offers' }),
+    deposit: Type.Integer({ description: 'arrived in a deposit: listed by its completion' }),
+    listed: Type.Integer({ description: 'already listed (an import)' }),
+    unpriced: Type.Integer({ description: 'no price (or no known phase of a phase-priced item)' }),
+    filtered: Type.Integer({ description: 'outside BOT_SYNC_MIN_PRICE / BOT_SYNC_MAX_PRICE' }),
+  },
+  { title: 'BotSyncSkipped' },
+);
+
+export const BotSyncRequest = Type.Object(
+  { bot_id: Type.Optional(Type.Integer({ minimum: 1, description: 'only this bot (default: every bot)' })) },
+  { title: 'BotSyncRequest', additionalProperties: false },
+);
+
+export const BotSyncSchema = Type.Object(
+  {
+    bots: Type.Array(
+      Type.Object({
+        bot_id: Type.Integer(),
+        game: Type.String(),
+        items: Type.Integer({ description: 'items the platform shows in the bot\'s inventory' }),
+        listed: Type.Integer({ description: 'listings added, repriced or listed again' }),
+        delisted: Type.Integer({ description: 'listings whose item left the bot (or may not be sold now)' }),
+        skipped: SkippedCounts,
+        error: Type.Optional(Type.String({ description: 'the inventory could not be read: the bot\'s listings were left as they are' })),
+      }, { title: 'BotSyncBot' }),
+    ),
+    listed: Type.Integer(),
+    delisted: Type.Integer(),
+    errors: Type.Integer(),
+  },
+  { title: 'BotSync' },
+);

@@ -8,6 +8,8 @@ export const CATALOGUE_TASKS = {
   addDepositItems: 'catalogue_add_deposit_items',
   /** Prunes the change feed; one keyed job for all instances, rescheduled by itself. */
   eventsPrune: 'catalogue_events_prune',
+  /** Lists the bots' stock (bot-stock.ts); one keyed job for all instances, rescheduled by itself every BOT_SYNC_SECONDS. */
+  botStockSync: 'catalogue_bot_stock_sync',
 } as const;
 
 const PRUNE_EVERY_SECONDS = 3600;
@@ -17,6 +19,7 @@ declare global {
     interface Tasks {
       catalogue_add_deposit_items: { deposit_id: number };
       catalogue_events_prune: Record<string, never>;
+      catalogue_bot_stock_sync: Record<string, never>;
     }
   }
 }
@@ -24,6 +27,7 @@ declare global {
 export const catalogueJobKey = {
   addDepositItems: (depositId: number) => `${CATALOGUE_TASKS.addDepositItems}:${depositId}`,
   eventsPrune: () => CATALOGUE_TASKS.eventsPrune,
+  botStockSync: () => CATALOGUE_TASKS.botStockSync,
 };
 
 /** The job listing a completed deposit's items (added by the deposit's transition, in its effects statement). */
@@ -38,5 +42,14 @@ export function scheduleEventsPrune(db: Db | Trx): Promise<void> {
     jobKey: catalogueJobKey.eventsPrune(),
     jobKeyMode: 'preserve_run_at',
     runAt: new Date(Date.now() + PRUNE_EVERY_SECONDS * 1000),
+  });
+}
+
+/** The next bot stock sync in `seconds`; preserve_run_at keeps an earlier waiting one. */
+export function scheduleBotStockSync(db: Db | Trx, seconds: number): Promise<void> {
+  return addJob(db, CATALOGUE_TASKS.botStockSync, {}, {
+    jobKey: catalogueJobKey.botStockSync(),
+    jobKeyMode: 'preserve_run_at',
+    runAt: new Date(Date.now() + seconds * 1000),
   });
 }

@@ -9,14 +9,16 @@ import { idField } from '../../jobs/enqueue.js';
 import { EVENTS_RETENTION_SECONDS } from './events.js';
 import { GAMES } from '../../domain/games.js';
 import type { SeedBookEntry } from './catalogue-seed.js';
-import { CATALOGUE_TASKS, scheduleEventsPrune } from './catalogue-jobs.js';
+import { CATALOGUE_TASKS, scheduleBotStockSync, scheduleEventsPrune } from './catalogue-jobs.js';
+import type { BotStockSync } from './bot-stock.js';
 
 /** What the catalogue jobs and start-up use. */
 export interface CatalogueTaskDeps {
   db: Db;
   log: Logger;
-  config: Pick<Config, 'platform' | 'sandboxCatalogueSize'>;
+  config: Pick<Config, 'platform' | 'sandboxCatalogueSize' | 'botSync'>;
   catalogue: CatalogueService;
+  botStock: BotStockSync;
   pricing: Pick<PricingService, 'namesFor' | 'entry'>;
 }
 
@@ -36,6 +38,15 @@ export function catalogueTasks(ctx: CatalogueTaskDeps): TaskList {
       if (n > 0) ctx.log.info({ pruned: n }, 'catalogue events pruned');
       await scheduleEventsPrune(ctx.db);
     },
+    [CATALOGUE_TASKS.botStockSync]: async () => {
+      const every = ctx.config.botSync.intervalSeconds;
+      try {
+        await ctx.botStock.sync();
+      } finally {
+        // The next run, whatever this one did (a failed bot is reported in its own entry).
+        if (every > 0) await scheduleBotStockSync(ctx.db, every);
+      }
+    },
   };
 }
 
@@ -53,4 +64,5 @@ export async function catalogueStartup(ctx: CatalogueTaskDeps): Promise<void> {
     await ctx.catalogue.seedSandbox(ctx.config.sandboxCatalogueSize, entries);
   }
   await scheduleEventsPrune(ctx.db);
+  if (ctx.config.botSync.intervalSeconds > 0) await scheduleBotStockSync(ctx.db, ctx.config.botSync.intervalSeconds);
 }

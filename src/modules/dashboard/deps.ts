@@ -9,6 +9,7 @@ import type { MerchantService } from '../merchants/merchant-service.js';
 import type { LedgerService } from '../ledger/ledger-service.js';
 import type { WebhookService } from '../webhooks/webhook-service.js';
 import type { BotService } from '../bots/bot-service.js';
+import type { ReconcileService } from '../reconcile/reconcile-service.js';
 
 export interface AccountDeps {
   db: Db;
@@ -23,4 +24,5 @@ export interface WebDeps extends AccountDeps {
   webhooks: WebhookService;
   platform: TradingPlatform;
   bots: BotService;
+  reconcile: ReconcileService;
 }

@@ -18,6 +18,7 @@ export const CONSOLE_NAV = [
   { href: '/console', label: 'Merchants' },
   { href: '/console/system', label: 'System' },
   { href: '/console/bots', label: 'Bots' },
+  { href: '/console/reconciliation', label: 'Reconciliation' },
   { href: '/console/operators', label: 'Operators' },
   { href: '/console/audit', label: 'Audit log' },
   { href: '/dashboard/account', label: 'Your account' },

@@ -22,6 +22,7 @@ import { settingsPages } from './settings-pages.js';
 import { teamPages } from './team-pages.js';
 import { consolePages } from '../console/console-pages.js';
 import { botPages } from '../console/bot-pages.js';
+import { reconcilePage } from '../console/reconcile-page.js';
 import { CONSOLE_NAV, MERCHANT_NAV, type Shell } from './nav.js';
 
 const WEB_DIR = fileURLToPath(new URL('../../../web/dashboard/', import.meta.url));
@@ -119,4 +120,5 @@ ${details.length ? html`<ul>${details.map((d) => html`<li>${d}</li>`)}</ul>` : '
   consolePages(app, ctx, accounts);
   botPages(app, ctx, accounts);
   requestLogPages(app, ctx, shell);
+  reconcilePage(app, ctx, accounts);
 };

@@ -2,6 +2,7 @@
 // custom currency (spec 4.1, 8), the redirect URLs, and the commit-time rules with their errors.
 import { isHttpUrl } from '../../http/validation.js';
 import { AppError, validationError, type FieldError } from '../../domain/errors.js';
+import { unphasedName } from '../../domain/phases.js';
 
 export interface CustomCurrencyInput {
   custom_currency?: string | null;
@@ -188,7 +189,6 @@ export function heldAssetProblems(
 
 /** A quoted name as the item it names: "<name> - <phase>" of a phase-priced quote is <name> in that phase. */
 export function quotedItem(quotedName: string, phase: string | null | undefined): { name: string; phase: string | null } {
-  const suffix = phase ? ` - ${phase}` : '';
-  if (phase && quotedName.endsWith(suffix)) return { name: quotedName.slice(0, -suffix.length), phase };
-  return { name: quotedName, phase: phase ?? null };
+  const base = unphasedName(quotedName, phase);
+  return { name: base ?? quotedName, phase: phase ?? null };
 }

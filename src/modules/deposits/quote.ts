@@ -39,7 +39,7 @@ export interface QuoteDeps {
   config: Pick<Config, 'depositTimeoutMs' | 'quoteTtlSeconds'>;
   clock: Clock;
   platform: Pick<TradingPlatform, 'checkTradeLink' | 'loadInventory'>;
-  pricing: Pick<PricingService, 'quote' | 'price' | 'assertFresh' | 'loadedAt' | 'version'>;
+  pricing: Pick<PricingService, 'quote' | 'quoteItem' | 'price' | 'assertFresh' | 'loadedAt' | 'version'>;
 }
 
 function snapshotItem(it: PlatformItem, q: Quote): SnapshotItem {
@@ -76,7 +76,7 @@ export function createQuoteStage(deps: QuoteDeps) {
     const out: SnapshotItem[] = [];
     for (const it of items) {
       if (it.tradable === false) continue; // cannot be deposited now
-      const q = pricing.quote(merchant, k.game, it.marketHashName, it.phase);
+      const q = pricing.quoteItem(merchant, k.game, it);
       if (q) out.push(snapshotItem(it, q));
     }
     return out;

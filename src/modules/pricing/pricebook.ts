@@ -5,6 +5,7 @@ import { readFile, readdir, stat } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GAMES, isGame, type Game } from '../../domain/games.js';
+import { unphasedName } from '../../domain/phases.js';
 import { PriceBookError, parsePriceBook, type PriceBookEntry, type PriceBookFormat } from './pricebook-parse.js';
 
 export * from './pricebook-parse.js';
@@ -22,11 +23,13 @@ function phaseKey(name: string, phase: string): string {
 export class PriceBook {
   private readonly byGame = new Map<Game, Map<string, PriceBookEntry>>();
   private readonly byPhase = new Map<Game, Map<string, PriceBookEntry>>();
+  private readonly phased = new Map<Game, Set<string>>();
 
   constructor(entries: Iterable<PriceBookEntry> = []) {
     for (const g of GAMES) {
       this.byGame.set(g, new Map());
       this.byPhase.set(g, new Map());
+      this.phased.set(g, new Set());
     }
     for (const e of entries) this.add(e);
   }
@@ -39,11 +42,16 @@ export class PriceBook {
       throw new PriceBookError(`duplicate price book entry for ${e.game} ${JSON.stringify(e.market_hash_name)}`);
     }
     names.set(e.market_hash_name, e);
-    const suffix = e.phase ? ` - ${e.phase}` : undefined;
-    if (suffix && e.market_hash_name.endsWith(suffix)) {
-      const base = e.market_hash_name.slice(0, -suffix.length);
+    const base = unphasedName(e.market_hash_name, e.phase);
+    if (base !== undefined) {
       this.byPhase.get(e.game)!.set(phaseKey(base, e.phase!), e);
+      this.phased.get(e.game)!.add(base);
     }
+  }
+
+  /** Whether the book prices this market hash name per phase ("<name> - <phase>" entries). */
+  pricedByPhase(game: Game, name: string): boolean {
+    return this.phased.get(game)?.has(name) ?? false;
   }
 
   /**

@@ -8,6 +8,7 @@ import type { Db } from '../../db/database.js';
 import { GAMES, isGame, type Game } from '../../domain/games.js';
 import { AppError } from '../../domain/errors.js';
 import { applyRate } from '../../domain/money.js';
+import { unphasedName } from '../../domain/phases.js';
 import type { MerchantRow } from '../merchants/merchant-repo.js';
 import { PriceBook, SANDBOX_PRICEBOOK_DIR, type PriceBookEntry } from './pricebook.js';
 import { isSourceList, loadSourceList } from './price-sources.js';
@@ -90,13 +91,17 @@ function sandboxNames(book: PriceBook): Map<Game, SandboxItemName[]> {
     const list: SandboxItemName[] = [];
     for (const e of book.list(g)) {
       if (e.price_mills <= 0) continue;
-      const suffix = e.phase ? ` - ${e.phase}` : undefined;
-      if (suffix && e.market_hash_name.endsWith(suffix)) list.push({ name: e.market_hash_name.slice(0, -suffix.length), phase: e.phase });
+      const base = unphasedName(e.market_hash_name, e.phase);
+      if (base !== undefined) list.push({ name: base, phase: e.phase });
       else list.push({ name: e.market_hash_name });
     }
     out.set(g, list);
   }
   return out;
+}
+
+function phasedNames(names: Map<Game, SandboxItemName[]>): Map<Game, Set<string>> {
+  return new Map(GAMES.map((g) => [g, new Set((names.get(g) ?? []).filter((n) => n.phase).map((n) => n.name))]));
 }
 
 /** Safe file part of an image URL: the name, URL-encoded, with a .svg suffix. */
@@ -140,6 +145,8 @@ export function createPricingService(deps: { config: Config; log: Logger; db?: D
       : undefined,
   });
   let names = sandboxNames(new PriceBook());
+  /** Plain names the book prices per phase ("<name> - <phase>" entries): such an item is priced only by its own phase. */
+  let phased = phasedNames(names);
   /** when a market source last answered (every source failing for PRICE_MAX_AGE_SECONDS: prices_stale) */
   let answeredAt = 0;
 
@@ -160,6 +167,7 @@ export function createPricingService(deps: { config: Config; log: Logger; db?: D
         }
       }
       names = sandboxNames(next);
+      phased = phasedNames(names);
       log.info({ items: next.totalSize, source: config.priceBookSource ?? 'sandbox' }, 'price book loaded');
       return { readings, complete: [...GAMES] };
     },
@@ -244,6 +252,27 @@ export function createPricingService(deps: { config: Config; log: Logger; db?: D
     return c;
   }
 
+  /**
+   * The book entry of an item as the platform describes it (an inventory's items, a bot's stock):
+   * a name the book prices per phase is priced only by the item's own phase (domain/phases.ts),
+   * never by the plain name's price, which would under-credit a Ruby and over-credit a Phase 1.
+   */
+  function itemEntry(game: Game, item: { marketHashName: string; phase?: string }): BookEntry | undefined {
+    if (phased.get(game)?.has(item.marketHashName) && !(item.phase && engine.get(game, `${item.marketHashName} - ${item.phase}`)?.basis)) return undefined;
+    return entry(game, item.marketHashName, item.phase);
+  }
+
+  /** Deposit price for a merchant: base × deposit_multiplier rounded to mills, with its card and basis; undefined = not accepted. */
+  function quote(merchant: Pick<MerchantRow, 'deposit_multiplier'>, game: Game, name: string, phase?: string): Quote | undefined {
+    const it = lookup(game, name, phase);
+    const d = it?.basis?.deposit;
+    if (!it || d === undefined || !(d > 0)) return undefined;
+    const q: Quote = { name, price: applyRate(d, Number(merchant.deposit_multiplier)), originalPrice: d, card: card(game, view(it, d)) };
+    if (it.basisId !== undefined) q.basisId = it.basisId;
+    return q;
+  }
+
+
   return {
     /** Loads the book (start-up fails if it cannot), the operator's overrides, then polls every source on its timer in the background. */
     async start(): Promise<void> {
@@ -302,15 +331,7 @@ export function createPricingService(deps: { config: Config; log: Logger; db?: D
       return { name, price: applyRate(d, Number(merchant.deposit_multiplier)), originalPrice: d };
     },
 
-    /** Deposit price for a merchant: base × deposit_multiplier rounded to mills, with its card and basis; undefined = not accepted. */
-    quote(merchant: Pick<MerchantRow, 'deposit_multiplier'>, game: Game, name: string, phase?: string): Quote | undefined {
-      const it = lookup(game, name, phase);
-      const d = it?.basis?.deposit;
-      if (!it || d === undefined || !(d > 0)) return undefined;
-      const q: Quote = { name, price: applyRate(d, Number(merchant.deposit_multiplier)), originalPrice: d, card: card(game, view(it, d)) };
-      if (it.basisId !== undefined) q.basisId = it.basisId;
-      return q;
-    },
+    quote,
 
     /** The highest price basis published: a get-prices quote stores it. */
     version: () => engine.version(),
@@ -359,6 +380,14 @@ export function createPricingService(deps: { config: Config; log: Logger; db?: D
 
     /** Each source's poll state (no secrets). */
     sources: () => pollers.map((p) => ({ ...p.state })),
+
+    /** The deposit price of a platform item (itemEntry's rule), with its card; undefined = unpriced. */
+    quoteItem(merchant: Pick<MerchantRow, 'deposit_multiplier'>, game: Game, item: { marketHashName: string; phase?: string }): Quote | undefined {
+      return itemEntry(game, item) && quote(merchant, game, item.marketHashName, item.phase);
+    },
+
+    itemEntry,
+
   };
 }
 

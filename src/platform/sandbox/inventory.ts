@@ -6,6 +6,7 @@ import { GAMES, type Game } from '../../domain/games.js';
 import type { PlatformItem } from '../port.js';
 import { EMPTY_INVENTORY_PARTNER } from './users.js';
 import { fnv1a, mulberry32 } from '../../domain/prng.js';
+import { PHASE_BY_PAINT_INDEX, finishOf, paintIndexOf, phaseOf } from '../../domain/phases.js';
 
 export const UNPRICED_PREFIX = 'Sandbox Unpriced Item';
 export const MAX_SANDBOX_ITEMS = 99;
@@ -25,16 +26,30 @@ export function sandboxInventory(partner: number, game: Game, names: readonly { 
   const items: PlatformItem[] = [];
   for (let i = 0; i < count; i++) {
     const pick = sorted[Math.floor(rnd() * sorted.length)];
-    items.push({ assetId: assetId(i), marketHashName: pick.name, ...(pick.phase ? { phase: pick.phase } : {}) });
+    items.push({ assetId: assetId(i), marketHashName: pick.name, ...finish(pick, i) });
   }
   // Two items no price book knows: inventory and preview must omit them.
   for (let k = 1; k <= 2; k++) items.push({ assetId: assetId(count + k - 1), marketHashName: `${UNPRICED_PREFIX} ${k}` });
   // One priced item that cannot be traded now (drawn last, so the picks above stay as they were).
   if (count > 0) {
     const locked = sorted[Math.floor(rnd() * sorted.length)];
-    items.push({ assetId: assetId(count + 2), marketHashName: locked.name, ...(locked.phase ? { phase: locked.phase } : {}), tradable: false });
+    items.push({ assetId: assetId(count + 2), marketHashName: locked.name, ...finish(locked, count + 2), tradable: false });
   }
   return items;
+}
+
+/**
+ * A phased item is described as the platform describes it, by its finish's paint index, and its
+ * phase is read from that as for any platform's item (domain/phases.ts). A book name priced only
+ * plainly still stands for an item in some phase: one of its finish's, picked by position.
+ */
+function finish(pick: NameEntry, position: number): Pick<PlatformItem, 'phase' | 'paintIndex'> {
+  const kind = finishOf(pick.name);
+  if (!kind) return pick.phase ? { phase: pick.phase } : {};
+  const indexes = [...PHASE_BY_PAINT_INDEX].filter(([, v]) => v.finish === kind).map(([k]) => k);
+  const paintIndex = (pick.phase ? paintIndexOf(pick.name, pick.phase) : undefined) ?? indexes[position % indexes.length];
+  const phase = phaseOf({ marketHashName: pick.name, paintIndex });
+  return { paintIndex, ...(phase ? { phase } : {}) };
 }
 
 type NameEntry = { name: string; phase?: string };

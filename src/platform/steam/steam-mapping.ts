@@ -2,6 +2,7 @@
 // getUserDetails answers, send errors, IEconService/GetTradeHistory, community inventories) and
 // the port's vocabulary. No I/O here: the unit tests feed these the platform's JSON.
 import type { Game } from '../../domain/games.js';
+import { FINISH_CATALOG_PROPERTY, phaseOf } from '../../domain/phases.js';
 import type { OfferChange, PlatformItem, UserErrorCode } from '../port.js';
 
 /** ETradeOfferState (steam-tradeoffer-manager/resources/ETradeOfferState.js). */
@@ -181,30 +182,34 @@ export interface CommunityItem {
   tradable?: boolean | number;
   descriptions?: { value?: string; name?: string }[];
   tags?: { category?: string; internal_name?: string; localized_tag_name?: string; name?: string }[];
-  /** CS2 (2025): per-asset properties; 1 = pattern template (paint seed), 2 = wear rating (float). */
-  asset_properties?: { propertyid: number; int_value?: string; float_value?: string; name?: string }[];
+  /**
+   * CS2 (2025): per-asset properties (the inventory's top-level asset_properties, joined by asset
+   * id): 1 = pattern template (paint seed), 2 = wear rating (float), 6 = item certificate,
+   * 7 = finish catalog (the paint index, which names a Doppler phase).
+   */
+  asset_properties?: { propertyid: number; int_value?: string; float_value?: string; string_value?: string; name?: string }[];
 }
 
-function assetProperties(it: CommunityItem): { float?: number; paintSeed?: number } {
-  const out: { float?: number; paintSeed?: number } = {};
+function assetProperties(it: CommunityItem): { float?: number; paintSeed?: number; paintIndex?: number } {
+  const out: { float?: number; paintSeed?: number; paintIndex?: number } = {};
   for (const p of it.asset_properties ?? []) {
     if (p.propertyid === 2 && p.float_value !== undefined && Number.isFinite(Number(p.float_value))) out.float = Number(p.float_value);
     if (p.propertyid === 1 && p.int_value !== undefined && /^\d+$/.test(p.int_value)) out.paintSeed = Number(p.int_value);
+    if (p.propertyid === FINISH_CATALOG_PROPERTY && p.int_value !== undefined && /^\d{1,9}$/.test(p.int_value)) out.paintIndex = Number(p.int_value);
   }
   return out;
 }
 
-const PHASES = /\b(Phase [1-4]|Ruby|Sapphire|Black Pearl|Emerald)\b/;
-
-/** Tradable items only, as the port's PlatformItem (Doppler phases read from the item's tags or descriptions). */
+/** Tradable items only, as the port's PlatformItem (the phase from the paint index, else from the tags or descriptions). */
 export function platformItemsOf(items: readonly CommunityItem[]): PlatformItem[] {
   const out: PlatformItem[] = [];
   for (const it of items) {
     if (!(it.tradable === true || it.tradable === 1) || !it.market_hash_name) continue;
     const assetId = String(it.assetid ?? it.id);
-    const phaseText = [...(it.tags ?? []).map((t) => t.localized_tag_name ?? t.name ?? ''), ...(it.descriptions ?? []).map((d) => d.value ?? '')].join(' ');
-    const phase = /Doppler/.test(it.market_hash_name) ? PHASES.exec(phaseText)?.[1] : undefined;
-    out.push({ assetId, marketHashName: it.market_hash_name, classId: it.classid, instanceId: it.instanceid, ...(phase ? { phase } : {}), ...assetProperties(it) });
+    const props = assetProperties(it);
+    const texts = [...(it.tags ?? []).map((t) => t.localized_tag_name ?? t.name ?? ''), ...(it.descriptions ?? []).map((d) => d.value ?? '')];
+    const phase = phaseOf({ marketHashName: it.market_hash_name, paintIndex: props.paintIndex, texts });
+    out.push({ assetId, marketHashName: it.market_hash_name, classId: it.classid, instanceId: it.instanceid, ...(phase ? { phase } : {}), ...props });
   }
   return out;
 }

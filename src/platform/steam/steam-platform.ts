@@ -27,6 +27,7 @@ import {
 import * as offers from './steam-offers-repo.js';
 import { confirmWanted, platformError, sendOffer, type SendRequest } from './steam-send.js';
 import { checkBot } from './steam-check.js';
+import * as stock from './steam-stock.js';
 
 export interface SteamDeps {
   db: Db;
@@ -122,6 +123,19 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
     }
     await bots.saveSession(db, botId, st.live ? { last_authenticated_at: st.at, session_error: null } : { session_error: st.error ?? 'signed out' })
       .catch((err) => log.warn({ botId, err: (err as Error).message }, 'steam: session state not saved'));
+  }
+
+  /** The bot's running driver, or one opened for this call (the CLI, or a bot another instance drives). */
+  async function withDriver<T>(botId: number, fn: (d: BotDriver) => Promise<T>): Promise<T> {
+    const running = drivers.get(botId)?.driver;
+    const driver = running ?? (await driverFor(botId));
+    try {
+      return await fn(driver);
+    } catch (err) {
+      throw platformError(err);
+    } finally {
+      if (!running) driver.stop();
+    }
   }
 
   async function outOfRotation(botId: number, reason: string): Promise<void> {
@@ -466,6 +480,8 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
     },
 
     checkBot: (botId: number) => checkBot({ db, running: (id) => drivers.get(id)?.driver, open: driverFor }, botId),
+    botInventory: (botId, game) => withDriver(botId, (d) => stock.botInventory(db, d, game)),
+    botTrades: (botId, since) => withDriver(botId, (d) => stock.botTrades(d, botId, since)),
 
     async start(): Promise<void> {
       await leaseTick();
