@@ -86,17 +86,6 @@ describe('ambiguous send (eresult 16), the offer appears late', () => {
     await ledgerClean();
   });
 
-  it('deposit: the send hangs past the call timeout (the offer made, unseen): pending, then the deposit follows the late offer', async () => {
-    w.fake.nextSendHangMs = 4500; // STEAM_CALL_TIMEOUT_MS is 3 s here
-    const d = await createDeposit();
-    expect(d.status).toBe('pending');
-    w.fake.reveal();
-    expect(await w.gw.ctx.deposits.resolvePending(d.id)).toBe('done');
-    const offer = offerOf(d.id)!;
-    expect(await status(d.id)).toMatchObject({ status: 'active', trade_offer_id: offer.id });
-    expect([...w.fake.offers.values()].filter((o) => o.message === messageOf(d.id)).length).toBe(1);
-  });
-
   it('deposit: no offer within the window → failed service_unavailable; the late offer is then canceled before the user can accept it; nothing credited', async () => {
     const before = await balance();
     w.fake.nextSendHidden = true;
@@ -152,6 +141,17 @@ describe('ambiguous send (eresult 16), the offer appears late', () => {
     expect(confirmations()).toBe(before);
     expect(bot.fake.items.some((i) => i.assetid === '61900000001')).toBe(true);
     expect(w.fake.users.get(partner)!.items).toEqual([]);
+  });
+
+  it('deposit: the send hangs past the call timeout (the offer made, unseen): pending, then the deposit follows the late offer', async () => {
+    w.fake.nextSendHangMs = 4500; // STEAM_CALL_TIMEOUT_MS is 3 s here
+    const d = await createDeposit();
+    expect(d.status).toBe('pending');
+    w.fake.reveal();
+    expect(await w.gw.ctx.deposits.resolvePending(d.id)).toBe('done');
+    const offer = offerOf(d.id)!;
+    expect(await status(d.id)).toMatchObject({ status: 'active', trade_offer_id: offer.id });
+    expect([...w.fake.offers.values()].filter((o) => o.message === messageOf(d.id)).length).toBe(1);
   });
 });
 
