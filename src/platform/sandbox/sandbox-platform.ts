@@ -207,21 +207,19 @@ export function createSandboxPlatform(deps: SandboxDeps): SandboxPlatform {
       ? sql`(select trade_offer_id, bot_id from sandbox_deposit_offers where deposit_id = ${change.recordId} and canceled_at is null order by created_at desc limit 1)`
       : sql`(select trade_offer_id, bot_id from sandbox_purchase_offers where purchase_id = ${change.recordId})`;
     if (change.change === 'accepted') {
+      if (change.offer === 'deposit') return receiveDepositAssets(change);
       const t = await sql<{ trade_offer_id: string; bot_id: number }>`
         insert into sandbox_trades (trade_offer_id, offer_kind, record_id, bot_id)
         select o.trade_offer_id, ${change.offer}, ${change.recordId}, o.bot_id from ${offers} o
         on conflict (trade_offer_id) do nothing returning trade_offer_id, bot_id`.execute(db);
       const trade = t.rows[0];
       if (!trade) return;
-      if (change.offer === 'deposit') await receiveDepositAssets(change, trade);
-      else {
-        // The purchase gives the item its listing names: a bot listing's asset, or a deposited one.
-        await sql`
-          update sandbox_bot_items i set gone_at = now(), gone_trade_offer_id = ${trade.trade_offer_id}
-            from purchases p join listings l on l.id = p.listing_id
-           where p.id = ${change.recordId} and i.gone_at is null
-             and i.asset_id = coalesce(l.asset_id, case when l.source = 'deposit' then split_part(l.source_ref, ':', 3) end)`.execute(db);
-      }
+      // The purchase gives the item its listing names: a bot listing's asset, or a deposited one.
+      await sql`
+        update sandbox_bot_items i set gone_at = now(), gone_trade_offer_id = ${trade.trade_offer_id}
+          from purchases p join listings l on l.id = p.listing_id
+         where p.id = ${change.recordId} and i.gone_at is null
+           and i.asset_id = coalesce(l.asset_id, case when l.source = 'deposit' then split_part(l.source_ref, ':', 3) end)`.execute(db);
     } else if (change.change === 'reverted') {
       const t = await sql<{ trade_offer_id: string }>`
         update sandbox_trades set reverted_at = coalesce(reverted_at, now())
@@ -233,24 +231,31 @@ export function createSandboxPlatform(deps: SandboxDeps): SandboxPlatform {
     }
   }
 
-  async function receiveDepositAssets(change: OfferChange, trade: { bot_id: number }): Promise<void> {
-    const o = await sql<{ game: Game; partner: number; asset_ids: string[] }>`
-      select game, partner, asset_ids from sandbox_deposit_offers
-       where deposit_id = ${change.recordId} and canceled_at is null and game is not null order by created_at desc limit 1`.execute(db);
+  /** A deposit's trade and the offer it came from in one statement, then its assets into the bot in one more. */
+  async function receiveDepositAssets(change: OfferChange): Promise<void> {
+    const o = await sql<{ bot_id: number; game: Game; partner: number; asset_ids: string[] }>`
+      with o as (select trade_offer_id, bot_id, game, partner, asset_ids from sandbox_deposit_offers
+                  where deposit_id = ${change.recordId} and canceled_at is null order by created_at desc limit 1),
+           t as (insert into sandbox_trades (trade_offer_id, offer_kind, record_id, bot_id)
+                 select o.trade_offer_id, 'deposit', ${change.recordId}, o.bot_id from o
+                 on conflict (trade_offer_id) do nothing returning bot_id)
+      select t.bot_id, o.game, o.partner, o.asset_ids from t, o where o.game is not null`.execute(db);
     const offer = o.rows[0];
     if (!offer) return;
     const held = new Map(sandboxInventory(Number(offer.partner), offer.game, deps.itemsFor(offer.game)).map((it) => [it.assetId, it]));
     const holdMs = change.hold === false ? 0 : change.holdEndsAt ? change.holdEndsAt.getTime() - clock.now().getTime() : (deps.holdSeconds?.[offer.game] ?? 0) * 1000;
     const tradableAfter = holdMs > 0 ? new Date(clock.now().getTime() + holdMs).toISOString() : null;
-    for (const assetId of offer.asset_ids) {
+    const items = offer.asset_ids.flatMap((assetId) => {
       const it = held.get(assetId);
-      if (!it) continue;
-      await sql`
-        insert into sandbox_bot_items (bot_id, game, asset_id, market_hash_name, paint_index, tradable_after, deposit_id)
-        values (${trade.bot_id}, ${offer.game}, ${assetId}, ${it.marketHashName}, ${it.paintIndex ?? null}, ${tradableAfter}::timestamptz, ${change.recordId})
-        on conflict (bot_id, game, asset_id) do update set gone_at = null, gone_trade_offer_id = null, tradable_after = excluded.tradable_after,
-          deposit_id = excluded.deposit_id, market_hash_name = excluded.market_hash_name, paint_index = excluded.paint_index`.execute(db);
-    }
+      return it ? [{ assetId, name: it.marketHashName, paint: it.paintIndex ?? null }] : [];
+    });
+    if (items.length === 0) return;
+    await sql`
+      insert into sandbox_bot_items (bot_id, game, asset_id, market_hash_name, paint_index, tradable_after, deposit_id)
+      select ${offer.bot_id}, ${offer.game}, a.asset_id, a.name, a.paint, ${tradableAfter}::timestamptz, ${change.recordId}
+        from unnest(${items.map((i) => i.assetId)}::text[], ${items.map((i) => i.name)}::text[], ${items.map((i) => i.paint)}::int[]) as a(asset_id, name, paint)
+      on conflict (bot_id, game, asset_id) do update set gone_at = null, gone_trade_offer_id = null, tradable_after = excluded.tradable_after,
+        deposit_id = excluded.deposit_id, market_hash_name = excluded.market_hash_name, paint_index = excluded.paint_index`.execute(db);
   }
 
   const lateAnswerMs = deps.lateAnswerMs ?? 10_500;
