@@ -65,7 +65,6 @@ export function createPriceAdminService(deps: { db: Db; pricing: Pick<PricingSer
 
     listOverrides: () => repo.listOverrides(db),
     findBasis: (id: number) => repo.findBasis(db, id),
-    basesOfDeposit: (depositId: number) => repo.basesOfDeposit(db, depositId),
   };
 }
 

@@ -71,13 +71,3 @@ export async function deleteOverride(db: Q, game: string, name: string): Promise
   return Number(r.numDeletedRows) > 0;
 }
 
-/** The bases a deposit's items were credited at (dashboard and console: merchant-scoped by the caller's deposit). */
-export function basesOfDeposit(db: Q, depositId: number) {
-  return db
-    .selectFrom('deposit_items as i')
-    .innerJoin('price_bases as b', 'b.id', 'i.price_basis_id')
-    .select(['i.id as item_id', 'i.market_hash_name', 'i.price', 'b.id as basis_id', 'b.reference', 'b.deposit_price', 'b.flags', 'b.readings', 'b.computed_at'])
-    .where('i.deposit_id', '=', depositId)
-    .orderBy('i.id')
-    .execute();
-}
