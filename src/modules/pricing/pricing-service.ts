@@ -100,10 +100,6 @@ function sandboxNames(book: PriceBook): Map<Game, SandboxItemName[]> {
   return out;
 }
 
-function phasedNames(names: Map<Game, SandboxItemName[]>): Map<Game, Set<string>> {
-  return new Map(GAMES.map((g) => [g, new Set((names.get(g) ?? []).filter((n) => n.phase).map((n) => n.name))]));
-}
-
 /** Safe file part of an image URL: the name, URL-encoded, with a .svg suffix. */
 export function imageFileOf(name: string): string {
   return `${encodeURIComponent(name)}.svg`;
@@ -144,9 +140,9 @@ export function createPricingService(deps: { config: Config; log: Logger; db?: D
       ? (changed, at) => repo.insertBases(db, changed, (c) => basisRow(c.it.game, c.it.name, c.basis, c.it.readings.values()), new Date(at))
       : undefined,
   });
-  let names = sandboxNames(new PriceBook());
-  /** Plain names the book prices per phase ("<name> - <phase>" entries): such an item is priced only by its own phase. */
-  let phased = phasedNames(names);
+  /** The own book as last loaded: it knows which names it prices per phase ("<name> - <phase>" entries). */
+  let priceBook = new PriceBook();
+  let names = sandboxNames(priceBook);
   /** when a market source last answered (every source failing for PRICE_MAX_AGE_SECONDS: prices_stale) */
   let answeredAt = 0;
 
@@ -166,8 +162,8 @@ export function createPricingService(deps: { config: Config; log: Logger; db?: D
           if (e.price_mills > 0) readings.push({ game: g, name: e.market_hash_name, price: e.price_mills, asOf: at });
         }
       }
+      priceBook = next;
       names = sandboxNames(next);
-      phased = phasedNames(names);
       log.info({ items: next.totalSize, source: config.priceBookSource ?? 'sandbox' }, 'price book loaded');
       return { readings, complete: [...GAMES] };
     },
@@ -258,7 +254,7 @@ export function createPricingService(deps: { config: Config; log: Logger; db?: D
    * never by the plain name's price, which would under-credit a Ruby and over-credit a Phase 1.
    */
   function itemEntry(game: Game, item: { marketHashName: string; phase?: string }): BookEntry | undefined {
-    if (phased.get(game)?.has(item.marketHashName) && !(item.phase && engine.get(game, `${item.marketHashName} - ${item.phase}`)?.basis)) return undefined;
+    if (priceBook.pricedByPhase(game, item.marketHashName) && !(item.phase && engine.get(game, `${item.marketHashName} - ${item.phase}`)?.basis)) return undefined;
     return entry(game, item.marketHashName, item.phase);
   }
 
