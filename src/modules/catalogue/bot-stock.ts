@@ -13,7 +13,8 @@ import type { Db } from '../../db/database.js';
 import type { Game } from '../../domain/games.js';
 import type { BotItem, TradingPlatform } from '../../platform/port.js';
 import type { PricingService } from '../pricing/pricing-service.js';
-import { assetsListedElsewhere, delistBotListings, upsertBotListings, type ListingInput } from './catalogue-repo.js';
+import type { ListingInput } from './catalogue-repo.js';
+import { assetsListedElsewhere, delistBotListings, upsertBotListings } from './bot-stock-repo.js';
 import type { PageState } from './page-state.js';
 
 /** Why an item of a bot is not listed. */

@@ -40,7 +40,8 @@ export type ListingView = Pick<ListingRow, (typeof LISTING_COLUMNS)[number]>;
 /** Listing IDs are lowercase hex or digits, at most 300 characters (DESIGN 8). */
 export const LISTING_ID_RE = /^[0-9a-f]{1,300}$/;
 
-function toValues(rows: readonly ListingInput[]) {
+/** Listing rows as the listings table takes them (every writer of listings: import, deposits, bot stock). */
+export function toValues(rows: readonly ListingInput[]) {
   return rows.map((r) => ({
     id: r.id,
     game: r.game,
@@ -364,60 +365,4 @@ export async function pruneEvents(db: Db, olderThanSeconds: number): Promise<num
     )
     select count(*)::int as n from d`.execute(db);
   return r.rows[0]?.n ?? 0;
-}
-
-// ---- the bots' stock (bot-stock.ts) ------------------------------------------------------------
-
-/** Of these asset ids, those backing a listing of another source (an import, a deposit) that is not delisted. */
-export async function assetsListedElsewhere(db: Db | Trx, botId: number, assetIds: readonly string[]): Promise<Set<string>> {
-  if (assetIds.length === 0) return new Set();
-  const r = await sql<{ asset_id: string }>`
-    select asset_id from listings
-     where asset_id = any(${[...assetIds]}::text[]) and status <> 'delisted'
-       and source_ref is distinct from ('bot:' || ${botId}::bigint || ':' || asset_id)`.execute(db);
-  return new Set(r.rows.map((x) => x.asset_id));
-}
-
-/**
- * One bot's listable stock for a game: new items are listed, listed ones re-priced, delisted ones
- * listed again; reserved and sold listings are left alone (a purchase has them). Answers how many
- * rows changed.
- */
-export async function upsertBotListings(db: Db | Trx, rows: readonly ListingInput[]): Promise<number> {
-  if (rows.length === 0) return 0;
-  const res = await db
-    .insertInto('listings')
-    .values(toValues(rows))
-    .onConflict((oc) =>
-      oc.column('id').doUpdateSet((eb) => ({
-        name: eb.ref('excluded.name'),
-        base_price: eb.ref('excluded.base_price'),
-        image_url: eb.ref('excluded.image_url'),
-        exterior: eb.ref('excluded.exterior'),
-        rarity: eb.ref('excluded.rarity'),
-        rarity_color: eb.ref('excluded.rarity_color'),
-        float: eb.ref('excluded.float'),
-        paint_seed: eb.ref('excluded.paint_seed'),
-        phase: eb.ref('excluded.phase'),
-        status: 'live',
-        updated_at: sql`now()`,
-      }))
-        .where('listings.status', 'in', ['live', 'delisted'])
-        .where(sql<boolean>`(listings.status, listings.name, listings.base_price, listings.image_url, listings.exterior, listings.rarity,
-                             listings.rarity_color, listings.float, listings.paint_seed, listings.phase)
-                            is distinct from
-                            ('live', excluded.name, excluded.base_price, excluded.image_url, excluded.exterior, excluded.rarity,
-                             excluded.rarity_color, excluded.float, excluded.paint_seed, excluded.phase)`),
-    )
-    .executeTakeFirst();
-  return Number(res.numInsertedOrUpdatedRows ?? 0);
-}
-
-/** Delists the bot's live listings of a game whose asset is not among `keep` (it left the bot, or may not be sold now). */
-export async function delistBotListings(db: Db | Trx, botId: number, game: Game, keep: readonly string[]): Promise<number> {
-  const r = await sql`
-    update listings set status = 'delisted', updated_at = now()
-     where source = 'bot' and status = 'live' and game = ${game}
-       and source_ref like ${`bot:${botId}:%`} and not (asset_id = any(${[...keep]}::text[]))`.execute(db);
-  return Number(r.numAffectedRows ?? 0);
 }
