@@ -13,10 +13,8 @@ import {
   PlatformUnavailableError,
   PlatformUserError,
   type Bot,
-  type BotItem,
   type BotLedgerReader,
   type OfferChange,
-  type PlatformTrade,
   type OfferChangeHandler,
   type OfferedAsset,
   type PlatformItem,
@@ -26,7 +24,9 @@ import {
 } from '../port.js';
 import { isLateAnswerPartner, isRevokedAfterCheckPartner, isSilentPurchasePartner, isUnavailablePartner, sandboxUser } from './users.js';
 import { sandboxInventory } from './inventory.js';
-import { phaseOf } from '../../domain/phases.js';
+import { createBotHoldings, type SandboxBotItem } from './bot-holdings.js';
+
+export type { SandboxBotItem } from './bot-holdings.js';
 
 export interface SandboxDeps {
   db: Db;
@@ -38,15 +38,6 @@ export interface SandboxDeps {
   lateAnswerMs?: number;
   /** The platform's trade protection per game: items received with a hold are not tradable until it ends. */
   holdSeconds?: Record<Game, number>;
-}
-
-/** An item put into a sandbox bot by hand (`giveBotItems`): what an operator would deposit with the bot account itself. */
-export interface SandboxBotItem {
-  assetId: string;
-  marketHashName: string;
-  paintIndex?: number;
-  /** Trade protection: not tradable before this. */
-  tradableAfter?: Date;
 }
 
 /** Resolves after `ms` of real time; the timer does not keep the process alive. */
@@ -65,6 +56,7 @@ export type SandboxPlatform = TradingPlatform & Required<BotLedgerReader> & {
 
 export function createSandboxPlatform(deps: SandboxDeps): SandboxPlatform {
   const { db, clock } = deps;
+  const holdings = createBotHoldings(deps);
   let offerChangeHandler: OfferChangeHandler | undefined;
 
   async function pickBot(seed: number): Promise<Bot> {
@@ -197,67 +189,6 @@ export function createSandboxPlatform(deps: SandboxDeps): SandboxPlatform {
     }
   }
 
-  /**
-   * The bots' side of a change the gateway took: an accepted offer is a trade (sandbox_trades);
-   * a deposit's assets arrive in its bot (in trade protection when accepted with a hold), a
-   * purchase's item leaves its bot; a reversal undoes both.
-   */
-  async function recordTrade(change: OfferChange): Promise<void> {
-    const offers = change.offer === 'deposit'
-      ? sql`(select trade_offer_id, bot_id from sandbox_deposit_offers where deposit_id = ${change.recordId} and canceled_at is null order by created_at desc limit 1)`
-      : sql`(select trade_offer_id, bot_id from sandbox_purchase_offers where purchase_id = ${change.recordId})`;
-    if (change.change === 'accepted') {
-      if (change.offer === 'deposit') return receiveDepositAssets(change);
-      const t = await sql<{ trade_offer_id: string; bot_id: number }>`
-        insert into sandbox_trades (trade_offer_id, offer_kind, record_id, bot_id)
-        select o.trade_offer_id, ${change.offer}, ${change.recordId}, o.bot_id from ${offers} o
-        on conflict (trade_offer_id) do nothing returning trade_offer_id, bot_id`.execute(db);
-      const trade = t.rows[0];
-      if (!trade) return;
-      // The purchase gives the item its listing names: a bot listing's asset, or a deposited one.
-      await sql`
-        update sandbox_bot_items i set gone_at = now(), gone_trade_offer_id = ${trade.trade_offer_id}
-          from purchases p join listings l on l.id = p.listing_id
-         where p.id = ${change.recordId} and i.gone_at is null
-           and i.asset_id = coalesce(l.asset_id, case when l.source = 'deposit' then split_part(l.source_ref, ':', 3) end)`.execute(db);
-    } else if (change.change === 'reverted') {
-      const t = await sql<{ trade_offer_id: string }>`
-        update sandbox_trades set reverted_at = coalesce(reverted_at, now())
-         where offer_kind = ${change.offer} and record_id = ${change.recordId} returning trade_offer_id`.execute(db);
-      for (const { trade_offer_id } of t.rows) {
-        if (change.offer === 'deposit') await sql`update sandbox_bot_items set gone_at = coalesce(gone_at, now()) where deposit_id = ${change.recordId}`.execute(db);
-        else await sql`update sandbox_bot_items set gone_at = null, gone_trade_offer_id = null where gone_trade_offer_id = ${trade_offer_id}`.execute(db);
-      }
-    }
-  }
-
-  /** A deposit's trade and the offer it came from in one statement, then its assets into the bot in one more. */
-  async function receiveDepositAssets(change: OfferChange): Promise<void> {
-    const o = await sql<{ bot_id: number; game: Game; partner: number; asset_ids: string[] }>`
-      with o as (select trade_offer_id, bot_id, game, partner, asset_ids from sandbox_deposit_offers
-                  where deposit_id = ${change.recordId} and canceled_at is null order by created_at desc limit 1),
-           t as (insert into sandbox_trades (trade_offer_id, offer_kind, record_id, bot_id)
-                 select o.trade_offer_id, 'deposit', ${change.recordId}, o.bot_id from o
-                 on conflict (trade_offer_id) do nothing returning bot_id)
-      select t.bot_id, o.game, o.partner, o.asset_ids from t, o where o.game is not null`.execute(db);
-    const offer = o.rows[0];
-    if (!offer) return;
-    const held = new Map(sandboxInventory(Number(offer.partner), offer.game, deps.itemsFor(offer.game)).map((it) => [it.assetId, it]));
-    const holdMs = change.hold === false ? 0 : change.holdEndsAt ? change.holdEndsAt.getTime() - clock.now().getTime() : (deps.holdSeconds?.[offer.game] ?? 0) * 1000;
-    const tradableAfter = holdMs > 0 ? new Date(clock.now().getTime() + holdMs).toISOString() : null;
-    const items = offer.asset_ids.flatMap((assetId) => {
-      const it = held.get(assetId);
-      return it ? [{ assetId, name: it.marketHashName, paint: it.paintIndex ?? null }] : [];
-    });
-    if (items.length === 0) return;
-    await sql`
-      insert into sandbox_bot_items (bot_id, game, asset_id, market_hash_name, paint_index, tradable_after, deposit_id)
-      select ${offer.bot_id}, ${offer.game}, a.asset_id, a.name, a.paint, ${tradableAfter}::timestamptz, ${change.recordId}
-        from unnest(${items.map((i) => i.assetId)}::text[], ${items.map((i) => i.name)}::text[], ${items.map((i) => i.paint)}::int[]) as a(asset_id, name, paint)
-      on conflict (bot_id, game, asset_id) do update set gone_at = null, gone_trade_offer_id = null, tradable_after = excluded.tradable_after,
-        deposit_id = excluded.deposit_id, market_hash_name = excluded.market_hash_name, paint_index = excluded.paint_index`.execute(db);
-  }
-
   const lateAnswerMs = deps.lateAnswerMs ?? 10_500;
 
   const platform: SandboxPlatform = {
@@ -370,51 +301,10 @@ export function createSandboxPlatform(deps: SandboxDeps): SandboxPlatform {
       const result = await offerChangeHandler(change);
       // Only a change the gateway took moves the items (a refused accept leaves them with the user).
       await moveDepositAssets(change);
-      await recordTrade(change);
+      await holdings.recordTrade(change);
       return result;
     },
-
-    async giveBotItems(botId: number, game: Game, items: readonly SandboxBotItem[]): Promise<void> {
-      for (const it of items) {
-        await sql`
-          insert into sandbox_bot_items (bot_id, game, asset_id, market_hash_name, paint_index, tradable_after)
-          values (${botId}, ${game}, ${it.assetId}, ${it.marketHashName}, ${it.paintIndex ?? null}, ${it.tradableAfter?.toISOString() ?? null}::timestamptz)
-          on conflict (bot_id, game, asset_id) do update set gone_at = null, gone_trade_offer_id = null, market_hash_name = excluded.market_hash_name,
-            paint_index = excluded.paint_index, tradable_after = excluded.tradable_after`.execute(db);
-      }
-    },
-
-    async takeBotItems(botId: number, game: Game, assetIds: readonly string[]): Promise<void> {
-      await sql`update sandbox_bot_items set gone_at = coalesce(gone_at, now())
-                 where bot_id = ${botId} and game = ${game} and asset_id = any(${[...assetIds]}::text[])`.execute(db);
-    },
-
-    async botInventory(botId: number, game: Game): Promise<BotItem[]> {
-      const r = await sql<{ asset_id: string; market_hash_name: string; paint_index: number | null; tradable_after: Date | null; deposit_id: string | null }>`
-        select asset_id, market_hash_name, paint_index, tradable_after, deposit_id::text from sandbox_bot_items
-         where bot_id = ${botId} and game = ${game} and gone_at is null order by asset_id`.execute(db);
-      const now = clock.now().getTime();
-      return r.rows.map((row) => {
-        const paintIndex = row.paint_index ?? undefined;
-        const phase = phaseOf({ marketHashName: row.market_hash_name, paintIndex });
-        return {
-          assetId: row.asset_id, marketHashName: row.market_hash_name,
-          ...(paintIndex !== undefined ? { paintIndex } : {}), ...(phase ? { phase } : {}),
-          ...(row.tradable_after && new Date(row.tradable_after).getTime() > now ? { tradable: false } : {}),
-          ...(row.deposit_id ? { depositId: Number(row.deposit_id), depositAssetId: row.asset_id } : {}),
-        };
-      });
-    },
-
-    async botTrades(botId: number, since: Date): Promise<PlatformTrade[]> {
-      const r = await sql<{ trade_id: string; trade_offer_id: string; offer_kind: 'deposit' | 'purchase'; record_id: string; accepted_at: Date; reverted_at: Date | null }>`
-        select trade_id::text, trade_offer_id, offer_kind, record_id::text, accepted_at, reverted_at from sandbox_trades
-         where bot_id = ${botId} and accepted_at >= ${since.toISOString()}::timestamptz order by accepted_at desc, trade_id desc`.execute(db);
-      return r.rows.map((t) => ({
-        botId, tradeId: t.trade_id, tradeOfferId: t.trade_offer_id, record: { kind: t.offer_kind, recordId: Number(t.record_id) },
-        at: new Date(t.accepted_at), status: t.reverted_at ? 'reversed' : 'complete',
-      }));
-    },
+    ...holdings.ledger,
   };
   return platform;
 }
