@@ -14,53 +14,20 @@
 import { execFile, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
 import fs from 'node:fs/promises';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { startDurableCluster } from './durable-pg.js';
 import { startGateway as startGatewayProcess, stopProcess, peakRssMb, startToReady } from './gateway-process.js';
-import type { LoadResult, LoadSpec } from './load.js';
-import { scenarioPlan, type Row } from './scenarios.js';
+import { ADMIN, DURATION_S, call, load } from './harness.js';
+import type { Row } from './row.js';
+import { scenarioPlan } from './scenarios.js';
 import { cpuMeter, postmasterPid } from './proc-cpu.js';
 
 const exec = promisify(execFile);
-const DURATION_S = Number(process.env.BENCH_S ?? 8);
 const CATALOGUE_SIZE = Number(process.env.BENCH_CATALOGUE_SIZE ?? 50_000);
 const GATEWAY_DIR = path.resolve(process.env.BENCH_GATEWAY_DIR ?? process.cwd());
 const ONLY = process.env.BENCH_ONLY;
-export const ADMIN = 'bench-admin-token-0123456789abcdef';
-
-/** Runs autocannon in its own process. */
-export async function load(spec: Omit<LoadSpec, 'durationS'> & { durationS?: number }): Promise<LoadResult> {
-  const full: LoadSpec = { durationS: DURATION_S, ...spec };
-  const file = path.join(os.tmpdir(), `bench-load-${process.pid}.json`); // too big for argv
-  await fs.writeFile(file, JSON.stringify(full));
-  try {
-    const { stdout } = await exec(process.execPath, ['--import', 'tsx', path.resolve('bench/load.ts'), file], { maxBuffer: 1 << 26 });
-    return JSON.parse(stdout.trim().split('\n').pop()!) as LoadResult;
-  } finally {
-    await fs.rm(file, { force: true });
-  }
-}
-
-/** JSON over HTTP from the orchestrator (setup only, never measured). */
-export async function call(url: string, method = 'GET', body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any; headers: http.IncomingHttpHeaders }> {
-  const res = await fetch(url, {
-    method,
-    headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  let parsed: any = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    /* not JSON */
-  }
-  return { status: res.status, body: parsed, headers: Object.fromEntries(res.headers) as http.IncomingHttpHeaders };
-}
-
 /** Baseline (c): one single-row UPDATE per transaction per client, each client its own row. */
 async function updateLoop(url: string, clients: number): Promise<{ tps: number; tool: string }> {
   const u = new URL(url);

@@ -5,24 +5,14 @@ import http from 'node:http';
 import path from 'node:path';
 import net from 'node:net';
 import pg from 'pg';
-import { ADMIN, call, load } from './run.js';
+import { ADMIN, call, load } from './harness.js';
+import type { Row } from './row.js';
 import type { LoadResult } from './load.js';
 import { createDb, createPool } from '../src/db/database.js';
 import { createLedgerService } from '../src/modules/ledger/ledger-service.js';
 import { GAMES } from '../src/domain/games.js';
 import { webhookBacklog } from './webhook-backlog.js';
 
-export interface Row {
-  name: string;
-  connections?: number;
-  rps?: number;
-  p50?: number;
-  p99?: number;
-  bad?: number;
-  baseline?: string;
-  ratio?: number;
-  target?: string;
-}
 
 interface PlanEnv {
   gatewayUrl: string;

@@ -10,7 +10,7 @@
 import http from 'node:http';
 import pg from 'pg';
 import { freePort } from '../src/db/embedded.js';
-import type { Row } from './scenarios.js';
+import type { Row } from './row.js';
 
 const RECORDS = 5_000;
 const FIRST_RECORD = 900_000_000;

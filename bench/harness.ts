@@ -1,0 +1,43 @@
+// What the bench's orchestrator and its scenarios share: the admin token the gateway is started
+// with, the load generator (autocannon in its own process) and a JSON call for setup.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import fs from 'node:fs/promises';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import type { LoadResult, LoadSpec } from './load.js';
+
+const exec = promisify(execFile);
+export const DURATION_S = Number(process.env.BENCH_S ?? 8);
+export const ADMIN = 'bench-admin-token-0123456789abcdef';
+
+/** Runs autocannon in its own process. */
+export async function load(spec: Omit<LoadSpec, 'durationS'> & { durationS?: number }): Promise<LoadResult> {
+  const full: LoadSpec = { durationS: DURATION_S, ...spec };
+  const file = path.join(os.tmpdir(), `bench-load-${process.pid}.json`); // too big for argv
+  await fs.writeFile(file, JSON.stringify(full));
+  try {
+    const { stdout } = await exec(process.execPath, ['--import', 'tsx', path.resolve('bench/load.ts'), file], { maxBuffer: 1 << 26 });
+    return JSON.parse(stdout.trim().split('\n').pop()!) as LoadResult;
+  } finally {
+    await fs.rm(file, { force: true });
+  }
+}
+
+/** JSON over HTTP from the orchestrator (setup only, never measured). */
+export async function call(url: string, method = 'GET', body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any; headers: http.IncomingHttpHeaders }> {
+  const res = await fetch(url, {
+    method,
+    headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let parsed: any = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, body: parsed, headers: Object.fromEntries(res.headers) as http.IncomingHttpHeaders };
+}
