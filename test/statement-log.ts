@@ -1,9 +1,10 @@
 // Records the statements the gateway's pool runs while a test listens (statement-count tests):
 // every client is wrapped once when acquired; the background work (job relay, catalogue stamper,
-// listeners, webhook dispatcher polls, the key's last-use write) is told apart by its SQL.
+// listeners, webhook dispatcher polls, the key's last-use write, the request-log flush) is told apart
+// by its SQL.
 import type pg from 'pg';
 
-const BACKGROUND = /job_outbox_relay|catalogue_stamp_events|^\s*listen |catalogue_pages|webhook_events where state <> 'delivered'|_private_jobs|api_key_usage/; // api_key_usage: the key's last use, written at most once a minute per key
+const BACKGROUND = /job_outbox_relay|catalogue_stamp_events|^\s*listen |catalogue_pages|webhook_events where state <> 'delivered'|_private_jobs|api_key_usage|insert into request_logs/; // api_key_usage: the key's last use, written at most once a minute per key; request_logs: written in batches after answers (issue 24)
 
 export function statementLog(pool: pg.Pool): { during<T>(work: () => Promise<T>): Promise<{ result: T; statements: string[] }> } {
   let log: string[] | undefined;
