@@ -180,8 +180,8 @@ export async function seedYear(c: pg.ClientBase, opts: SeedOptions): Promise<{ t
 
   // Status history: each record's path through its machine.
   const path = (table: string, kind: string, like: string) => `
-    insert into record_status_history (kind, record_id, merchant_id, from_status, to_status, fail_reason, at)
-    select '${kind}', r.id, r.merchant_id, s.from_status, s.to_status, case when s.last then r.fail_reason end, r.created_at + s.after
+    select '${kind}' as kind, r.id as record_id, r.merchant_id, s.from_status, s.to_status,
+           case when s.last then r.fail_reason end as fail_reason, r.created_at + s.after as at
       from ${table} r,
            lateral (values
              (null::text, 'pending'::text, interval '0', false, true),
@@ -191,10 +191,12 @@ export async function seedYear(c: pg.ClientBase, opts: SeedOptions): Promise<{ t
               r.status in ('failed', 'canceled', 'reverted') or (r.status = 'completed' and r.game in ('csgo', 'rust'))),
              ('active', 'completed', interval '1 minute', true, r.status = 'completed' and r.game not in ('csgo', 'rust'))
            ) s(from_status, to_status, after, last, present)
-     where r.merchant_tx_id like '${like}' and s.present
-     order by r.created_at`;
-  await step('status history (deposits)', path('deposits', 'deposit', 'dep-%'));
-  await step('status history (purchases)', path('purchases', 'purchase', 'pur-%'));
+     where r.merchant_tx_id like '${like}' and s.present`;
+  // One statement for both kinds, in time order: ids grow with time, as the triggers write them.
+  await step('status history', `
+    insert into record_status_history (kind, record_id, merchant_id, from_status, to_status, fail_reason, at)
+    select * from (${path('deposits', 'deposit', 'dep-%')} union all ${path('purchases', 'purchase', 'pur-%')}) h
+     order by h.at`);
 
   // Webhook events: one per status change after creation, delivered (a few after retries,
   // a few exhausted), for the records of the last --webhook-days days.

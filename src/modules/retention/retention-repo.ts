@@ -1,8 +1,9 @@
 // Retention's SQL (issue 26): one bounded statement per call, each its own short transaction, so a
 // prune never holds many row locks or a long snapshot. Three shapes, by how a table is ordered:
-//  - head walk: tables whose id grows with time (bigserial, record ids): take the oldest `limit`
-//    rows by the primary key (SKIP LOCKED), delete those past the cutoff. A batch that deletes
-//    fewer than it took has reached the recent rows: the table is done for this run.
+//  - head walk: tables whose key grows with time (bigserial, record ids): from the oldest, take
+//    `limit` rows by the key (SKIP LOCKED), delete those past the cutoff, go on after the last key
+//    taken. A batch that deletes nothing has reached the recent rows: the table is done for this
+//    run (a few rows out of time order, e.g. a long transaction's, do not stop the walk).
 //  - by index: rows found through a partial index of their own (drafts, exhausted events).
 //  - page walk: tables not ordered by time (upserted or keyed by text): a range of heap pages
 //    (TID range scan, ctid between two pages) per statement, from page 0 to the end.
@@ -42,16 +43,19 @@ export const PAGE_WALKS = {
   sandbox_bot_items: { table: 'sandbox_bot_items', old: (c) => sql`gone_at < ${c}` },
 } satisfies Record<string, PageWalk>;
 
-/** Deletes the rows among the oldest `limit` (by key) that are older than `days`; returns how many went and how many were looked at. */
-export async function pruneHead(db: Db, w: HeadWalk, days: number, limit: number): Promise<{ deleted: number; taken: number }> {
+/**
+ * From key `after` on, takes the next `limit` rows by key (SKIP LOCKED) and deletes those older than
+ * `days`; returns how many went, how many were taken and the last key taken (the next call's `after`).
+ */
+export async function pruneHead(db: Db, w: HeadWalk, days: number, limit: number, after: number): Promise<{ deleted: number; taken: number; last: number }> {
   const t = sql.table(w.table);
   const k = sql.ref(w.key);
-  const r = await sql<{ deleted: string; taken: string }>`
-    with head as (select ctid as c, ${sql.ref(w.at)} as at from ${t} order by ${k} limit ${limit} for update skip locked),
+  const r = await sql<{ deleted: string; taken: string; last: string | null }>`
+    with head as (select ctid as c, ${k} as k, ${sql.ref(w.at)} as at from ${t} where ${k} > ${after} order by ${k} limit ${limit} for update skip locked),
          d as (delete from ${t} where ctid = any(array(select c from head where head.at < ${cutoff(days)})) returning 1)
-    select (select count(*) from d) as deleted, (select count(*) from head) as taken`.execute(db);
+    select (select count(*) from d) as deleted, (select count(*) from head) as taken, (select max(k) from head) as last`.execute(db);
   const row = r.rows[0];
-  return { deleted: Number(row?.deleted ?? 0), taken: Number(row?.taken ?? 0) };
+  return { deleted: Number(row?.deleted ?? 0), taken: Number(row?.taken ?? 0), last: Number(row?.last ?? after) };
 }
 
 /** The table's size in heap pages now (rows appended later are the next run's). */

@@ -23,6 +23,8 @@ export interface RetentionRun {
   /** Statements run, in all and per kind. */
   batches: number;
   batchesOf: Partial<Record<RetentionKind, number>>;
+  /** The longest statement (ms): how long a batch's row locks were held at most. */
+  maxBatchMs: number;
   ms: number;
 }
 
@@ -53,24 +55,31 @@ export async function pruneAll(db: Db, config: RetentionConfig, only?: Retention
   const started = Date.now();
   const limit = config.retention.batchSize;
   const days = daysOf(config);
-  const run: RetentionRun = { deleted: {}, batches: 0, batchesOf: {}, ms: 0 };
+  const run: RetentionRun = { deleted: {}, batches: 0, batchesOf: {}, maxBatchMs: 0, ms: 0 };
+  let mark = Date.now();
   const wanted = (k: RetentionKind) => days[k] > 0 && (!only || only.includes(k));
   const add = (k: RetentionKind, n: number) => {
     run.deleted[k] = (run.deleted[k] ?? 0) + n;
     run.batchesOf[k] = (run.batchesOf[k] ?? 0) + 1;
     run.batches++;
+    const now = Date.now();
+    run.maxBatchMs = Math.max(run.maxBatchMs, now - mark);
+    mark = now;
   };
   for (const [k, w] of Object.entries(repo.HEAD_WALKS) as [keyof typeof repo.HEAD_WALKS, (typeof repo.HEAD_WALKS)[keyof typeof repo.HEAD_WALKS]][]) {
     if (!wanted(k)) continue;
-    for (;;) {
-      const { deleted, taken } = await repo.pruneHead(db, w, days[k], limit);
+    mark = Date.now();
+    for (let after = 0; ; ) {
+      const { deleted, taken, last } = await repo.pruneHead(db, w, days[k], limit, after);
       add(k, deleted);
-      if (deleted < taken || taken < limit) break;
+      if (deleted === 0 || taken < limit) break;
+      after = last;
     }
   }
   for (const [k, w] of Object.entries(repo.PAGE_WALKS) as [keyof typeof repo.PAGE_WALKS, (typeof repo.PAGE_WALKS)[keyof typeof repo.PAGE_WALKS]][]) {
     if (!wanted(k)) continue;
     const pages = await repo.pagesOf(db, w.table);
+    mark = Date.now();
     for (let p = 0; p < pages; p += PAGES_PER_BATCH) add(k, await repo.prunePages(db, w, days[k], p, p + PAGES_PER_BATCH));
   }
   const byIndex: [RetentionKind, (db: Db, days: number, limit: number) => Promise<number>][] = [
@@ -80,6 +89,7 @@ export async function pruneAll(db: Db, config: RetentionConfig, only?: Retention
   ];
   for (const [k, fn] of byIndex) {
     if (!wanted(k)) continue;
+    mark = Date.now();
     for (;;) {
       const n = await fn(db, days[k], limit);
       add(k, n);
