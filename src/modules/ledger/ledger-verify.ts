@@ -33,7 +33,7 @@ export interface VerifyResult {
   mismatches: ReconciliationRow[];
   /** Entries read by this run (an incremental run reads only those past its checkpoint). */
   entries?: number;
-  /** The checkpoint this run started from (0: none) and the one it stored (unchanged on a mismatch). */
+  /** The checkpoint this run started from (0: none) and the one stored after it (unchanged on a mismatch; a newer one another run stored is kept). */
   from_id?: number;
   checkpoint_id?: number;
   incremental?: boolean;
@@ -118,8 +118,7 @@ export async function verifyLedger(db: Db, merchantId?: number, opts: VerifyOpti
     });
   let checkpoint = result.from;
   if (result.mismatches.length === 0 && result.through > result.from) {
-    await saveCheckpoint(db, result.through, result.base);
-    checkpoint = result.through;
+    checkpoint = await saveCheckpoint(db, result.through, result.base);
   }
   return {
     checked: result.checked,
@@ -141,19 +140,20 @@ function add(map: Map<number, Sums>, m: number, available: number, hold: number,
 }
 
 /** Replaces the checkpoint with one at `through` (an older run finishing late does not go back). */
-async function saveCheckpoint(db: Db, through: number, sums: Map<number, Sums>): Promise<void> {
+async function saveCheckpoint(db: Db, through: number, sums: Map<number, Sums>): Promise<number> {
   const ms = [...sums.entries()];
-  await db.transaction().execute(async (trx: Trx) => {
+  return db.transaction().execute(async (trx: Trx) => {
     // One writer at a time; the request path never touches this table.
     await sql`lock table ledger_checkpoints in share row exclusive mode`.execute(trx);
     const prev = Number((await sql<{ t: number | null }>`select max(through_id) as t from ledger_checkpoints`.execute(trx)).rows[0]?.t ?? 0);
-    if (prev > through) return;
+    if (prev > through) return prev;
     await sql`delete from ledger_checkpoints`.execute(trx);
-    if (ms.length === 0) return;
+    if (ms.length === 0) return through;
     await sql`
       insert into ledger_checkpoints (merchant_id, through_id, available, hold, entries)
       select m, ${through}::bigint, a, h, n
         from unnest(${ms.map(([m]) => m)}::bigint[], ${ms.map(([, s]) => s.available)}::bigint[],
                     ${ms.map(([, s]) => s.hold)}::bigint[], ${ms.map(([, s]) => s.entries)}::bigint[]) as t(m, a, h, n)`.execute(trx);
+    return through;
   });
 }
