@@ -1,7 +1,7 @@
 // Issue 26, point 2: on a grown database (a year of a busy gateway, bench/seed-year-data.ts at a
 // small scale), no request-path statement reads a big table whole. The statements are not listed
 // by hand: a real gateway answers the merchant API's and the operator API's reads while every
-// statement its pool runs is recorded with its parameters, then each is EXPLAINed on the grown
+// statement its pool runs is recorded with its parameters (and one purchase is made), then each is EXPLAINed on the grown
 // database — first with the statistics of the empty database (autovacuum off on the big tables,
 // as after a bulk load before the next analyse), then with fresh ones — and no plan may hold a
 // Seq Scan on a big table. SHOW_PLAN=1 prints the plans.
@@ -94,6 +94,12 @@ async function requestPathStatements(): Promise<Recorded[]> {
       const r = await gw.merchant(KEY, 'GET', path);
       expect(r.status, `${path} ${JSON.stringify(r.body)}`).toBe(200);
     }
+    // A write: one purchase of a live listing (its creation statement, the balance debit, the listing).
+    const listing = (await admin.query(`select id from listings where status = 'live' and game = 'csgo' order by id limit 1`)).rows[0];
+    expect(listing).toBeDefined(); // the sandbox catalogue seeded at start
+    const bought = await gw.merchant(KEY, 'POST', '/purchase', { partner: 12345678, token: 'abcdefgh', game: 'csgo', asset_id: listing.id, merchant_tx_id: 'plan-1' });
+    expect(bought.status, JSON.stringify(bought.body)).toBe(200);
+    expect((await gw.merchant(KEY, 'GET', `/purchase/status?merchant_tx_id=plan-1`)).status).toBe(200);
     for (const path of [`/merchants/${m}`, `/merchants/${m}/ledger?limit=50&offset=0`, `/merchants/${m}/webhook-deliveries?limit=50&offset=0`]) {
       const r = await fetch(`${gw.url}/api/admin${path}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
       expect(r.status, path).toBe(200);
