@@ -85,6 +85,28 @@ export interface Config {
   steam: SteamSettings;
   botSync: BotSyncSettings;
   reconcile: ReconcileSettings;
+  retention: RetentionSettings;
+}
+
+/**
+ * Retention (issue 26): what grows without bound is pruned by one keyed job (`retention_prune`),
+ * in small batches. 0 days keeps a kind forever. The ledger and the money records are never pruned.
+ */
+export interface RetentionSettings {
+  /** Seconds between runs of the pruning job (0: never scheduled; `gateway retention prune` still works). */
+  intervalSeconds: number;
+  /** Rows deleted per statement (each its own short transaction). */
+  batchSize: number;
+  /** record_status_history rows older than this. */
+  statusHistoryDays: number;
+  /** Uncommitted drafts (get-prices quotes, intents never opened) this long past their expiry; expired inventory snapshots. */
+  draftDays: number;
+  /** Dashboard sessions ended (expired or revoked) this long ago; spent or expired invitations; sign-in windows. */
+  sessionDays: number;
+  /** Sandbox offers, trades and departed bot items older than this (sandbox platform only). */
+  sandboxDays: number;
+  /** Job history: permanently failed jobs, poisoned outbox rows, heartbeats of gone workers. */
+  jobHistoryDays: number;
 }
 
 /** The catalogue sync of the bots' stock (issue 20): schedule, which items, and their price. */
@@ -304,6 +326,16 @@ export function loadConfig(env: Env = process.env): Config {
     reconcile: {
       intervalSeconds: int(env, 'RECONCILE_SECONDS', 86400, 0, 86400 * 30),
       windowSeconds: int(env, 'RECONCILE_WINDOW_SECONDS', 8 * 86400, 3600, 86400 * 90),
+    },
+    retention: {
+      intervalSeconds: int(env, 'RETENTION_INTERVAL_SECONDS', 3600, 0, 86400 * 7),
+      batchSize: int(env, 'RETENTION_BATCH', 1000, 1, 100_000),
+      statusHistoryDays: int(env, 'STATUS_HISTORY_DAYS', 365, 0, 36500),
+      draftDays: int(env, 'DRAFT_RETENTION_DAYS', 7, 0, 36500),
+      sessionDays: int(env, 'SESSION_RETENTION_DAYS', 30, 0, 36500),
+      // Past the reconciliation window (8 days) and the 7-day trade protection.
+      sandboxDays: int(env, 'SANDBOX_RETENTION_DAYS', 30, 0, 36500),
+      jobHistoryDays: int(env, 'JOB_HISTORY_DAYS', 14, 0, 36500),
     },
   };
 }

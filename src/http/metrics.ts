@@ -36,7 +36,11 @@ async function readDbGauges(db: Db): Promise<DbGauges> {
   const outbox = await sql<{ task: string; n: number }>`select task, count(*)::int as n from job_outbox group by task`.execute(db);
   const outboxFailed = await sql<{ n: number }>`select count(*)::int as n from job_outbox_failed`.execute(db);
   const webhooks = await sql<{ state: string; n: number }>`
-    select state, count(*)::int as n from webhook_events where state <> 'delivered' group by state`.execute(db);
+    select 'pending' as state, count(*)::int as n from webhook_events where state = 'pending'
+    union all
+    select 'exhausted', count(*)::int from webhook_events where state = 'exhausted'`.execute(db);
+  // Each state by its own partial index (webhook_events_pending_idx, _exhausted_idx of migration 063):
+  // \`state <> 'delivered'\` matched no index and read the whole table (every METRICS_REFRESH_MS).
   const bots = (await listBots(db, 1000, 0)).filter((b) => !b.removed_at).map((b) => ({ bot: b.name, rotation: rotationOf(b).rotation }));
   const run = await sql<{ id: string; at: number }>`
     select r.id::text as id, extract(epoch from r.finished_at)::float8 as at from reconcile_runs r where r.finished_at is not null order by r.id desc limit 1`.execute(db);

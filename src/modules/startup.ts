@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import { catalogueStartup } from './catalogue/catalogue-tasks.js';
 import { webhookStartup } from './webhooks/webhook-tasks.js';
 import { reconcileStartup } from './reconcile/reconcile-tasks.js';
+import { retentionStartup } from './retention/retention-tasks.js';
 
 export type StartupHook = (ctx: AppContext) => Promise<void>;
 
@@ -17,4 +18,6 @@ export const featureStartups: StartupHook[] = [
   async (ctx) => void (await ctx.bots.dropSandboxBots()),
   // The daily reconciliation against the platform.
   reconcileStartup,
+  // Retention: the hourly pruning of what grows without bound (issue 26).
+  retentionStartup,
 ];

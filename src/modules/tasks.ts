@@ -6,7 +6,8 @@ import { depositTasks } from './deposits/deposit-tasks.js';
 import { catalogueTasks } from './catalogue/catalogue-tasks.js';
 import { purchaseTasks } from './purchases/purchase-tasks.js';
 import { reconcileTasks } from './reconcile/reconcile-tasks.js';
+import { retentionTasks } from './retention/retention-tasks.js';
 
 export type TaskFactory = (ctx: AppContext) => TaskList;
 
-export const featureTasks: TaskFactory[] = [webhookTasks, depositTasks, catalogueTasks, purchaseTasks, reconcileTasks];
+export const featureTasks: TaskFactory[] = [webhookTasks, depositTasks, catalogueTasks, purchaseTasks, reconcileTasks, retentionTasks];

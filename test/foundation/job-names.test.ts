@@ -9,6 +9,7 @@ import { CATALOGUE_TASKS, catalogueJobKey } from '../../src/modules/catalogue/ca
 import { WEBHOOK_DELIVER_TASK, WEBHOOK_PRUNE_TASK, WEBHOOK_SWEEP_TASK, jobKeyOf } from '../../src/modules/webhooks/webhook-jobs.js';
 import { idField, stringField } from '../../src/jobs/enqueue.js';
 import { RECONCILE_TASKS } from '../../src/modules/reconcile/reconcile-jobs.js';
+import { RETENTION_TASKS } from '../../src/modules/retention/retention-jobs.js';
 
 describe('typed jobs', () => {
   it('the worker handles exactly the declared task names', () => {
@@ -19,6 +20,7 @@ describe('typed jobs', () => {
       ...Object.values(PURCHASE_TASKS),
       ...Object.values(CATALOGUE_TASKS),
       ...Object.values(RECONCILE_TASKS),
+      ...Object.values(RETENTION_TASKS),
       WEBHOOK_DELIVER_TASK,
       WEBHOOK_SWEEP_TASK,
       WEBHOOK_PRUNE_TASK,

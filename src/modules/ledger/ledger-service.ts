@@ -4,8 +4,9 @@ import { sql } from 'kysely';
 import { isCheckViolation, type Db } from '../../db/database.js';
 import { millsToUsd } from '../../domain/money.js';
 import { AppError, invalidTransition, notFound, validationError } from '../../domain/errors.js';
-import { applyMovement, getBalance, InsufficientFundsError, listEntries, reconcile } from './ledger-repo.js';
+import { applyMovement, getBalance, InsufficientFundsError, listEntries } from './ledger-repo.js';
 import { findById } from '../merchants/merchant-repo.js';
+import { verifyLedger, type VerifyOptions } from './ledger-verify.js';
 import { WITHDRAWAL_MACHINE, type WithdrawalEvent } from '../../domain/withdrawal-state.js';
 
 /** A balance's available + hold may not pass this (migration 035): 2^53 − 1 mills, read exactly. */
@@ -145,7 +146,8 @@ export function createLedgerService(db: Db) {
       return (await listEntries(db, merchantId, limit, offset)).map(entryView);
     },
 
-    verify: (merchantId?: number) => reconcile(db, merchantId),
+    /** Every balance against its entries (one merchant: its own, at once; all: by id ranges on one snapshot, checkpointed). */
+    verify: (merchantId?: number, opts?: VerifyOptions) => verifyLedger(db, merchantId, opts),
   };
 }
 

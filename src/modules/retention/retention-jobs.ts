@@ -1,0 +1,25 @@
+// The retention job (issue 26): one keyed job for all instances, rescheduled by itself every
+// RETENTION_INTERVAL_SECONDS; handler in retention-tasks.ts, SQL in retention-repo.ts.
+import type { Db, Trx } from '../../db/database.js';
+import { addJob } from '../../jobs/enqueue.js';
+
+export const RETENTION_TASKS = {
+  prune: 'retention_prune',
+} as const;
+
+declare global {
+  namespace GraphileWorker {
+    interface Tasks {
+      retention_prune: Record<string, never>;
+    }
+  }
+}
+
+/** The next run in `seconds`; preserve_run_at keeps an earlier waiting one. */
+export function scheduleRetention(db: Db | Trx, seconds: number): Promise<void> {
+  return addJob(db, RETENTION_TASKS.prune, {}, {
+    jobKey: RETENTION_TASKS.prune,
+    jobKeyMode: 'preserve_run_at',
+    runAt: new Date(Date.now() + seconds * 1000),
+  });
+}

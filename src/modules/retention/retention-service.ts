@@ -1,0 +1,101 @@
+// Retention (issue 26): one run prunes every kind that grows without bound, each in batches of
+// RETENTION_BATCH rows (one short statement each), until nothing past its cutoff is left. A kind
+// whose setting is 0 is kept forever. Delivered webhook events are webhook_prune's
+// (WEBHOOK_RETENTION_DAYS), request logs the recorder's (REQUEST_LOG_DAYS), the catalogue feed
+// catalogue_events_prune's. The ledger and the money records are never pruned.
+import type { Config, RetentionSettings } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import * as repo from './retention-repo.js';
+
+export type RetentionKind =
+  | keyof typeof repo.HEAD_WALKS
+  | keyof typeof repo.PAGE_WALKS
+  | 'drafts'
+  | 'webhook_exhausted'
+  | 'job_history';
+
+/** Heap pages per page-walk statement (512 KiB at the default block size). */
+const PAGES_PER_BATCH = 64;
+
+export interface RetentionRun {
+  /** Rows deleted per kind (kinds kept forever are absent). */
+  deleted: Partial<Record<RetentionKind, number>>;
+  /** Statements run, in all and per kind. */
+  batches: number;
+  batchesOf: Partial<Record<RetentionKind, number>>;
+  /** The longest statement (ms): how long a batch's row locks were held at most. */
+  maxBatchMs: number;
+  ms: number;
+}
+
+export type RetentionConfig = { retention: RetentionSettings; webhookRetentionDays: number; platform: Config['platform'] };
+
+/** The retention of each kind, in days (0: kept). */
+export function daysOf(config: RetentionConfig): Record<RetentionKind, number> {
+  const r = config.retention;
+  // Sandbox rows exist only in the sandbox; steam mode has none to prune.
+  const sandbox = r.sandboxDays;
+  return {
+    status_history: r.statusHistoryDays,
+    drafts: r.draftDays,
+    inventory_snapshots: r.draftDays,
+    dashboard_sessions: r.sessionDays,
+    dashboard_invitations: r.sessionDays,
+    sign_in_address_attempts: r.sessionDays,
+    sandbox_deposit_offers: sandbox,
+    sandbox_purchase_offers: sandbox,
+    sandbox_trades: sandbox,
+    sandbox_bot_items: sandbox,
+    webhook_exhausted: config.webhookRetentionDays,
+    job_history: r.jobHistoryDays,
+  };
+}
+
+export async function pruneAll(db: Db, config: RetentionConfig, only?: RetentionKind[]): Promise<RetentionRun> {
+  const started = Date.now();
+  const limit = config.retention.batchSize;
+  const days = daysOf(config);
+  const run: RetentionRun = { deleted: {}, batches: 0, batchesOf: {}, maxBatchMs: 0, ms: 0 };
+  let mark = Date.now();
+  const wanted = (k: RetentionKind) => days[k] > 0 && (!only || only.includes(k));
+  const add = (k: RetentionKind, n: number) => {
+    run.deleted[k] = (run.deleted[k] ?? 0) + n;
+    run.batchesOf[k] = (run.batchesOf[k] ?? 0) + 1;
+    run.batches++;
+    const now = Date.now();
+    run.maxBatchMs = Math.max(run.maxBatchMs, now - mark);
+    mark = now;
+  };
+  for (const [k, w] of Object.entries(repo.HEAD_WALKS) as [keyof typeof repo.HEAD_WALKS, (typeof repo.HEAD_WALKS)[keyof typeof repo.HEAD_WALKS]][]) {
+    if (!wanted(k)) continue;
+    mark = Date.now();
+    for (let after = 0; ; ) {
+      const { deleted, taken, last } = await repo.pruneHead(db, w, days[k], limit, after);
+      add(k, deleted);
+      if (deleted === 0 || taken < limit) break;
+      after = last;
+    }
+  }
+  for (const [k, w] of Object.entries(repo.PAGE_WALKS) as [keyof typeof repo.PAGE_WALKS, (typeof repo.PAGE_WALKS)[keyof typeof repo.PAGE_WALKS]][]) {
+    if (!wanted(k)) continue;
+    const pages = await repo.pagesOf(db, w.table);
+    mark = Date.now();
+    for (let p = 0; p < pages; p += PAGES_PER_BATCH) add(k, await repo.prunePages(db, w, days[k], p, p + PAGES_PER_BATCH));
+  }
+  const byIndex: [RetentionKind, (db: Db, days: number, limit: number) => Promise<number>][] = [
+    ['drafts', repo.pruneDrafts],
+    ['webhook_exhausted', repo.pruneExhaustedEvents],
+    ['job_history', repo.pruneJobHistory],
+  ];
+  for (const [k, fn] of byIndex) {
+    if (!wanted(k)) continue;
+    mark = Date.now();
+    for (;;) {
+      const n = await fn(db, days[k], limit);
+      add(k, n);
+      if (n < limit) break;
+    }
+  }
+  run.ms = Date.now() - started;
+  return run;
+}

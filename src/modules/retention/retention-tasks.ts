@@ -1,0 +1,30 @@
+// The retention job's handler and start-up: rescheduled first (a failing run does not end the
+// chain), then one pruning run (retention-service.ts).
+import type { TaskList } from 'graphile-worker';
+import type { Logger } from 'pino';
+import type { Db } from '../../db/database.js';
+import { RETENTION_TASKS, scheduleRetention } from './retention-jobs.js';
+import { pruneAll, type RetentionConfig } from './retention-service.js';
+
+export interface RetentionTaskDeps {
+  db: Db;
+  log: Logger;
+  config: RetentionConfig;
+}
+
+export function retentionTasks(ctx: RetentionTaskDeps): TaskList {
+  return {
+    [RETENTION_TASKS.prune]: async () => {
+      const every = ctx.config.retention.intervalSeconds;
+      if (every > 0) await scheduleRetention(ctx.db, every);
+      const run = await pruneAll(ctx.db, ctx.config);
+      const total = Object.values(run.deleted).reduce((a, b) => a + (b ?? 0), 0);
+      if (total > 0) ctx.log.info({ deleted: run.deleted, batches: run.batches, ms: run.ms }, 'retention: old rows pruned');
+    },
+  };
+}
+
+/** Start-up: the first run soon after start (a waiting one keeps its time). */
+export async function retentionStartup(ctx: RetentionTaskDeps): Promise<void> {
+  if (ctx.config.retention.intervalSeconds > 0) await scheduleRetention(ctx.db, 60);
+}

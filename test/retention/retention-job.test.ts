@@ -1,0 +1,37 @@
+// The retention job in a running gateway: scheduled at start (one keyed job for all instances), and
+// its handler prunes and keeps the chain going (the next run RETENTION_INTERVAL_SECONDS later).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTaskList } from '../../src/jobs/index.js';
+import { RETENTION_TASKS } from '../../src/modules/retention/retention-jobs.js';
+import { startTestGateway, type TestGateway } from '../helpers.js';
+
+let gw: TestGateway;
+beforeAll(async () => {
+  gw = await startTestGateway({ RETENTION_INTERVAL_SECONDS: '7200', STATUS_HISTORY_DAYS: '30' });
+});
+afterAll(async () => gw?.stop());
+
+const job = async () => {
+  await gw.flushJobs();
+  const r = await gw.ctx.pool.query(`select extract(epoch from run_at - now())::int as in_s from graphile_worker.jobs where key = $1`, [RETENTION_TASKS.prune]);
+  return r.rows[0] as { in_s: number } | undefined;
+};
+
+describe('retention job', () => {
+  it('is scheduled at start, prunes when it runs, and schedules the next run', async () => {
+    const first = await job();
+    expect(first).toBeDefined();
+    expect(first!.in_s).toBeLessThanOrEqual(60);
+    await gw.ctx.pool.query(`insert into record_status_history (kind, record_id, merchant_id, to_status, at) values
+      ('deposit', 1, 1, 'completed', now() - interval '31 days'), ('deposit', 2, 1, 'completed', now())`);
+    const handler = buildTaskList(gw.ctx)[RETENTION_TASKS.prune] as (payload: unknown, helpers: unknown) => Promise<void>;
+    await handler({}, {});
+    const left = await gw.ctx.pool.query(`select record_id::int from record_status_history where kind = 'deposit' and record_id in (1, 2)`);
+    expect(left.rows).toEqual([{ record_id: 2 }]);
+    // preserve_run_at keeps the earlier waiting run; once that one has run, the next is an interval away.
+    await gw.ctx.pool.query(`select graphile_worker.remove_job($1)`, [RETENTION_TASKS.prune]);
+    await handler({}, {});
+    const next = await job();
+    expect(next!.in_s).toBeGreaterThan(7000);
+  });
+});
