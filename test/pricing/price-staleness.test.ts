@@ -74,10 +74,14 @@ describe('a gateway whose price reloads keep failing', () => {
   it('refuses inventory, get-prices, preview and both commits until a reload succeeds', async () => {
     const key = m.api_key;
     // Fresh: quotes are made; a draft and an inventory snapshot are taken for the commits below.
-    const draft = await gw.merchant(key, 'POST', '/get-prices', { game: 'csgo', marketHashNames: [NAME] });
-    expect(draft.status, JSON.stringify(draft.body)).toBe(200);
+    // (The book counts as stale 2 s after its last reload: on a busy machine a reload can come late,
+    // so wait for an answer made while fresh rather than assume one.)
+    const draft = await eventually(async () => {
+      const r = await gw.merchant(key, 'POST', '/get-prices', { game: 'csgo', marketHashNames: [NAME] });
+      return r.status === 200 ? r : undefined;
+    }, 60_000, 100);
     const partner = nextPartner();
-    const inv = await inventory(gw, key, partner);
+    const inv = await eventually(() => inventory(gw, key, partner), 60_000, 100);
     expect(inv.total).toBeGreaterThan(0);
 
     failing = true;

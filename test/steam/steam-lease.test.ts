@@ -13,8 +13,8 @@ beforeAll(async () => {
   offline();
   fake = await new FakeSteam().start();
   const databaseUrl = await freshDatabase();
-  a = await startSteamWorld({ bots: 1, fake, databaseUrl, env: { BOT_LEASE_SECONDS: '3' } });
-  b = await startSteamWorld({ bots: 0, fake, databaseUrl, env: { BOT_LEASE_SECONDS: '3' } });
+  a = await startSteamWorld({ bots: 1, fake, databaseUrl, env: { BOT_LEASE_SECONDS: '30' } });
+  b = await startSteamWorld({ bots: 0, fake, databaseUrl, env: { BOT_LEASE_SECONDS: '30' } });
 });
 afterAll(async () => {
   await a?.stop();
@@ -42,8 +42,10 @@ describe('bot lease takeover', () => {
     expect(await a.platform.leaseTick()).toEqual([botId]);
     expect(await b.platform.leaseTick()).toEqual([]);
 
-    // A dies (no more renewals). Within the lease B takes the bot, signs it in, and polls with A's poll data.
-    await new Promise((r) => setTimeout(r, 3200));
+    // A dies: it renews no more, and its lease runs out (set in the past here rather than slept
+    // through: a short lease slept on a busy machine could run out again before A's last check).
+    // B then takes the bot, signs it in, and polls with A's poll data.
+    await b.gw.ctx.db.updateTable('bots').set({ lease_expires_at: new Date(Date.now() - 1000) }).where('id', '=', botId).execute();
     expect(await b.platform.leaseTick()).toEqual([botId]);
     expect(fake.signIns).toBe(2);
     const row = await b.gw.ctx.db.selectFrom('bots').select(['lease_owner', 'poll_data']).where('id', '=', botId).executeTakeFirstOrThrow();

@@ -30,8 +30,8 @@ describe('gateway restart in the middle of a retry sequence', () => {
         payload: { status: 'completed', purchase_id: 77, trade_date: '2026-10-06T10:00:12.512Z', merchant_tx_id: 'p-77', asset_id: '1', offer_id: '2', amount: 1.25, amount_currency: 'usd' },
       }),
     );
-    await eventually(async () => rx!.received.length === 1);
-    await eventually(async () => (await first.ctx.webhooks.getDelivery(eventId!)).attempts.length === 1);
+    await eventually(async () => rx!.received.length === 1, 60_000);
+    await eventually(async () => (await first.ctx.webhooks.getDelivery(eventId!)).attempts.length === 1, 60_000);
     await first.stop();
     gws = [];
     failing = false;
@@ -41,7 +41,7 @@ describe('gateway restart in the middle of a retry sequence', () => {
     const ev = await eventually(async () => {
       const e = await second.ctx.webhooks.getDelivery(eventId!);
       return e.state === 'delivered' ? e : undefined;
-    }, 15_000);
+    }, 60_000);
     expect(ev.attempts.map((a) => a.status_code)).toEqual([500, 200]);
     expect(rx.received).toHaveLength(2);
     const last = rx.received[1]!;

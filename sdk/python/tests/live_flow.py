@@ -75,7 +75,9 @@ def main():
     # hash-name flow
     partner2 = partner + 1
     inv2 = gw.get_inventory(game="csgo", partner=partner2, token=token)
-    picked = inv2["items"][:2]
+    # plain names only: a phased item is quoted by "<name> - <phase>"
+    picked = [i for i in inv2["items"] if not i.get("phase") and i.get("tradable", True)][:2]
+    check(len(picked) == 2, "two plain items")
     draft = gw.get_prices(game="csgo", marketHashNames=[i["name"] for i in picked])
     hd = gw.create_deposit_by_hash_name(id=draft["id"], merchant_tx_id="py-h-" + run, game="csgo", partner=partner2, token=token,
                                         items=[{"asset_id": i["id"], "name": i["name"]} for i in picked])
