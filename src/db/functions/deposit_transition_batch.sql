@@ -1,12 +1,13 @@
--- Group commit of deposit transitions (issue 12, phase 5): the offer changes one instance receives
--- at about the same time (sandbox accept/decline/…, platform reports) are applied as ONE statement
--- and ONE commit instead of one each (src/modules/deposits/transition-batch.ts). Every item is the
--- same transition as deposit-repo.ts changeInOneStatement would apply: the update guarded by the
--- status as read and the columns its webhook body reads, the release of the reserved assets of a
--- terminal status, the webhook event, the outbox jobs and the ledger movement. An item whose guard
--- fails, or whose movement key is already in the ledger, is left out (not changed; the caller
--- answers it through the transaction path). A movement that does not apply raises: nothing of the
--- batch commits, and the caller applies every item on its own.
+-- The one writer of a deposit's status change (src/modules/deposits/deposit-transitions.ts calls it
+-- for every transition: a group of concurrent offer changes as one statement and one commit, or one
+-- transition alone — in its own commit or in the caller's transaction; a batch of one is a batch).
+-- Every item is: the update guarded by the deposit as the caller read it (its status and the columns
+-- its webhook body reads), the columns the transition sets, the release of the reserved assets of a
+-- terminal status, the webhook event, the outbox jobs and the ledger movement (through ledger_apply,
+-- the one writer of the balance). An item whose guard fails is left out (not changed; the caller
+-- reads the deposit again). A movement whose key is already in the ledger is a no-op (the status
+-- still changes, no second credit); a movement refused (funds) raises GWNSF: nothing of the call
+-- commits, and the caller applies each item alone (a refusal alone is the caller's error).
 --
 -- Locks, so that batches of two instances never deadlock: the deposits first, in id order, then
 -- the merchants' balances rows, in merchant order, each updated once with the batch's sum — last,
@@ -14,7 +15,8 @@
 --
 -- p_items: a JSON array of
 --   { id, merchant_id, status, amount, trade_offer_id, platform_id, merchant_tx_id,   -- the guard
---     to_status, set_fail_reason, fail_reason, set_hold_end, hold_end_date, release,   -- the change
+--     set: { column: value, … },   -- the change: status and any of the columns listed below
+--     release,                     -- free the deposit's reserved assets (a terminal status)
 --     webhook: { status, result_url, payload } | null,
 --     jobs: [ outbox rows as enqueue.ts outboxJson ],
 --     movement: { key, kind, available_delta, hold_delta } | null }
@@ -24,10 +26,6 @@ declare
   v_ids bigint[];
   v_rows deposits[];
   v_changed bigint[];
-  v_merchants bigint[];
-  v_neg int;
-  v_want int;
-  v_got int;
 begin
   -- Every lookup below goes by an array of keys (an index scan each), never a join the planner
   -- could turn into a scan of a large table.
@@ -37,14 +35,23 @@ begin
   perform 1 from deposits where id = any(v_ids) order by id for update;
 
   with i as (
-    select * from jsonb_to_recordset(p_items) as x(
-      id bigint, merchant_id bigint, status text, amount bigint, trade_offer_id text, platform_id text, merchant_tx_id text,
-      to_status text, set_fail_reason boolean, fail_reason text, set_hold_end boolean, hold_end_date timestamptz)
+    select x.*, e->'set' as set
+      from jsonb_array_elements(p_items) e,
+           jsonb_to_record(e) as x(id bigint, merchant_id bigint, status text, amount bigint, trade_offer_id text, platform_id text,
+                                   merchant_tx_id text)
   ), changed as (
+    -- Every column a transition may set (not id, merchant_id, flow, created_at): those absent from
+    -- the item's set keep the row's value (jsonb_populate_record over the row itself).
     update deposits d
-       set status = i.to_status,
-           fail_reason = case when i.set_fail_reason then i.fail_reason else d.fail_reason end,
-           hold_end_date = case when i.set_hold_end then i.hold_end_date else d.hold_end_date end,
+       set (status, merchant_tx_id, game, partner, token, platform_id, amount, bot_id, bot_name, bot_platform_id,
+            trade_offer_id, trade_offer_expiry_at, hold_end_date, fail_reason, result_url, success_url, fail_url,
+            custom_currency, custom_currency_multiplier, custom_currency_rate, quote_expires_at, from_preview,
+            hosted_token, hosted_expires_at)
+         = (select s.status, s.merchant_tx_id, s.game, s.partner, s.token, s.platform_id, s.amount, s.bot_id, s.bot_name, s.bot_platform_id,
+                   s.trade_offer_id, s.trade_offer_expiry_at, s.hold_end_date, s.fail_reason, s.result_url, s.success_url, s.fail_url,
+                   s.custom_currency, s.custom_currency_multiplier, s.custom_currency_rate, s.quote_expires_at, s.from_preview,
+                   s.hosted_token, s.hosted_expires_at
+              from jsonb_populate_record(d, i.set) s),
            updated_at = now()
       from i
      where d.id = any(v_ids)
@@ -55,10 +62,6 @@ begin
        and d.trade_offer_id is not distinct from i.trade_offer_id
        and d.platform_id is not distinct from i.platform_id
        and d.merchant_tx_id is not distinct from i.merchant_tx_id
-       -- a movement already in the ledger: the transaction path answers it (duplicate, no second credit)
-       and not exists (select 1 from jsonb_array_elements(p_items) e
-                        where (e->>'id')::bigint = d.id and e->'movement' <> 'null'::jsonb
-                          and exists (select 1 from ledger_entries l where l.key = e->'movement'->>'key'))
     returning d.*
   )
   select array_agg(row(c.*)::deposits order by c.merchant_id, c.id), array_agg(c.id order by c.id) into v_rows, v_changed from changed c;
@@ -93,49 +96,20 @@ begin
                 preserve_run_at boolean)
    order by r.merchant_id, r.id;
 
-  -- The movements of the changed deposits: the merchants' balances rows locked in merchant order,
-  -- then one ledger entry per movement (its balance after, in deposit order) and one update per merchant.
-  select array_agg(distinct r.merchant_id) into v_merchants
-    from unnest(v_rows) r join jsonb_array_elements(p_items) e on (e->>'id')::bigint = r.id
-   where e->'movement' <> 'null'::jsonb;
-  if v_merchants is null then
-    return query select * from unnest(v_rows);
-    return;
-  end if;
-  perform 1 from balances where merchant_id = any(v_merchants) order by merchant_id for update;
-
-  with mv as (
-    select r.id, r.merchant_id, e->'movement'->>'key' as key, e->'movement'->>'kind' as kind,
-           (e->'movement'->>'available_delta')::bigint as a, (e->'movement'->>'hold_delta')::bigint as h
-      from unnest(v_rows) r join jsonb_array_elements(p_items) e on (e->>'id')::bigint = r.id
-     where e->'movement' <> 'null'::jsonb
-  ), runs as (
-    select mv.*, b.available + sum(mv.a) over w as available_after, b.hold + sum(mv.h) over w as hold_after
-      from mv join balances b on b.merchant_id = mv.merchant_id and b.merchant_id = any(v_merchants)
-    window w as (partition by mv.merchant_id order by mv.id rows unbounded preceding)
-  ), ins as (
-    insert into ledger_entries (merchant_id, key, kind, available_delta, hold_delta, available_after, hold_after, ref_type, ref_id)
-    select merchant_id, key, kind, a, h, available_after, hold_after, 'deposit', id
-      from runs
-     where available_after >= 0 and hold_after >= 0
-     order by merchant_id, id
-    on conflict (key) do nothing
-    returning merchant_id
-  ), totals as (
-    select merchant_id, sum(a) as a, sum(h) as h from mv group by merchant_id
-  ), upd as (
-    update balances b set available = b.available + t.a, hold = b.hold + t.h, updated_at = now()
-      from totals t where b.merchant_id = any(v_merchants) and b.merchant_id = t.merchant_id
-    returning b.merchant_id
-  )
-  select (select count(*) from runs where available_after < 0 or hold_after < 0),
-         (select count(*) from mv),
-         (select count(*) from ins) + 0 * (select count(*) from upd)
-    into v_neg, v_want, v_got;
-
-  -- A movement refused (funds) or taken by a twin: nothing of the batch may commit.
-  if v_neg > 0 or v_got <> v_want then
-    raise exception 'deposit_transition_batch: a movement did not apply' using errcode = 'P0001';
+  -- The movements of the changed deposits, last (ledger_apply locks the balances rows in merchant
+  -- order and writes each once). A refused one: nothing of the call may commit.
+  if exists (
+    select 1
+      from ledger_apply((
+        select jsonb_agg(jsonb_build_object('merchant_id', r.merchant_id, 'key', e->'movement'->>'key', 'kind', e->'movement'->>'kind',
+                                            'available_delta', (e->'movement'->>'available_delta')::bigint,
+                                            'hold_delta', (e->'movement'->>'hold_delta')::bigint, 'ref_type', 'deposit', 'ref_id', r.id)
+                         order by r.merchant_id, r.id)
+          from unnest(v_rows) r join jsonb_array_elements(p_items) e on (e->>'id')::bigint = r.id
+         where e->'movement' <> 'null'::jsonb)) la
+     where la.r_outcome = 'refused'
+  ) then
+    raise exception 'deposit_transition_batch: a movement was refused (insufficient balance)' using errcode = 'GWNSF';
   end if;
 
   return query select * from unnest(v_rows);

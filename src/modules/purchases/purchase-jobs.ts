@@ -111,8 +111,12 @@ export function schedulePurchaseExpiry(db: Db | Trx, purchaseId: number, runAt: 
   return addJobs(db, [purchaseExpiryJob(purchaseId, runAt)]);
 }
 
+export function purchaseHoldEndJob(purchaseId: number, runAt: Date): JobSpec {
+  return { task: PURCHASE_TASKS.holdEnd, payload: { purchase_id: purchaseId }, opts: { runAt, jobKey: purchaseJobKey.holdEnd(purchaseId) } };
+}
+
 export function schedulePurchaseHoldEnd(db: Db | Trx, purchaseId: number, runAt: Date): Promise<void> {
-  return addJob(db, PURCHASE_TASKS.holdEnd, { purchase_id: purchaseId }, { runAt, jobKey: purchaseJobKey.holdEnd(purchaseId) });
+  return addJobs(db, [purchaseHoldEndJob(purchaseId, runAt)]);
 }
 
 export function schedulePurchaseWatchdog(db: Db | Trx, purchaseId: number, runAt: Date): Promise<void> {
