@@ -1,10 +1,9 @@
 // The ledger: every balance movement is an immutable entry with a unique key, applied in the
 // caller's transaction together with a guarded update of the balance row — both written by the SQL
 // function ledger_apply (src/db/functions/ledger_apply.sql), the one writer of the balance.
-import { sql, type RawBuilder } from 'kysely';
+import { sql } from 'kysely';
 import type { Db, Trx } from '../../db/database.js';
 import { readPrepared } from '../../db/prepared.js';
-import { alongsideCtes } from '../../db/statement-parts.js';
 
 export interface LedgerMovement {
   merchantId: number;
@@ -50,14 +49,12 @@ export function movementJson(m: LedgerMovement) {
  * defence), the entry written. A key already in the ledger is a no-op ({status:'duplicate'});
  * a refusal throws InsufficientFundsError (the caller's transaction must roll back).
  * One round trip: it runs in the caller's money transaction, usually holding the balance row lock
- * until commit. `alongside`: the caller's other writes of the transaction (data-modifying CTEs,
- * run whatever the movement's outcome), so a status change's effects are one round trip with its movement.
+ * until commit.
  */
-export async function applyMovement(trx: Trx, m: LedgerMovement, alongside: RawBuilder<unknown>[] = []): Promise<ApplyResult> {
+export async function applyMovement(trx: Trx, m: LedgerMovement): Promise<ApplyResult> {
   const movement = JSON.stringify([movementJson(m)]);
   const r = await sql<{ r_outcome: 'applied' | 'duplicate' | 'refused'; r_entry_id: number | null; r_available: number | null; r_hold: number | null }>`
-    with ${alongsideCtes(alongside)} mv as (select * from ledger_apply(${movement}::jsonb))
-    select r_outcome, r_entry_id, r_available, r_hold from mv`.execute(trx);
+    select r_outcome, r_entry_id, r_available, r_hold from ledger_apply(${movement}::jsonb)`.execute(trx);
   const row = r.rows[0]!;
   if (row.r_outcome === 'duplicate') return { status: 'duplicate' };
   if (row.r_outcome === 'refused') throw new InsufficientFundsError(m.merchantId);
