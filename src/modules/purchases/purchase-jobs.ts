@@ -97,8 +97,8 @@ export const purchaseJobKey = {
 };
 
 /**
- * A statement that adds pending purchases carries this comment (the batched creation, the
- * transaction path's reservation): its commit wakes the purchase dispatcher (dispatcher.ts), which
+ * A statement that adds pending purchases carries this comment (purchase_create_batch, batched or
+ * alone: create-repo.ts): its commit wakes the purchase dispatcher (dispatcher.ts), which
  * sends their offers and sweeps for purchases pending past pendingLimitMs — no job per purchase.
  */
 export const PURCHASE_PENDING_WRITE = '/* purchases:pending */';

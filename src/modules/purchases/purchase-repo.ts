@@ -2,12 +2,12 @@
 //
 // Lock order, the same in every purchase transaction so they cannot deadlock each other:
 //   purchases row (insert / guarded update) → listings row (SELECT … FOR UPDATE when buying)
-//   → balances row (applyMovement) → the listing UPDATE, last: its statement trigger bumps the
+//   → balances row (ledger_apply, through applyMovement) → the listing UPDATE, last: its statement trigger bumps the
 //   listing's catalogue_pages row (a lock shared only by writers of that page, 1 of 16 per game)
 //   and adds an unstamped feed event (no global lock: migration 008).
 // The balances row lock is shared by every money transaction of a merchant and is also held to
-// commit: creation takes it in its last statement (create-repo.ts), so only that statement's rest
-// (listing, snapshot, jobs) and COMMIT run while it is held.
+// commit: creation takes it inside its one statement (purchase_create_batch via create-repo.ts), so
+// only that statement's rest and COMMIT run while it is held.
 import { sql, type Selectable } from 'kysely';
 import type { Db, Trx } from '../../db/database.js';
 import { findOwnRecord } from '../../db/prepared.js';
