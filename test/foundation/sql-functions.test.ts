@@ -59,6 +59,17 @@ describe('SQL functions are source files', () => {
     expect(db.triggers).toEqual(files.triggers);
   });
 
+  it('deposit_transition_batch can set every column of deposits but the fixed ones (a key it does not list would be ignored)', async () => {
+    const text = await fs.readFile(path.join(FUNCTIONS, 'deposit_transition_batch.sql'), 'utf8');
+    const listed = /update deposits d\s+set \(([^)]*)\)/.exec(text)![1]!.split(',').map((c) => c.trim()).sort();
+    const p = await pool();
+    const cols = (await p.query(`select column_name from information_schema.columns where table_schema = 'public' and table_name = 'deposits'`)).rows
+      .map((r) => r.column_name as string)
+      .filter((c) => !['id', 'merchant_id', 'flow', 'created_at', 'updated_at'].includes(c))
+      .sort();
+    expect(listed).toEqual(cols);
+  });
+
   it('no migration after 025 defines a function or a trigger (they go in src/db/functions)', async () => {
     for (const f of (await fs.readdir(MIGRATIONS)).filter((n) => n.endsWith('.sql') && n > '026')) {
       expect(await fs.readFile(path.join(MIGRATIONS, f), 'utf8'), f).not.toMatch(/create\s+(or\s+replace\s+)?(function|trigger)/i);
