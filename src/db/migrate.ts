@@ -2,6 +2,10 @@
 // stores a checksum with each: a released migration is immutable, so an applied file whose content
 // changed is refused at start (schema changes are new files). A session advisory lock serialises
 // concurrent starts of several instances on one database.
+// Then the SQL functions and triggers of src/db/functions/*.sql (the source of every function: a
+// migration holds tables, indexes, constraints and data moves) are recreated, all in one
+// transaction, whenever their files differ from what the database last applied (schema_functions
+// keeps the files' checksum, so an ordinary start takes no table lock for the triggers).
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -11,6 +15,7 @@ import { Logger, runMigrations as runWorkerMigrations } from 'graphile-worker';
 import { StartupError } from './startup-error.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
+const FUNCTIONS_DIR = fileURLToPath(new URL('./functions/', import.meta.url));
 const LOCK_KEY = 727_001; // arbitrary, constant across instances
 
 /**
@@ -51,7 +56,7 @@ interface MigrationFile {
   checksum: string;
 }
 
-async function readMigrations(dir: string): Promise<MigrationFile[]> {
+async function readSqlFiles(dir: string): Promise<MigrationFile[]> {
   const names = (await fs.readdir(dir)).filter((f) => f.endsWith('.sql')).sort();
   return Promise.all(
     names.map(async (name) => {
@@ -80,9 +85,10 @@ export async function migrate(
   pool: pg.Pool,
   log: (msg: string) => void = () => {},
   dir: string = MIGRATIONS_DIR,
+  functionsDir: string = FUNCTIONS_DIR,
 ): Promise<string[]> {
   await runWorkerMigrations({ pgPool: pool, logger: quietWorkerLogger });
-  const files = await readMigrations(dir);
+  const files = await readSqlFiles(dir);
   const client = await pool.connect();
   const applied: string[] = [];
   try {
@@ -109,11 +115,51 @@ export async function migrate(
       applied.push(file.name);
       log(`applied migration ${file.name}`);
     }
+    if (await applyFunctions(client, functionsDir)) log('recreated the SQL functions and triggers (src/db/functions)');
   } finally {
     await client.query('select pg_advisory_unlock($1)', [LOCK_KEY]).catch(() => {});
     client.release();
   }
   return applied;
+}
+
+/** One checksum for the whole set of function files (names and contents). */
+export function functionsChecksum(files: readonly MigrationFile[]): string {
+  return migrationChecksum(files.map((f) => `-- ${f.name}\n${f.text}`).join('\n'));
+}
+
+/**
+ * Recreates every function and trigger of `dir` (CREATE OR REPLACE FUNCTION; DROP TRIGGER IF EXISTS
+ * + CREATE TRIGGER) in one transaction, when the files differ from the checksum the database keeps.
+ * A function removed from the files is dropped by a migration. Answers whether it ran.
+ */
+async function applyFunctions(client: pg.PoolClient, dir: string): Promise<boolean> {
+  const files = await readSqlFiles(dir);
+  const checksum = functionsChecksum(files);
+  await client.query(
+    'create table if not exists schema_functions (id int primary key default 1 check (id = 1), checksum text not null, applied_at timestamptz not null default now())',
+  );
+  const { rows } = await client.query('select checksum from schema_functions');
+  if ((rows[0] as { checksum: string } | undefined)?.checksum === checksum) return false;
+  await client.query('begin');
+  try {
+    for (const file of files) {
+      try {
+        await client.query(file.text);
+      } catch (err) {
+        throw new StartupError(`SQL function file ${file.name} failed: ${(err as Error).message}`);
+      }
+    }
+    await client.query(
+      'insert into schema_functions (id, checksum) values (1, $1) on conflict (id) do update set checksum = excluded.checksum, applied_at = now()',
+      [checksum],
+    );
+    await client.query('commit');
+  } catch (err) {
+    await client.query('rollback');
+    throw err;
+  }
+  return true;
 }
 
 /**

@@ -13,7 +13,7 @@
 // graphile-worker's `GraphileWorker.Tasks` declaration merging, so a job is added only under a
 // declared name with its payload's type.
 import type {} from 'graphile-worker';
-import { sql, type RawBuilder } from 'kysely';
+import { sql } from 'kysely';
 import type { Db, Trx } from '../db/database.js';
 
 /**
@@ -65,16 +65,8 @@ export async function addJob<T extends TaskName>(db: Trx | Db, task: T, payload:
 }
 
 /**
- * The outbox insert of `jobs` as a statement part (e.g. a data-modifying CTE of a larger
- * statement), inserting only when `when` (an SQL condition) holds. Carries the JOB_OUTBOX marker.
- */
-export function outboxInsert(jobs: JobSpec[], when: RawBuilder<unknown> = sql`true`) {
-  return sql`${sql.raw(JOB_OUTBOX)} insert into ${OUTBOX_COLUMNS} select * from (values ${sql.join(jobs.map(outboxValues))}) v where ${when}`;
-}
-
-/**
  * The outbox rows of `jobs` as plain records, for SQL functions that insert them from JSON
- * (json_to_recordset; migration 024 calls this shape "outboxJson").
+ * (jsonb_to_recordset: src/db/functions/deposit_transition_batch.sql).
  */
 export function outboxRecords(jobs: JobSpec[]) {
   return jobs.map(({ task, payload, opts = {} }) => ({

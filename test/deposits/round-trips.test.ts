@@ -63,7 +63,7 @@ describe('sandbox accept (hold:false) → completed, statement by statement', ()
     await expectBooksBalance(gw);
   });
 
-  it('a refused accept (already completed) reads the row once to answer 409, and changes nothing', async () => {
+  it('a refused accept (already completed) reads the row once (locked, in the transaction path) to answer 409, and changes nothing', async () => {
     const d = await activeDeposit(gw, m.api_key);
     await gw.merchant(m.api_key, 'POST', `/sandbox/deposit/${d.id}/accept`, { hold: false });
     const { res, statements } = await counted(`/sandbox/deposit/${d.id}/accept`, { hold: false });
@@ -71,7 +71,8 @@ describe('sandbox accept (hold:false) → completed, statement by statement', ()
     expect(res.body).toMatchObject({ success: false, message: 'invalid transition' });
     expect(statements.join('\n')).not.toMatch(/ledger_entries|webhook_events:write|sandbox_departed_assets/);
     expect((await webhookEvents(gw, d.id)).map((e) => e.status)).toEqual(['completed']);
-    expect(statements.filter((s) => /^select .* from "deposits" where "id" = \$1$/.test(s))).toHaveLength(1);
+    expect(statements.filter((s) => /^select .* from "deposits" where "id" = \$1 for update$/.test(s))).toHaveLength(1);
+    expect(statements.join('\n')).not.toMatch(/deposit_transition_batch\(/);
   });
 
   it("another merchant's deposit is a 404, and nothing changes", async () => {
@@ -86,7 +87,7 @@ describe('sandbox accept (hold:false) → completed, statement by statement', ()
     expect((await gw.ctx.db.selectFrom('deposit_items').select('reserved').where('deposit_id', '=', d.id).execute()).every((r) => r.reserved)).toBe(true);
   });
 
-  it('a movement that does not apply (its key already there) leaves the deposit out of the batch statement: the transaction path then completes it once, with no second credit', async () => {
+  it('a movement whose key is already in the ledger is a no-op: the batch statement completes the deposit once, with no second credit', async () => {
     const d = await activeDeposit(gw, m.api_key);
     const before = await balance(gw, m.api_key);
     const b = await gw.ctx.db.selectFrom('balances').select(['available', 'hold']).where('merchant_id', '=', m.id).executeTakeFirstOrThrow();
@@ -98,7 +99,7 @@ describe('sandbox accept (hold:false) → completed, statement by statement', ()
     const { res, statements } = await counted(`/sandbox/deposit/${d.id}/accept`, { hold: false });
     expect(res.body.data).toMatchObject({ id: d.id, status: 'completed' });
     expect(statements[1]).toMatch(/deposit_transition_batch/);
-    expect(statements.slice(2, 3)).toEqual(['begin']); // the statement wrote nothing; the transaction path follows
+    expect(statements).not.toContain('begin'); // no transaction path: ledger_apply answered 'duplicate'
     expect((await balance(gw, m.api_key)).available).toBeCloseTo(before.available, 3);
     expect((await webhookEvents(gw, d.id)).map((e) => e.status)).toEqual(['completed']);
     await gw.flushJobs();

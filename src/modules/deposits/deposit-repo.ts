@@ -1,6 +1,5 @@
 // SQL of the deposits feature. Every merchant-facing query filters by merchant_id.
-import { sql, type Insertable, type RawBuilder, type Selectable, type Updateable } from 'kysely';
-import { alongsideCtes } from '../../db/statement-parts.js';
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Db, Trx } from '../../db/database.js';
 import { findOwnRecord, readPrepared } from '../../db/prepared.js';
 import type { DepositStatus } from '../../domain/deposit-state.js';
@@ -8,6 +7,7 @@ import type { DepositItemsTable, DepositsTable, SnapshotItem } from '../../db/ta
 import { unpackQuote, type QuotedPrice } from './quote-pack.js';
 import { JOB_OUTBOX } from '../../jobs/enqueue.js';
 import { WEBHOOK_EVENTS_WRITE } from '../webhooks/outbox.js';
+import { InsufficientFundsError } from '../ledger/ledger-repo.js';
 
 export type DepositRow = Selectable<DepositsTable>;
 export type DepositItemRow = Selectable<DepositItemsTable>;
@@ -46,77 +46,12 @@ export function findDepositStatus(db: Db, merchantId: number, by: { id?: number;
   return findOwnRecord<DepositStatusRow>(db, { table: 'deposits', columns: DEPOSIT_STATUS_COLUMNS, statement: 'deposit_status' }, merchantId, by);
 }
 
-/**
- * The guarded status change: only a row still in one of `from` is updated (a concurrent change
- * loses). `release`: in the same statement, the deposit's reserved assets are freed (a terminal status).
- */
-export async function updateStatusGuarded(
-  trx: Trx,
-  id: number,
-  from: readonly DepositStatus[],
-  set: Updateable<DepositsTable>,
-  merchantId?: number,
-  release = false,
-): Promise<DepositRow | undefined> {
-  let update = trx
-    .updateTable('deposits')
-    .set({ ...set, updated_at: sql`now()` as never })
-    .where('id', '=', id)
-    .where('status', 'in', [...from]);
-  if (merchantId !== undefined) update = update.where('merchant_id', '=', merchantId);
-  if (!release) return update.returningAll().executeTakeFirst();
-  const r = await sql<DepositRow>`with changed as (${update.returningAll()}), ${RELEASE_RESERVED_ITEMS} select * from changed`.execute(trx);
-  return r.rows[0];
+/** The deposit, row-locked to the end of `trx` (a transition in the caller's transaction: deposit-transitions.ts transitionIn). */
+export function lockDeposit(trx: Trx, id: number): Promise<DepositRow | undefined> {
+  return trx.selectFrom('deposits').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
-/** Frees the reserved assets of the deposit in the `changed` CTE (a terminal status), as a CTE named `released`. */
-const RELEASE_RESERVED_ITEMS = sql`released as (update deposit_items set reserved = false where deposit_id in (select id from changed) and reserved)`;
-
-/** "The status change of changeInOneStatement happened": the condition of its other parts. */
-export const CHANGED = sql`exists (select 1 from changed)`;
-
-/**
- * A deposit's whole transition as one statement with its own commit (deposit-transitions.ts
- * applyFrom): the update guarded by the status as read and the columns a webhook body reads, the
- * release of its reserved assets (`release`), the caller's parts (guarded by CHANGED) and the ledger
- * movement's CTEs (movementCtes). A movement that changed the deposit but not the balance (refused
- * or a duplicate key) fails the statement (division by zero): nothing of it commits. Answers the
- * updated row, or undefined when the deposit is no longer as read (nothing written).
- */
-export async function changeInOneStatement(
-  db: Db,
-  d: DepositRow,
-  set: Updateable<DepositsTable>,
-  release: boolean,
-  parts: RawBuilder<unknown>[],
-  movement: RawBuilder<unknown> | undefined,
-): Promise<DepositRow | undefined> {
-  const update = db
-    .updateTable('deposits')
-    .set({ ...set, updated_at: sql`now()` as never })
-    .where('id', '=', d.id)
-    .where('status', '=', d.status)
-    .where('amount', '=', d.amount)
-    .where('trade_offer_id', 'is not distinct from', d.trade_offer_id)
-    .where('platform_id', 'is not distinct from', d.platform_id)
-    .where('merchant_tx_id', 'is not distinct from', d.merchant_tx_id)
-    .returningAll();
-  const released = release ? sql`${RELEASE_RESERVED_ITEMS}, ` : sql``;
-  try {
-    const r = await sql<DepositRow & { moved: number | null }>`
-      with changed as (${update}), ${released}${alongsideCtes(parts)} ${movement ?? sql`upd as (select 1), ins as (select 1)`}
-      select changed.*, 1 / (select count(*)::int from ins) as moved from changed`.execute(db);
-    const row = r.rows[0];
-    if (!row) return undefined;
-    delete (row as { moved?: unknown }).moved;
-    return row;
-  } catch (err) {
-    if ((err as { code?: string }).code === '22012') return undefined; // the movement did not apply: nothing committed
-    throw err;
-  }
-}
-
-/** One transition of changeBatch: the deposit's guard (as read), its change and its effects, as the SQL function reads them. */
+/** One transition of changeBatch: the deposit's guard (as read), its change and its effects, as deposit_transition_batch reads them. */
 export interface BatchTransition {
   id: number;
   merchant_id: number;
@@ -125,11 +60,8 @@ export interface BatchTransition {
   trade_offer_id: string | null;
   platform_id: string | null;
   merchant_tx_id: string | null;
-  to_status: DepositStatus;
-  set_fail_reason: boolean;
-  fail_reason: string | null;
-  set_hold_end: boolean;
-  hold_end_date: string | null;
+  /** The columns the transition sets (status among them). */
+  set: Updateable<DepositsTable>;
   release: boolean;
   webhook: { status: string; result_url: string | null; payload: Record<string, unknown> } | null;
   jobs: unknown[];
@@ -137,14 +69,20 @@ export interface BatchTransition {
 }
 
 /**
- * Several deposits' transitions as one statement with its own commit (024_deposit_transition_batch.sql):
- * answers the deposits changed; one left out was not changed (its guard failed, or its movement
- * is already in the ledger). Throws when a movement did not apply (nothing committed). The
- * statement names the webhook and outbox markers, so its commit wakes the dispatcher and the relay.
+ * Deposits' transitions as one statement (src/db/functions/deposit_transition_batch.sql, the one
+ * writer of a deposit's status): with its own commit (`db`) or in the caller's transaction.
+ * Answers the deposits changed; one left out was not changed (its guard failed). A movement
+ * refused throws InsufficientFundsError (nothing of the statement is done). The statement names
+ * the webhook and outbox markers, so its commit wakes the dispatcher and the relay.
  */
-export async function changeBatch(db: Db, items: BatchTransition[]): Promise<DepositRow[]> {
-  const r = await sql<DepositRow>`${sql.raw(`${WEBHOOK_EVENTS_WRITE} ${JOB_OUTBOX}`)} select * from deposit_transition_batch(${JSON.stringify(items)}::jsonb)`.execute(db);
-  return r.rows;
+export async function changeBatch(q: Q, items: BatchTransition[]): Promise<DepositRow[]> {
+  try {
+    const r = await sql<DepositRow>`${sql.raw(`${WEBHOOK_EVENTS_WRITE} ${JOB_OUTBOX}`)} select * from deposit_transition_batch(${JSON.stringify(items)}::jsonb)`.execute(q);
+    return r.rows;
+  } catch (err) {
+    if ((err as { code?: string }).code === 'GWNSF') throw new InsufficientFundsError(items.find((i) => i.movement)?.merchant_id ?? items[0]!.merchant_id);
+    throw err;
+  }
 }
 
 export type NewDepositItem = Omit<Insertable<DepositItemsTable>, 'deposit_id' | 'game' | 'partner' | 'reserved'>;

@@ -1,10 +1,15 @@
-// The only writer of a deposit's status. A transition of the state machine (src/domain/
-// deposit-state.ts) is one guarded UPDATE (WHERE status IN <from>) and, in the same transaction,
-// the release of the user's reserved assets (terminal status) in the same statement, then one
-// statement for the webhook of the status entered, the status's timed jobs and its ledger movement
-// (the balances row lock, shared by the merchant's money transactions, is then held only to the commit). Answers a result, never throws
-// for a refused transition: each caller decides what a refusal means to it.
-import type { RawBuilder, Updateable } from 'kysely';
+// The only writer of a deposit's status: every transition of the state machine (src/domain/
+// deposit-state.ts) is one call of the SQL function deposit_transition_batch (deposit-repo.ts
+// changeBatch): the update guarded by the deposit as read, the release of the user's reserved
+// assets (terminal status), the webhook of the status entered, the status's timed jobs and its
+// ledger movement (through ledger_apply, the one writer of the balance) — all in one statement.
+// What the transition does is decided here (transitionItem, as data); how it is written is stated
+// once, in SQL. Three ways to call it, the same item each time: grouped with the concurrent offer
+// changes of the instance (one statement, one commit: applyFrom), alone with its own commit
+// (applyFrom's other transitions), or in the caller's transaction after reading the deposit FOR
+// UPDATE (transitionIn). Answers a result, never throws for a refused transition: each caller
+// decides what a refusal means to it.
+import type { Updateable } from 'kysely';
 import type { Config } from '../../config.js';
 import type { Db, Trx } from '../../db/database.js';
 import type { DepositsTable } from '../../db/tables/deposits.js';
@@ -13,13 +18,13 @@ import { DEPOSIT_MACHINE, DEPOSIT_MOVEMENTS, type DepositEvent } from '../../dom
 import type { Game } from '../../domain/games.js';
 import { isTerminal } from '../../domain/state-machine.js';
 import type { TransitionResult } from '../../platform/offers.js';
-import { runParts } from '../../db/statement-parts.js';
-import { outboxInsert, outboxRecords, type JobSpec } from '../../jobs/enqueue.js';
+import { outboxRecords, type JobSpec } from '../../jobs/enqueue.js';
 import { batched } from '../../db/batched.js';
-import { applyMovement, movementCtes, type LedgerMovement } from '../ledger/ledger-repo.js';
-import { webhookInsert, type WebhookEventInput } from '../webhooks/outbox.js';
+import type { LedgerMovement } from '../ledger/ledger-repo.js';
+import type { WebhookEventInput } from '../webhooks/outbox.js';
 import { addDepositItemsJob } from '../catalogue/catalogue-jobs.js';
 import { depositJob, schedulePendingWatchdog } from './deposit-jobs.js';
+import { InsufficientFundsError } from '../ledger/ledger-repo.js';
 import * as repo from './deposit-repo.js';
 import type { DepositRow } from './deposit-repo.js';
 import { webhookPayload } from './deposit-views.js';
@@ -85,29 +90,6 @@ export function createDepositTransitions(deps: DepositTransitionDeps) {
     return out;
   }
 
-  /**
-   * effectsData as statement parts and the movement. `when`: the condition they run under in a
-   * larger statement (applyFrom).
-   */
-  function effectsOf(d: DepositRow, event: DepositEvent, when?: RawBuilder<unknown>): { parts: RawBuilder<unknown>[]; movement?: LedgerMovement } {
-    const { webhook, jobs, movement } = effectsData(d, event);
-    const parts: RawBuilder<unknown>[] = [];
-    if (webhook) parts.push(webhookInsert(webhook, when));
-    if (jobs.length) parts.push(outboxInsert(jobs, when));
-    return { parts, movement };
-  }
-
-  /**
-   * The effects in `trx` as one statement after the status change: the movement in it takes the
-   * merchant's balances row lock (shared by every money transaction of the merchant), held from
-   * here to the commit — so only the commit follows this statement.
-   */
-  async function effects(trx: Trx, d: DepositRow, event: DepositEvent): Promise<void> {
-    const { parts, movement } = effectsOf(d, event);
-    if (movement) await applyMovement(trx, movement, parts);
-    else await runParts(trx, parts);
-  }
-
   function setOf(event: DepositEvent, extra: TransitionExtra): Updateable<DepositsTable> {
     const rule = DEPOSIT_MACHINE.transitions[event];
     const set: Updateable<DepositsTable> = { ...extra.set, status: rule.to };
@@ -117,25 +99,30 @@ export function createDepositTransitions(deps: DepositTransitionDeps) {
   }
 
   /**
-   * `apply` for a deposit just read (`d`, no lock): the whole transition — guarded update, the
-   * items' release, webhook, jobs, ledger movement — as ONE statement with its own commit, so the
-   * merchant's balances row lock is held for that statement and its commit only, never across a
-   * round trip. The webhook body is built from `d`, so the guard is its status and every column
-   * the body reads; a deposit changed since, or a movement refused (the statement then fails as a
-   * whole), goes the transaction path (apply), which also answers refusals.
+   * `apply` for a deposit just read (`d`, no lock): the whole transition as ONE statement with its
+   * own commit, so the merchant's balances row lock is held for that statement and its commit
+   * only, never across a round trip — the offer changes (status, fail reason, hold end) grouped
+   * with the concurrent ones of the instance, the others (commit, send) alone. The webhook body is
+   * built from `d`, so the guard is its status and every column the body reads; a deposit changed
+   * since, or a movement refused (the statement then fails as a whole), goes the transaction path
+   * (apply), which also answers refusals.
    */
   async function applyFrom(d: DepositRow, event: DepositEvent, extra: TransitionExtra = {}): Promise<TransitionResult<DepositRow>> {
     const rule = DEPOSIT_MACHINE.transitions[event];
     if (!rule.from.includes(d.status) || (extra.merchantId !== undefined && d.merchant_id !== extra.merchantId)) return apply(d.id, event, extra);
-    const set = setOf(event, extra);
-    if (batchable(set)) {
-      const row = await batch.add({ d, event, set });
-      return row ? { ok: true, row } : apply(d.id, event, extra);
-    }
-    const after = { ...d, ...set } as DepositRow;
-    const { parts, movement } = effectsOf(after, event, repo.CHANGED);
-    const row = await repo.changeInOneStatement(db, d, set, isTerminal(DEPOSIT_MACHINE, rule.to), parts, movement && movementCtes(movement, repo.CHANGED));
+    const req = { d, event, set: setOf(event, extra) };
+    const row = batchable(req.set) ? await batch.add(req) : await changeAlone(req);
     return row ? { ok: true, row } : apply(d.id, event, extra);
+  }
+
+  /** One transition alone, with its own commit: the changed row, or undefined (changed since it was read, or its movement refused). */
+  async function changeAlone(req: BatchRequest): Promise<DepositRow | undefined> {
+    try {
+      return (await repo.changeBatch(db, [transitionItem(req)]))[0];
+    } catch (err) {
+      if (err instanceof InsufficientFundsError) return undefined;
+      throw err;
+    }
   }
 
   /** The offer changes' sets (status, fail reason, hold end) go through the group commit; others (commit, send) do not. */
@@ -144,12 +131,11 @@ export function createDepositTransitions(deps: DepositTransitionDeps) {
     return true;
   }
 
-  /** What the batch statement applies for one deposit: exactly what changeInOneStatement would. */
-  function batchItem({ d, event, set }: BatchRequest): repo.BatchTransition {
+  /** What deposit_transition_batch applies for one deposit read as `d`: its guard, the change and its effects. */
+  function transitionItem({ d, event, set }: BatchRequest): repo.BatchTransition {
     const rule = DEPOSIT_MACHINE.transitions[event];
     const after = { ...d, ...set } as DepositRow;
     const { webhook, jobs, movement } = effectsData(after, event);
-    const holdEnd = set.hold_end_date as Date | string | null | undefined;
     return {
       id: d.id,
       merchant_id: d.merchant_id,
@@ -158,11 +144,7 @@ export function createDepositTransitions(deps: DepositTransitionDeps) {
       trade_offer_id: d.trade_offer_id,
       platform_id: d.platform_id,
       merchant_tx_id: d.merchant_tx_id,
-      to_status: rule.to,
-      set_fail_reason: set.fail_reason !== undefined,
-      fail_reason: set.fail_reason ?? null,
-      set_hold_end: holdEnd !== undefined,
-      hold_end_date: holdEnd == null ? null : new Date(holdEnd).toISOString(),
+      set,
       release: isTerminal(DEPOSIT_MACHINE, rule.to),
       webhook: webhook ? { status: webhook.status, result_url: webhook.resultUrl ?? null, payload: webhook.payload } : null,
       jobs: outboxRecords(jobs),
@@ -171,19 +153,19 @@ export function createDepositTransitions(deps: DepositTransitionDeps) {
   }
 
   /**
-   * Group commit of applyFrom's transitions (db/batched.ts): the concurrent ones of this
-   * instance are one statement and one commit (024_deposit_transition_batch.sql). A deposit twice
-   * in a batch goes there once; one left out (its guard failed, a second one, or the batch failed
-   * as a whole) answers undefined and takes the transaction path.
+   * Group commit of applyFrom's offer changes (db/batched.ts): the concurrent ones of this
+   * instance are one statement and one commit. A deposit twice in a batch goes there once; one
+   * left out (its guard failed, a second one, or the batch failed as a whole) answers undefined
+   * and takes the transaction path.
    */
   const batch = batched<BatchRequest, DepositRow | undefined>(async (reqs) => {
     const seen = new Set<number>();
     const first = reqs.map((r) => (seen.has(r.d.id) ? false : (seen.add(r.d.id), true)));
     let rows: DepositRow[];
     try {
-      rows = await repo.changeBatch(db, reqs.filter((_, i) => first[i]).map(batchItem));
+      rows = await repo.changeBatch(db, reqs.filter((_, i) => first[i]).map(transitionItem));
     } catch {
-      // A movement did not apply (or a deadlock, or a failure): nothing committed; each goes the
+      // A movement refused (or a deadlock, or a failure): nothing committed; each goes the
       // transaction path, which answers or reports its own outcome.
       return reqs.map(() => undefined);
     }
@@ -191,19 +173,18 @@ export function createDepositTransitions(deps: DepositTransitionDeps) {
     return reqs.map((r, i) => (first[i] ? byId.get(r.d.id) : undefined));
   });
 
-  /** Applies `event` inside `trx`: guarded UPDATE, then its effects. */
+  /**
+   * Applies `event` inside `trx`: the deposit read and locked (FOR UPDATE), the machine's check,
+   * then the same call as the batch's for it alone (its guard holds: the row is locked). A refused
+   * movement throws InsufficientFundsError (the transaction must roll back).
+   */
   async function transitionIn(trx: Trx, depositId: number, event: DepositEvent, extra: TransitionExtra = {}): Promise<TransitionResult<DepositRow>> {
     const rule = DEPOSIT_MACHINE.transitions[event];
-    const set = setOf(event, extra);
-    // A finished deposit no longer holds the user's assets (they may go into a new deposit): the
-    // release is part of the guarded update's statement.
-    const row = await repo.updateStatusGuarded(trx, depositId, rule.from, set, extra.merchantId, isTerminal(DEPOSIT_MACHINE, rule.to));
-    if (!row) {
-      const current = await repo.findDepositById(trx, depositId);
-      if (!current || (extra.merchantId !== undefined && current.merchant_id !== extra.merchantId)) return { ok: false, reason: 'not_found' };
-      return { ok: false, reason: 'invalid_transition', current: current.status };
-    }
-    await effects(trx, row, event);
+    const d = await repo.lockDeposit(trx, depositId);
+    if (!d || (extra.merchantId !== undefined && d.merchant_id !== extra.merchantId)) return { ok: false, reason: 'not_found' };
+    if (!rule.from.includes(d.status)) return { ok: false, reason: 'invalid_transition', current: d.status };
+    const [row] = await repo.changeBatch(trx, [transitionItem({ d, event, set: setOf(event, extra) })]);
+    if (!row) throw new Error(`deposit ${depositId}: the locked deposit was not changed`);
     return { ok: true, row };
   }
 

@@ -1,9 +1,9 @@
 // The ledger: every balance movement is an immutable entry with a unique key, applied in the
-// caller's transaction together with a guarded update of the balance row.
-import { sql, type RawBuilder } from 'kysely';
+// caller's transaction together with a guarded update of the balance row — both written by the SQL
+// function ledger_apply (src/db/functions/ledger_apply.sql), the one writer of the balance.
+import { sql } from 'kysely';
 import type { Db, Trx } from '../../db/database.js';
 import { readPrepared } from '../../db/prepared.js';
-import { alongsideCtes } from '../../db/statement-parts.js';
 
 export interface LedgerMovement {
   merchantId: number;
@@ -26,74 +26,39 @@ export class InsufficientFundsError extends Error {
   }
 }
 
-/**
- * Applies one movement inside `trx`. The balance update is guarded (`available + delta >= 0`)
- * in the same statement, so concurrent debits cannot overdraw; the CHECK constraint is the
- * last line of defence. Throws InsufficientFundsError (the caller's transaction must roll back).
- */
-export async function applyMovement(trx: Trx, m: LedgerMovement, alongside: RawBuilder<unknown>[] = []): Promise<ApplyResult> {
+/** A movement as ledger_apply (src/db/functions/ledger_apply.sql) reads it. */
+export function movementJson(m: LedgerMovement) {
   if (!Number.isSafeInteger(m.availableDelta) || !Number.isSafeInteger(m.holdDelta)) {
     throw new Error(`ledger deltas must be integer mills: ${m.key}`);
   }
-  // One round trip (this runs inside the caller's money transaction, usually while it holds the
-  // balance row lock until commit, so every extra round trip lengthens a per-merchant serial
-  // section). Within the statement, in order:
-  //  - seen: a retried job finds its key; the update below then matches nothing (a one-time
-  //    filter, evaluated before any row is touched) and the balance row is neither changed nor locked;
-  //  - upd: the guarded update takes the balance row lock, which serialises concurrent movements
-  //    of one merchant (READ COMMITTED re-checks the guard on the newest row version after waiting);
-  //  - ins: the key insert then sees any concurrent twin (ON CONFLICT waits for it to commit).
-  // `alongside`: the caller's other writes of the transaction (data-modifying CTEs, run whatever the
-  // movement's outcome), so a status change's effects are one round trip with its movement.
-  const r = await sql<{ seen_id: number | null; available: number | null; hold: number | null; entry_id: number | null }>`
-    with ${alongsideCtes(alongside)} ${movementCtes(m)}
-    select (select id from seen limit 1) as seen_id,
-           (select available from upd) as available,
-           (select hold from upd) as hold,
-           (select id from ins) as entry_id`.execute(trx);
-  const row = r.rows[0];
-  if (row.seen_id !== null) return { status: 'duplicate' };
-  if (row.available === null || row.hold === null) throw new InsufficientFundsError(m.merchantId);
-  const { available, hold } = row;
-
-  if (row.entry_id === null) {
-    // A concurrent twin committed the same key first: undo our balance change (we hold the row lock).
-    await sql`update balances set available = available - ${m.availableDelta}::bigint, hold = hold - ${m.holdDelta}::bigint
-               where merchant_id = ${m.merchantId}`.execute(trx);
-    return { status: 'duplicate' };
-  }
-  return { status: 'applied', entryId: row.entry_id, available, hold };
+  return {
+    merchant_id: m.merchantId,
+    key: m.key,
+    kind: m.kind,
+    available_delta: m.availableDelta,
+    hold_delta: m.holdDelta,
+    ref_type: m.refType ?? null,
+    ref_id: m.refId ?? null,
+  };
 }
 
 /**
- * The movement's CTEs (seen, upd, ins: see applyMovement), to end a WITH list. `when`: an SQL
- * condition the update also needs (a larger statement's guard, e.g. "the status change happened").
+ * Applies one movement inside `trx` through ledger_apply, the one writer of the balance (the
+ * batches of purchase_create_batch and deposit_transition_batch call it too): the key checked, the
+ * balance row locked and moved only when it stays >= 0 (the CHECK constraint is the last line of
+ * defence), the entry written. A key already in the ledger is a no-op ({status:'duplicate'});
+ * a refusal throws InsufficientFundsError (the caller's transaction must roll back).
+ * One round trip: it runs in the caller's money transaction, usually holding the balance row lock
+ * until commit.
  */
-export function movementCtes(m: LedgerMovement, when: RawBuilder<unknown> = sql`true`): RawBuilder<unknown> {
-  if (!Number.isSafeInteger(m.availableDelta) || !Number.isSafeInteger(m.holdDelta)) {
-    throw new Error(`ledger deltas must be integer mills: ${m.key}`);
-  }
-  return sql`seen as (
-      select id from ledger_entries where key = ${m.key}
-    ), upd as (
-      update balances
-         set available = available + ${m.availableDelta}::bigint,
-             hold = hold + ${m.holdDelta}::bigint,
-             updated_at = now()
-       where merchant_id = ${m.merchantId}::bigint
-         and available + ${m.availableDelta}::bigint >= 0
-         and hold + ${m.holdDelta}::bigint >= 0
-         and not exists (select 1 from seen)
-         and ${when}
-      returning available, hold
-    ), ins as (
-      insert into ledger_entries (merchant_id, key, kind, available_delta, hold_delta, available_after, hold_after, ref_type, ref_id)
-      select ${m.merchantId}::bigint, ${m.key}::text, ${m.kind}::text, ${m.availableDelta}::bigint, ${m.holdDelta}::bigint,
-             upd.available, upd.hold, ${m.refType ?? null}::text, ${m.refId ?? null}::bigint
-        from upd
-      on conflict (key) do nothing
-      returning id
-    )`;
+export async function applyMovement(trx: Trx, m: LedgerMovement): Promise<ApplyResult> {
+  const movement = JSON.stringify([movementJson(m)]);
+  const r = await sql<{ r_outcome: 'applied' | 'duplicate' | 'refused'; r_entry_id: number | null; r_available: number | null; r_hold: number | null }>`
+    select r_outcome, r_entry_id, r_available, r_hold from ledger_apply(${movement}::jsonb)`.execute(trx);
+  const row = r.rows[0]!;
+  if (row.r_outcome === 'duplicate') return { status: 'duplicate' };
+  if (row.r_outcome === 'refused') throw new InsufficientFundsError(m.merchantId);
+  return { status: 'applied', entryId: Number(row.r_entry_id), available: Number(row.r_available), hold: Number(row.r_hold) };
 }
 
 export interface BalanceRow {

@@ -97,8 +97,8 @@ export const purchaseJobKey = {
 };
 
 /**
- * A statement that adds pending purchases carries this comment (the batched creation, the
- * transaction path's reservation): its commit wakes the purchase dispatcher (dispatcher.ts), which
+ * A statement that adds pending purchases carries this comment (purchase_create_batch, batched or
+ * alone: create-repo.ts): its commit wakes the purchase dispatcher (dispatcher.ts), which
  * sends their offers and sweeps for purchases pending past pendingLimitMs — no job per purchase.
  */
 export const PURCHASE_PENDING_WRITE = '/* purchases:pending */';
@@ -111,8 +111,12 @@ export function schedulePurchaseExpiry(db: Db | Trx, purchaseId: number, runAt: 
   return addJobs(db, [purchaseExpiryJob(purchaseId, runAt)]);
 }
 
+export function purchaseHoldEndJob(purchaseId: number, runAt: Date): JobSpec {
+  return { task: PURCHASE_TASKS.holdEnd, payload: { purchase_id: purchaseId }, opts: { runAt, jobKey: purchaseJobKey.holdEnd(purchaseId) } };
+}
+
 export function schedulePurchaseHoldEnd(db: Db | Trx, purchaseId: number, runAt: Date): Promise<void> {
-  return addJob(db, PURCHASE_TASKS.holdEnd, { purchase_id: purchaseId }, { runAt, jobKey: purchaseJobKey.holdEnd(purchaseId) });
+  return addJobs(db, [purchaseHoldEndJob(purchaseId, runAt)]);
 }
 
 export function schedulePurchaseWatchdog(db: Db | Trx, purchaseId: number, runAt: Date): Promise<void> {

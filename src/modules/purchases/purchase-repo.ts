@@ -2,12 +2,12 @@
 //
 // Lock order, the same in every purchase transaction so they cannot deadlock each other:
 //   purchases row (insert / guarded update) → listings row (SELECT … FOR UPDATE when buying)
-//   → balances row (applyMovement) → the listing UPDATE, last: its statement trigger bumps the
+//   → balances row (ledger_apply, through applyMovement) → the listing UPDATE, last: its statement trigger bumps the
 //   listing's catalogue_pages row (a lock shared only by writers of that page, 1 of 16 per game)
 //   and adds an unstamped feed event (no global lock: migration 008).
 // The balances row lock is shared by every money transaction of a merchant and is also held to
-// commit: creation takes it in its last statement (create-repo.ts), so only that statement's rest
-// (listing, snapshot, jobs) and COMMIT run while it is held.
+// commit: creation takes it inside its one statement (purchase_create_batch via create-repo.ts), so
+// only that statement's rest and COMMIT run while it is held.
 import { sql, type Selectable } from 'kysely';
 import type { Db, Trx } from '../../db/database.js';
 import { findOwnRecord } from '../../db/prepared.js';
@@ -131,47 +131,32 @@ export interface OfferToRecord {
   expiresAt: Date;
 }
 
+/** What a transition sets on a purchase (purchase-transitions.ts). */
+export type PurchasePatch = Partial<Pick<PurchaseRow, 'status' | 'updated_at' | 'fail_reason' | 'hold_end_date' | 'trade_offer_id' | 'bot_id' | 'bot_name' | 'offer_expires_at'>>;
+
 /**
- * The guarded pending → `to` update of several purchases at once, each with its offer (the
- * batched form of updatePurchaseGuarded for 'send'). Locks in id order; a purchase that is no
- * longer pending is left out of the answer.
+ * The guarded status change of one or several purchases, one statement: each is updated only while
+ * still in the status it was read in (`from`; a concurrent change loses), with its own patch (the
+ * columns absent from it keep their value). Locks in id order; a purchase no longer in `from` is
+ * left out of the answer.
  */
-export async function recordOffersGuarded(trx: Trx, to: PurchaseStatus, offers: OfferToRecord[], now: Date): Promise<PurchaseRow[]> {
-  if (offers.length === 0) return [];
-  const values = sql.join(
-    offers.map((o) => sql`(${o.id}::bigint, ${o.tradeOfferId}::text, ${o.botId}::bigint, ${o.botName}::text, ${o.expiresAt}::timestamptz)`),
-  );
+export async function changePurchasesGuarded(trx: Trx, changes: Array<{ id: number; from: PurchaseStatus; patch: PurchasePatch }>): Promise<PurchaseRow[]> {
+  if (changes.length === 0) return [];
+  const items = JSON.stringify(changes.map((c) => ({ id: c.id, from_status: c.from, patch: c.patch })));
   const r = await sql<PurchaseRow>`
-    with v (id, trade_offer_id, bot_id, bot_name, expires_at) as (values ${values}),
-    locked as (select p.id from purchases p join v on v.id = p.id where p.status = 'pending' order by p.id for update of p)
+    with v as (select * from jsonb_to_recordset(${items}::jsonb) as x(id bigint, from_status text, patch jsonb)),
+    locked as (select p.id from purchases p join v on v.id = p.id where p.status = v.from_status order by p.id for update of p)
     update purchases p
-       set status = ${to}, updated_at = ${now}, trade_offer_id = v.trade_offer_id, bot_id = v.bot_id, bot_name = v.bot_name,
-           offer_expires_at = v.expires_at
+       set (status, updated_at, fail_reason, hold_end_date, trade_offer_id, bot_id, bot_name, offer_expires_at)
+         = (select s.status, s.updated_at, s.fail_reason, s.hold_end_date, s.trade_offer_id, s.bot_id, s.bot_name, s.offer_expires_at
+              from jsonb_populate_record(p, v.patch) s)
       from v join locked l on l.id = v.id
-     where p.id = v.id and p.status = 'pending'
+     where p.id = v.id and p.status = v.from_status
     returning p.*`.execute(trx);
   return r.rows;
 }
 
-export async function updatePurchaseGuarded(
-  trx: Trx,
-  id: number,
-  from: PurchaseStatus,
-  patch: Partial<Omit<PurchaseRow, 'id' | 'merchant_id'>>,
-): Promise<PurchaseRow | undefined> {
-  return trx.updateTable('purchases').set(patch).where('id', '=', id).where('status', '=', from).returningAll().executeTakeFirst();
-}
-
-export async function updatePurchase(trx: Trx, id: number, patch: Partial<Omit<PurchaseRow, 'id' | 'merchant_id'>>): Promise<PurchaseRow> {
-  return trx.updateTable('purchases').set(patch).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
-}
-
 // ---- listings, as purchases see them --------------------------------------------------------
-
-export async function nameEverListed(db: Db | Trx, game: Game, name: string): Promise<boolean> {
-  const r = await db.selectFrom('listings').select('id').where('game', '=', game).where('name', '=', name).limit(1).executeTakeFirst();
-  return r !== undefined;
-}
 
 /** Canceled / failed / reverted purchase: the listing goes back on sale. */
 export async function releaseListing(trx: Trx, id: string, purchaseId: number): Promise<void> {

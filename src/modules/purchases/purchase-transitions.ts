@@ -1,5 +1,6 @@
-// The only writer of a purchase's status after creation. A transition of the state machine
-// (src/domain/purchase-state.ts) is one guarded UPDATE (WHERE status = <from>) and, in the same
+// The only writer of a purchase's status after creation (its creation: purchase_create_batch, via
+// create-repo.ts). A transition of the state machine (src/domain/purchase-state.ts), one or several
+// at once (transitionsIn), is one guarded UPDATE (WHERE status = <from>) and, in the same
 // transaction, the webhook, the timed jobs, the refund (`purchase:<id>:refund`, only after a
 // reserve; late, so the balances row lock is held briefly) and — last, for the lock order of
 // purchase-repo.ts — the listing effect (back on sale / sold). Answers a result, never throws for a refused transition.
@@ -11,16 +12,16 @@ import type { TransitionResult } from '../../platform/offers.js';
 import type { SentOffer } from '../../platform/port.js';
 import { applyMovement } from '../ledger/ledger-repo.js';
 import { addJobs } from '../../jobs/enqueue.js';
-import { enqueueWebhook, enqueueWebhooks } from '../webhooks/outbox.js';
-import { purchaseExpiryJob, schedulePurchaseExpiry, schedulePurchaseHoldEnd } from './purchase-jobs.js';
+import { enqueueWebhooks } from '../webhooks/outbox.js';
+import { purchaseExpiryJob, purchaseHoldEndJob } from './purchase-jobs.js';
 import {
   findPurchase,
   getPurchase,
+  changePurchasesGuarded,
   ledgerKeyExists,
   markListingSold,
-  recordOffersGuarded,
   releaseListing,
-  updatePurchaseGuarded,
+  type PurchasePatch,
   type PurchaseRow,
 } from './purchase-repo.js';
 import { purchaseWebhookPayload } from './purchase-views.js';
@@ -39,38 +40,66 @@ export type InTrxResult = { ok: true; row: PurchaseRow } | { ok: false; reason: 
 export function createPurchaseTransitions(deps: { db: Db; clock: Clock; onListingsChanged?: () => void }) {
   const { db, clock } = deps;
 
-  /** The transition `event` of the purchase `cur` (as read in `trx`). */
-  async function transitionIn(trx: Trx, cur: PurchaseRow, event: PurchaseEvent, opts: EventOptions): Promise<InTrxResult> {
-    const t = transitionFrom(PURCHASE_MACHINE, event, cur.status);
-    if (!t) return { ok: false, reason: 'invalid_transition', current: cur.status };
+  /**
+   * The transitions of several purchases (as read in `trx`: their id and status), the one writer of
+   * a purchase's status after creation whatever their number: one guarded update for all of them
+   * (purchase-repo.ts changePurchasesGuarded: WHERE status = <as read>), then one statement for
+   * their webhooks and one for their timed jobs, then per purchase its refund (after a reserve;
+   * late, so the balances row lock is held briefly) and — last, for the lock order of
+   * purchase-repo.ts — the listing effect (back on sale / sold). Answers a result per change.
+   */
+  async function transitionsIn(trx: Trx, changes: Array<{ cur: Pick<PurchaseRow, 'id' | 'status'>; event: PurchaseEvent; opts: EventOptions }>): Promise<InTrxResult[]> {
     const now = clock.now();
-    const patch: Partial<PurchaseRow> = { status: t.to, updated_at: now };
-    const failReason = opts.failReason ?? t.failReason;
-    if (PURCHASE_MACHINE.onEnter[t.to].keepsFailReason && failReason) patch.fail_reason = failReason;
-    if (t.to === 'hold') patch.hold_end_date = opts.holdEndDate ?? now;
-    if (opts.offer) {
-      patch.trade_offer_id = opts.offer.tradeOfferId;
-      patch.bot_id = opts.offer.bot.id;
-      patch.bot_name = opts.offer.bot.name;
-      patch.offer_expires_at = opts.offer.expiresAt;
+    const plans = changes.map(({ cur, event, opts }) => {
+      const t = transitionFrom(PURCHASE_MACHINE, event, cur.status);
+      if (!t) return { cur, t };
+      const patch: PurchasePatch = { status: t.to, updated_at: now };
+      const failReason = opts.failReason ?? t.failReason;
+      if (PURCHASE_MACHINE.onEnter[t.to].keepsFailReason && failReason) patch.fail_reason = failReason;
+      if (t.to === 'hold') patch.hold_end_date = opts.holdEndDate ?? now;
+      if (opts.offer) {
+        patch.trade_offer_id = opts.offer.tradeOfferId;
+        patch.bot_id = opts.offer.bot.id;
+        patch.bot_name = opts.offer.bot.name;
+        patch.offer_expires_at = opts.offer.expiresAt;
+      }
+      return { cur, t, patch };
+    });
+    const valid = plans.filter((x) => x.t && x.patch);
+    const rows = await changePurchasesGuarded(trx, valid.map((x) => ({ id: x.cur.id, from: x.cur.status, patch: x.patch! })));
+    const byId = new Map(rows.map((r) => [Number(r.id), r]));
+    const moved = valid.flatMap((x) => (byId.has(Number(x.cur.id)) ? [{ t: x.t!, p: byId.get(Number(x.cur.id))! }] : [])).sort((a, b) => a.p.id - b.p.id);
+
+    const webhooks = moved.filter(({ p }) => PURCHASE_MACHINE.onEnter[p.status].webhook);
+    if (webhooks.length) {
+      await enqueueWebhooks(trx, webhooks.map(({ p }) => ({ merchantId: p.merchant_id, kind: 'purchase' as const, recordId: p.id, status: p.status, payload: purchaseWebhookPayload(p) })));
     }
-    const p = await updatePurchaseGuarded(trx, cur.id, cur.status, patch);
-    if (!p) return { ok: false, reason: 'lost_race' };
-    const entry = PURCHASE_MACHINE.onEnter[p.status];
-    if (entry.webhook) {
-      await enqueueWebhook(trx, { merchantId: p.merchant_id, kind: 'purchase', recordId: p.id, status: p.status, payload: purchaseWebhookPayload(p) });
+    const jobs = moved.flatMap(({ p }) => [
+      ...(p.status === 'active' && p.offer_expires_at ? [purchaseExpiryJob(p.id, new Date(p.offer_expires_at))] : []),
+      ...(p.status === 'hold' && p.hold_end_date ? [purchaseHoldEndJob(p.id, new Date(p.hold_end_date))] : []),
+    ]);
+    if (jobs.length) await addJobs(trx, jobs);
+    for (const { t, p } of moved) {
+      // The refund after the webhook and jobs: the balances row lock it takes is held to the commit.
+      if (t.movement === 'refund' && p.amount > 0 && (await ledgerKeyExists(trx, `purchase:${p.id}:reserve`))) {
+        await applyMovement(trx, { merchantId: p.merchant_id, key: `purchase:${p.id}:refund`, kind: 'purchase_refund', availableDelta: p.amount, holdDelta: 0, refType: 'purchase', refId: p.id });
+      }
+      const entry = PURCHASE_MACHINE.onEnter[p.status];
+      if (p.listing_id) {
+        if (entry.listing === 'release') await releaseListing(trx, p.listing_id, p.id);
+        if (entry.listing === 'sold') await markListingSold(trx, p.listing_id, p.id);
+      }
     }
-    if (p.status === 'active' && p.offer_expires_at) await schedulePurchaseExpiry(trx, p.id, new Date(p.offer_expires_at));
-    if (p.status === 'hold' && p.hold_end_date) await schedulePurchaseHoldEnd(trx, p.id, new Date(p.hold_end_date));
-    // The refund after the webhook and jobs: the balances row lock it takes is held to the commit.
-    if (t.movement === 'refund' && p.amount > 0 && (await ledgerKeyExists(trx, `purchase:${p.id}:reserve`))) {
-      await applyMovement(trx, { merchantId: p.merchant_id, key: `purchase:${p.id}:refund`, kind: 'purchase_refund', availableDelta: p.amount, holdDelta: 0, refType: 'purchase', refId: p.id });
-    }
-    if (p.listing_id) {
-      if (entry.listing === 'release') await releaseListing(trx, p.listing_id, p.id);
-      if (entry.listing === 'sold') await markListingSold(trx, p.listing_id, p.id);
-    }
-    return { ok: true, row: p };
+    return plans.map((x): InTrxResult => {
+      if (!x.t) return { ok: false, reason: 'invalid_transition', current: x.cur.status };
+      const row = byId.get(Number(x.cur.id));
+      return row ? { ok: true, row } : { ok: false, reason: 'lost_race' };
+    });
+  }
+
+  /** The transition `event` of the purchase `cur` (as read in `trx`): transitionsIn of one. */
+  async function transitionIn(trx: Trx, cur: PurchaseRow, event: PurchaseEvent, opts: EventOptions): Promise<InTrxResult> {
+    return (await transitionsIn(trx, [{ cur, event, opts }]))[0]!;
   }
 
   /**
@@ -92,39 +121,16 @@ export function createPurchaseTransitions(deps: { db: Db; clock: Clock; onListin
   }
 
   /**
-   * 'send' (pending → active) of several purchases, each with its offer, in one transaction of
-   * three statements (the guarded update, the webhook events, the offer-expiry jobs) instead of a
-   * transaction of its own each: the dispatcher records what one round of sends answered. The
-   * same effects as transitionIn; answers the purchases that moved (one no longer pending is not
-   * among them).
+   * 'send' (pending → active) of several purchases, each with its offer, in one transaction
+   * (transitionsIn: the guarded update, the webhook events, the offer-expiry jobs) instead of a
+   * transaction of its own each: the dispatcher records what one round of sends answered. Answers
+   * the purchases that moved (one no longer pending is not among them).
    */
   async function sendMany(sent: Array<{ id: number; offer: SentOffer }>): Promise<PurchaseRow[]> {
-    const t = transitionFrom(PURCHASE_MACHINE, 'send', 'pending');
-    const entry = t && PURCHASE_MACHINE.onEnter[t.to];
-    // What this batched form leaves out must not be needed (kept in step with the state machine).
-    if (!t || !entry || t.movement || entry.listing !== 'none' || entry.keepsFailReason || t.to === 'hold') {
-      throw new Error('purchase send: the state machine changed; sendMany no longer applies');
-    }
     if (sent.length === 0) return [];
-    const now = clock.now();
     return db.transaction().execute(async (trx) => {
-      const rows = await recordOffersGuarded(
-        trx,
-        t.to,
-        sent.map(({ id, offer }) => ({ id, tradeOfferId: offer.tradeOfferId, botId: offer.bot.id, botName: offer.bot.name, expiresAt: offer.expiresAt })),
-        now,
-      );
-      rows.sort((a, b) => a.id - b.id);
-      if (entry.webhook) {
-        await enqueueWebhooks(
-          trx,
-          rows.map((p) => ({ merchantId: p.merchant_id, kind: 'purchase' as const, recordId: p.id, status: p.status, payload: purchaseWebhookPayload(p) })),
-        );
-      }
-      if (t.to === 'active') {
-        await addJobs(trx, rows.filter((p) => p.offer_expires_at).map((p) => purchaseExpiryJob(p.id, new Date(p.offer_expires_at!))));
-      }
-      return rows;
+      const results = await transitionsIn(trx, sent.map(({ id, offer }) => ({ cur: { id, status: 'pending' as const }, event: 'send' as const, opts: { offer } })));
+      return results.flatMap((r) => (r.ok ? [r.row] : []));
     });
   }
 

@@ -23,12 +23,11 @@ export interface WebhookEventInput {
 export const WEBHOOK_EVENTS_WRITE = '/* webhook_events:write */';
 
 /**
- * The event insert as a statement part (a data-modifying CTE of a transition's effects statement,
- * or the whole statement; `when`: a further condition, e.g. that the status change happened): the target is result_url, else the merchant's webhook_url (none: no
- * event), and the event waits for the retry time of an earlier pending event of the record.
- * Carries the WEBHOOK_EVENTS_WRITE marker.
+ * The event insert: the target is result_url, else the merchant's webhook_url (none: no event),
+ * and the event waits for the retry time of an earlier pending event of the record. Carries the
+ * WEBHOOK_EVENTS_WRITE marker.
  */
-export function webhookInsert(event: WebhookEventInput, when: RawBuilder<unknown> = sql`true`): RawBuilder<unknown> {
+function webhookInsert(event: WebhookEventInput): RawBuilder<unknown> {
   return sql`${sql.raw(WEBHOOK_EVENTS_WRITE)}
     insert into webhook_events (merchant_id, kind, record_id, status, payload, target_url, not_before)
     select m.id, ${event.kind}, ${event.recordId}, ${event.status}, ${JSON.stringify(event.payload)}::jsonb,
@@ -36,7 +35,7 @@ export function webhookInsert(event: WebhookEventInput, when: RawBuilder<unknown
            (select max(p.next_attempt_at) from webhook_events p
              where p.kind = ${event.kind} and p.record_id = ${event.recordId} and p.state = 'pending')
       from merchants m
-     where m.id = ${event.merchantId} and coalesce(nullif(${event.resultUrl ?? null}::text, ''), nullif(m.webhook_url, '')) is not null and ${when}`;
+     where m.id = ${event.merchantId} and coalesce(nullif(${event.resultUrl ?? null}::text, ''), nullif(m.webhook_url, '')) is not null`;
 }
 
 /** Returns the event id, or null when neither result_url nor a merchant webhook_url is set. */

@@ -1,0 +1,14 @@
+-- The catalogue's change feed (catalogue_events): statement-level triggers on listings with
+-- transition tables (a 1000-row import is one insert of events). Writers only insert their events
+-- unstamped (at null, delta = the page's live-count change); catalogue_stamp_events gives them their
+-- place after the commit, so no lock is shared by the writers.
+create or replace function catalogue_after_insert() returns trigger language plpgsql as $$
+begin
+  insert into catalogue_events (game, page, listing_id, type, delta)
+  select game, page, id, 'upsert', 1 from new_rows where status = 'live' order by id;
+  return null;
+end $$;
+
+drop trigger if exists listings_changes_insert on listings;
+create trigger listings_changes_insert after insert on listings
+  referencing new table as new_rows for each statement execute function catalogue_after_insert();
