@@ -12,6 +12,7 @@ import { registerOpenApi } from './openapi.js';
 import type { AppContext } from '../context.js';
 import { AccessLog, maskTokens } from './access-log.js';
 import { AVAILABLE_PATH, notModifiedLane } from '../modules/catalogue/not-modified-lane.js';
+import { createRateLimits } from './rate-limit.js';
 
 export { maskTokens };
 
@@ -83,6 +84,18 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
         .send({ success: false, message: 'the gateway is stopping; retry on another instance' });
     });
   }
+
+  // Limits on every door (rate-limit.ts): the address doors and the in-flight cap here, before any
+  // route; the merchant API's per-key limit in its scope (routes.ts), after authentication.
+  const limits = createRateLimits(ctx.config.rateLimits);
+  app.decorate('rateLimits', limits);
+  app.addHook('onRequest', limits.onRequest);
+  const pruner = setInterval(() => limits.prune(), 60_000);
+  pruner.unref();
+  app.addHook('onClose', (_app, done) => {
+    clearInterval(pruner);
+    done();
+  });
 
   app.setValidatorCompiler(validatorCompiler);
   useStrictJsonParser(app);
@@ -168,6 +181,7 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
       notModifiedLane({
         keys: app.merchantKeys,
         catalogue: ctx.catalogue,
+        rateLimit: limits.merchant,
         requestId: requestIdOf,
         answered: (a) => {
           accessLog.answered(a, a.statusCode, a.responseTime);
