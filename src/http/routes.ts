@@ -37,7 +37,9 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
   });
   await app.register(
     async (merchantApi) => {
-      merchantApi.addHook('onRequest', merchantAuth(keys, app.rateLimits.unknownKey));
+      // A key the cache does not know counts on the caller's address before its lookup — while the
+      // cache is up: without its listener every request is a lookup, and merchants would pay for it.
+      merchantApi.addHook('onRequest', merchantAuth(keys, (request, reply) => (keys.listening ? app.rateLimits.unknownKey(request, reply) : undefined)));
       merchantApi.addHook('onRequest', app.rateLimits.merchantHook); // per API key, after authentication
       merchantApi.addHook('onResponse', keyUsage.onResponse);
       merchantApi.addHook('onSend', requestLog.onSend);
