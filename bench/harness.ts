@@ -12,10 +12,12 @@ const exec = promisify(execFile);
 export const DURATION_S = Number(process.env.BENCH_S ?? 8);
 export const ADMIN = 'bench-admin-token-0123456789abcdef';
 
+let loads = 0;
+
 /** Runs autocannon in its own process. */
 export async function load(spec: Omit<LoadSpec, 'durationS'> & { durationS?: number }): Promise<LoadResult> {
   const full: LoadSpec = { durationS: DURATION_S, ...spec };
-  const file = path.join(os.tmpdir(), `bench-load-${process.pid}.json`); // too big for argv
+  const file = path.join(os.tmpdir(), `bench-load-${process.pid}-${++loads}.json`); // too big for argv; one per run (two may run at once)
   await fs.writeFile(file, JSON.stringify(full));
   try {
     const { stdout } = await exec(process.execPath, ['--import', 'tsx', path.resolve('bench/load.ts'), file], { maxBuffer: 1 << 26 });

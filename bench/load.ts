@@ -23,6 +23,8 @@ export interface LoadSpec {
   amount?: number;
   /** A 2xx answer whose data.status is not this one counts as refused (purchases: 'pending'). */
   expectStatus?: string;
+  /** Requests per second over all connections (autocannon's overallRate); unset: as fast as answered. */
+  rate?: number;
 }
 
 export interface LoadResult {
@@ -38,6 +40,10 @@ export interface LoadResult {
   /** 2xx answers not refused, and the run's length in seconds (rate of successes: ok / elapsedS). */
   ok: number;
   elapsedS: number;
+  /** Mean latency in ms (p50 and p99 are whole milliseconds). */
+  mean: number;
+  /** Answers by HTTP status. */
+  statusCodes: Record<string, number>;
 }
 
 async function main() {
@@ -58,6 +64,7 @@ async function main() {
     duration: spec.durationS,
     ...(spec.amount !== undefined ? { amount: spec.amount } : {}),
     pipelining: 1,
+    ...(spec.rate !== undefined ? { overallRate: spec.rate } : {}),
     requests: [
       {
         method: spec.method ?? 'GET',
@@ -106,6 +113,8 @@ async function main() {
     bytesPerSec: result.throughput.average,
     ok: result['2xx'] - refused,
     elapsedS: spec.amount !== undefined && lastAnswerAt > startedAt ? (lastAnswerAt - startedAt) / 1000 : result.duration,
+    mean: result.latency.mean,
+    statusCodes: Object.fromEntries(Object.entries((result.statusCodeStats ?? {}) as Record<string, { count: number }>).map(([k, v]) => [k, v.count])),
   };
   console.log(JSON.stringify(out));
 }

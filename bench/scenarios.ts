@@ -201,6 +201,23 @@ export async function scenarioPlan(env: PlanEnv) {
           row(`grouped catalogue (no page, ${kib(r)} KiB)`, 16, r, { baseline: '(e)', ratio: r.rps / e.rps, target: '≥ 0.50' }),
         ];
       });
+      // Issue 22: one client floods the unauthenticated hosted status door at 1000 req/s (more
+      // connections than the in-flight cap) while a second client reads its balance at a modest,
+      // fixed rate; its p50 against the same client alone just before, in the same run.
+      await step('hosted status flood', async () => {
+        const intent = await call(`${api}/create-intent`, 'POST', { merchant_tx_id: `bench-${runId}-flood` }, key);
+        const token = new URL(intent.body.data.url).pathname.split('/').pop()!;
+        const calmKey = { 'x-api-key': spread[0].key };
+        const calm = () => load({ url: gw, connections: 4, rate: 200, paths: ['/api/v1/merchant/balance'], headers: calmKey });
+        const idle = await calm();
+        const [flood, busy] = await Promise.all([load({ url: gw, connections: 300, rate: 1000, paths: [`/api/v1/hosted/${token}/status`] }), calm()]);
+        const codes = Object.entries(flood.statusCodes).map(([s, n]) => `${n} × ${s}`).join(', ');
+        return [
+          row(`second client: GET balance alone (4 conns, 200 req/s; mean ${idle.mean.toFixed(2)} ms)`, 4, idle),
+          row(`flood: GET hosted status at 1000 req/s, 300 conns (${codes})`, 300, { ...flood, non2xx: 0 }),
+          row(`second client: GET balance during the flood (mean ${busy.mean.toFixed(2)} ms)`, 4, busy, { baseline: 'alone', ratio: busy.p50 / Math.max(idle.p50, 0.001), target: 'p50 ratio ≤ 2.00' }),
+        ];
+      });
       await step('POST get-prices, 2000 names', async () => {
         const r = await load({ url: gw, connections: 4, method: 'POST', paths: ['/api/v1/merchant/get-prices'], headers: key, body: { game: 'csgo', marketHashNames: names } });
         return row('POST get-prices, 2000 names', 4, r, { target: 'p99 < 30 ms' });

@@ -86,6 +86,8 @@ export interface Config {
   botSync: BotSyncSettings;
   reconcile: ReconcileSettings;
   retention: RetentionSettings;
+  /** Limits on every door (issue 22; src/http/rate-limit.ts), counted per instance. */
+  rateLimits: RateLimitSettings;
 }
 
 /**
@@ -107,6 +109,20 @@ export interface RetentionSettings {
   sandboxDays: number;
   /** Job history: permanently failed jobs, poisoned outbox rows, heartbeats of gone workers. */
   jobHistoryDays: number;
+}
+
+/** Requests per minute per API key or client address, and the in-flight cap (src/http/rate-limit.ts). */
+export interface RateLimitSettings {
+  /** Requests per minute per API key on the merchant API (a merchant's own setting wins); 0: no limit. */
+  merchantPerMinute: number;
+  /** Requests per minute per client address on the hosted page and its API; 0: no limit. */
+  hostedPerMinute: number;
+  /** Sign-in and invitation form posts per minute per client address; 0: no limit. */
+  signInPerMinute: number;
+  /** Other unauthenticated requests per minute per client address; 0: no limit. */
+  publicPerMinute: number;
+  /** Requests in flight at once on the hosted, sign-in and public doors together (per instance); beyond: 503. 0: no cap. */
+  inFlight: number;
 }
 
 /** The catalogue sync of the bots' stock (issue 20): schedule, which items, and their price. */
@@ -144,6 +160,9 @@ export interface SteamSettings {
 }
 
 export class ConfigError extends Error {}
+
+/** The highest rate limit a setting or a merchant's own limit may name (requests per minute). */
+export const RATE_LIMIT_MAX_PER_MINUTE = 10_000_000;
 
 /** CS2 trade protection (a trade can be reversed for 7 days) plus an hour to read it in the trade history. */
 export const STEAM_CS2_MIN_HOLD_SECONDS = 7 * 86400 + 3600;
@@ -336,6 +355,13 @@ export function loadConfig(env: Env = process.env): Config {
       // Past the reconciliation window (8 days) and the 7-day trade protection.
       sandboxDays: int(env, 'SANDBOX_RETENTION_DAYS', 30, 0, 36500),
       jobHistoryDays: int(env, 'JOB_HISTORY_DAYS', 14, 0, 36500),
+    },
+    rateLimits: {
+      merchantPerMinute: int(env, 'RATE_LIMIT_MERCHANT_PER_MINUTE', 6000, 0, RATE_LIMIT_MAX_PER_MINUTE),
+      hostedPerMinute: int(env, 'RATE_LIMIT_HOSTED_PER_MINUTE', 1200, 0, RATE_LIMIT_MAX_PER_MINUTE),
+      signInPerMinute: int(env, 'RATE_LIMIT_SIGN_IN_PER_MINUTE', 30, 0, RATE_LIMIT_MAX_PER_MINUTE),
+      publicPerMinute: int(env, 'RATE_LIMIT_PUBLIC_PER_MINUTE', 3000, 0, RATE_LIMIT_MAX_PER_MINUTE),
+      inFlight: int(env, 'RATE_LIMIT_IN_FLIGHT', 256, 0, 100_000),
     },
   };
 }

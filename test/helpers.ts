@@ -65,6 +65,13 @@ export async function startTestGateway(
     ADMIN_TOKEN,
     LOG_LEVEL: 'silent',
     SANDBOX_CATALOGUE_SIZE: '200',
+    // Tests fire many requests from one address: limits far above them (the limiter still runs and
+    // answers its headers); test/foundation/rate-limits.test.ts sets small ones.
+    RATE_LIMIT_MERCHANT_PER_MINUTE: '10000000',
+    RATE_LIMIT_HOSTED_PER_MINUTE: '10000000',
+    RATE_LIMIT_SIGN_IN_PER_MINUTE: '10000000',
+    RATE_LIMIT_PUBLIC_PER_MINUTE: '10000000',
+    RATE_LIMIT_IN_FLIGHT: '100000',
     ...env,
   });
   // Every answer is checked against the OpenAPI document (test/contract/response-check.ts).

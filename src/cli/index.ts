@@ -97,9 +97,11 @@ merchant
   .option('--deposit-multiplier <x>', 'deposit price multiplier', num)
   .option('--purchase-markup <x>', 'catalogue price markup', num)
   .option('--frame-ancestor <origin>', 'site allowed to frame the hosted page (repeat)', collect)
+  .option('--rate-limit <n>', 'requests per minute on the merchant API (default: RATE_LIMIT_MERCHANT_PER_MINUTE)', int)
   .action(
     run((ctx, o) =>
       ctx.merchants.create({
+        rate_limit_per_minute: o.rateLimit,
         frame_ancestors: o.frameAncestor,
         name: o.name,
         webhook_url: o.webhookUrl,
@@ -126,6 +128,7 @@ merchant
   .option('--deposit-multiplier <x>', '', num)
   .option('--purchase-markup <x>', '', num)
   .option('--frame-ancestor <origin>', 'replace the sites allowed to frame the hosted page (repeat; "" clears)', collect)
+  .option('--rate-limit <n|default>', 'requests per minute on the merchant API ("default": RATE_LIMIT_MERCHANT_PER_MINUTE)', (v: string) => (v === 'default' || v === '' ? 'default' : int(v)))
   .action(
     run((ctx, id, o) => {
       const patch: Record<string, unknown> = {};
@@ -138,6 +141,8 @@ merchant
       if (o.depositMultiplier !== undefined) patch.deposit_multiplier = o.depositMultiplier;
       if (o.purchaseMarkup !== undefined) patch.purchase_markup = o.purchaseMarkup;
       if (o.frameAncestor !== undefined) patch.frame_ancestors = (o.frameAncestor as string[]).filter((x) => x !== '');
+      // commander turns a parser's null into '': "default" is mapped here.
+      if (o.rateLimit !== undefined) patch.rate_limit_per_minute = o.rateLimit === 'default' ? null : o.rateLimit;
       return ctx.merchants.update(int(id), patch);
     }),
   );

@@ -17,6 +17,8 @@ export interface MerchantsTable {
   deposit_multiplier: Generated<number>;
   purchase_markup: Generated<number>;
   frame_ancestors: Generated<string[]>;
+  /** Requests per minute on the merchant API (migration 050); null: RATE_LIMIT_MERCHANT_PER_MINUTE. */
+  rate_limit_per_minute: Generated<number | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

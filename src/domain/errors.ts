@@ -10,6 +10,7 @@ export type ErrorKind =
   | 'conflict' // duplicate merchant_tx_id: the client adopts the existing record
   | 'invalid_transition' // the record's status does not allow the action
   | 'integration' // the trading platform failed or did not answer (retry)
+  | 'rate_limited' // over a rate limit (Retry-After, RateLimit-* headers: src/http/rate-limit.ts)
   | 'unavailable'; // temporarily unable to answer (Retry-After)
 
 export interface FieldError {

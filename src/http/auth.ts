@@ -29,14 +29,19 @@ export function merchantRefusal(merchant: MerchantRow | undefined, hash: string,
   return undefined;
 }
 
-export function merchantAuth(keys: KeyCache) {
+/**
+ * `beforeLookup`: asked before a key the cache does not know is looked up in the database (an
+ * unknown key, or a known one after a flush); its refusal answers instead (the address limit of
+ * http/rate-limit.ts), so guessing keys cannot make every request a database round trip.
+ */
+export function merchantAuth(keys: KeyCache, beforeLookup?: (request: FastifyRequest, reply: FastifyReply) => AppError | undefined) {
   function check(request: FastifyRequest, hash: string, merchant: MerchantRow | undefined): void {
     const refusal = merchantRefusal(merchant, hash, () => request.ip);
     if (refusal) throw refusal;
     request.merchant = merchant!;
   }
   // With `done`, so a key found in memory (the hot path) costs no promise.
-  return function authenticate(request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void {
+  return function authenticate(request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void {
     const header = request.headers['x-api-key'];
     const key = Array.isArray(header) ? header[0] : header;
     if (!key) return done(new AppError('unauthenticated', 'missing authorization header'));
@@ -53,6 +58,8 @@ export function merchantAuth(keys: KeyCache) {
       }
       return done();
     }
+    const refused = beforeLookup?.(request, reply);
+    if (refused) return done(refused);
     keys.lookup(hash).then(
       (merchant) => {
         try {

@@ -13,6 +13,7 @@ export const HTTP_STATUS_OF_KIND: Record<ErrorKind, number> = {
   invalid_transition: 409,
   // Spec 7.2: "500 internal error or integration service error (retry)".
   integration: 500,
+  rate_limited: 429,
   unavailable: 503,
 };
 

@@ -41,6 +41,12 @@ const errorResponse = (description: string, examples: Record<string, { value: un
 
 const RETRY_AFTER = { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 0 } };
 const ETAG = { description: 'Version of this page; send it back in If-None-Match', schema: { type: 'string' } };
+/** On every answer of a rate-limited operation (the merchant API per key, the hosted API per address). */
+const RATE_LIMIT_HEADERS = {
+  'RateLimit-Limit': { description: 'Requests allowed per minute (per API key; per client address on the hosted API). Also the most that may be sent at once', schema: { type: 'integer', minimum: 1 } },
+  'RateLimit-Remaining': { description: 'Requests that may be sent now without waiting', schema: { type: 'integer', minimum: 0 } },
+  'RateLimit-Reset': { description: 'Seconds until the full limit is available again', schema: { type: 'integer', minimum: 0 } },
+};
 
 const RESPONSES: Record<string, Json> = {
   BadRequest: errorResponse('Bad request: `validation error` with the list of field errors, `invalid request body`, `invalid game code`, `page must be 1 or greater`…', {
@@ -70,8 +76,13 @@ const RESPONSES: Record<string, Json> = {
   }),
   ServiceUnavailable: errorResponse(
     'Temporarily unavailable: retry after Retry-After seconds',
-    { rebuilding: errorExample('catalogue is being rebuilt, retry shortly'), busy: errorExample('internal error') },
+    { rebuilding: errorExample('catalogue is being rebuilt, retry shortly'), busy: errorExample('internal error'), shed: errorExample('the gateway is busy: retry shortly') },
     { 'Retry-After': RETRY_AFTER },
+  ),
+  TooManyRequests: errorResponse(
+    'Over the rate limit (per API key on the merchant API, per client address on the hosted API): nothing was done; retry after Retry-After seconds',
+    { tooMany: errorExample('too many requests') },
+    { 'Retry-After': RETRY_AFTER, ...RATE_LIMIT_HEADERS },
   ),
   NotModified: { description: 'Not modified: the page still has the ETag given in If-None-Match', headers: { ETag: ETAG } },
 };
@@ -98,7 +109,7 @@ const SUCCESS: Record<string, string> = { 200: 'OK', 201: 'Created', 202: 'Accep
 
 const STATUS_RESPONSE: Record<ErrorStatus, string> = {
   304: 'NotModified', 400: 'BadRequest', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 409: 'Conflict',
-  413: 'PayloadTooLarge', 415: 'UnsupportedMediaType', 500: 'InternalError', 503: 'ServiceUnavailable',
+  413: 'PayloadTooLarge', 415: 'UnsupportedMediaType', 429: 'TooManyRequests', 500: 'InternalError', 503: 'ServiceUnavailable',
 };
 
 const SANDBOX_BODY = {
@@ -174,6 +185,12 @@ function finishOperation(path: string, method: string, op: Json): void {
   if (op.responses?.['200'] && info.errors.includes(304)) {
     op.responses['200'].headers = { ETag: ETAG };
     op.parameters = [...(op.parameters ?? []), { name: 'If-None-Match', in: 'header', required: false, description: 'the ETag of your copy of the page: 304 while it is current', schema: { type: 'string' } }];
+  }
+  if (info.errors.includes(429)) {
+    for (const status of Object.keys(SUCCESS)) {
+      const r = op.responses?.[status];
+      if (r) r.headers = { ...(r.headers ?? {}), ...RATE_LIMIT_HEADERS };
+    }
   }
   for (const status of info.errors) op.responses[String(status)] = ref(STATUS_RESPONSE[status]);
   exampleParameters(op);

@@ -174,12 +174,13 @@ const merchant = {
   deposit_multiplier: 1,
   purchase_markup: 1.05,
   frame_ancestors: ['https://shop.example'],
+  rate_limit_per_minute: null,
   created_at: AT,
   updated_at: AT,
 };
 const balance = { available: 987.04, hold: 12.96, total: 1000 };
 export const createMerchantRequest = { name: 'Shop', webhook_url: 'https://shop.example/hooks', ip_whitelist: ['203.0.113.7'], deposit_preview_enabled: true, purchase_markup: 1.05, frame_ancestors: ['https://shop.example'] };
-export const updateMerchantRequest = { enabled: false, max_items: 20 };
+export const updateMerchantRequest = { enabled: false, max_items: 20, rate_limit_per_minute: 12000 };
 export const createdMerchantResponse = env('merchant created', {
   ...merchant,
   api_key: 'sk_Hq2v9LmT0bX4cW8yR1nK6pZs3eJ7uA5dG2fV9hQ0',
@@ -187,7 +188,7 @@ export const createdMerchantResponse = env('merchant created', {
 });
 export const merchantListResponse = env('merchants listed', [merchant]);
 export const merchantResponse = env('merchant found', { ...merchant, balance });
-export const merchantUpdatedResponse = env('merchant updated', { ...merchant, enabled: false, max_items: 20 });
+export const merchantUpdatedResponse = env('merchant updated', { ...merchant, enabled: false, max_items: 20, rate_limit_per_minute: 12000 });
 export const rotatedKeyResponse = env('API key rotated', { id: 3, api_key: 'sk_N7c0Qe3Rk9Wd2Ym5Tx8Lb1Vh4Ja6Gp0Fs3Zu7Io', api_key_prefix: 'sk_N7c0Qe3' });
 export const rotatedSecretResponse = env('webhook secret rotated', { id: 3, webhook_secret: 'whsec_Pz4kR7dW1qYv9Lm3Tn6xBc0sHe2Ju5aGf8oVi1Nr' });
 export const topUpRequest = { amount: 250.5, reference: 'bank-2026-11-22' };

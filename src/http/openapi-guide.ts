@@ -48,11 +48,31 @@ Domain codes (stable, for programs): \`exist\` (merchant_tx_id), \`inventory_rel
 | 409 | \`already exist error\` (duplicate merchant_tx_id) or \`invalid transition\` | no |
 | 413 / 415 | body above the size limit / not \`application/json\` | no |
 | 408 / 414 / 431 | the request arrived too slowly / URI or headers too large: answered before any route, the connection is then closed | 408: yes |
+| 429 | \`too many requests\`: over the rate limit (see Rate limits); nothing was done | yes, after \`Retry-After\` (seconds) |
 | 500 | \`internal error\` or \`integration service error\` (the platform did not answer) | yes, with backoff |
-| 503 | temporary (catalogue being rebuilt, too many downloads): honour \`Retry-After\` (seconds) | yes |
+| 503 | temporary (catalogue being rebuilt, too many downloads, the hosted page's server busy): honour \`Retry-After\` (seconds) | yes |
 
 A POST whose body is optional (sandbox helpers, key rotation) may be sent empty even with
 \`Content-Type: application/json\`.
+
+## Rate limits
+Each API key may send a number of requests per minute, set by the gateway's operator (6000 by
+default, or your account's own limit); the hosted page's API is limited per client address. The limit is a bucket: it holds a
+minute's worth of requests, so a burst of up to the limit goes through at once, and it refills
+evenly over the minute. Every answer of the merchant API carries the headers:
+
+| header | meaning |
+|---|---|
+| \`RateLimit-Limit\` | requests per minute (and the largest burst) |
+| \`RateLimit-Remaining\` | requests you may send now |
+| \`RateLimit-Reset\` | seconds until the whole limit is available again |
+
+Over the limit the answer is **429** \`too many requests\` in the usual envelope, with
+\`Retry-After\` (whole seconds until the next request is allowed) and the headers above. A refused
+request did nothing, so sending it again after \`Retry-After\` is always safe; the SDKs do that on
+their own (\`maxRetries\`). Keep polling modest: prefer the webhooks and the events API, poll a
+deposit at most once a second, and re-read catalogue pages with \`If-None-Match\` (a 304 counts
+like any answer).
 
 ## Idempotency
 - **Deposits**: \`merchant_tx_id\` is unique per merchant. A second create-intent, create-deposit or

@@ -5,7 +5,7 @@ import * as X from './openapi-examples.js';
 import { examples as A } from '../modules/accounts/account-schemas.js';
 import { priceExamples as P } from '../modules/pricing/price-admin-examples.js';
 
-export type ErrorStatus = 304 | 400 | 401 | 403 | 404 | 409 | 413 | 415 | 500 | 503;
+export type ErrorStatus = 304 | 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 500 | 503;
 
 export interface OperationInfo {
   id: string;
@@ -20,10 +20,11 @@ export interface OperationInfo {
   requests?: Record<string, unknown>;
 }
 
-const MERCHANT: ErrorStatus[] = [400, 401, 403, 500];
+// 429: the per-key and per-address limits (http/rate-limit.ts); the hosted door also sheds load (503).
+const MERCHANT: ErrorStatus[] = [400, 401, 403, 429, 500];
 const WITH_BODY: ErrorStatus[] = [413, 415];
 const ADMIN: ErrorStatus[] = [400, 401, 500];
-const HOSTED: ErrorStatus[] = [400, 403, 404, 500];
+const HOSTED: ErrorStatus[] = [400, 403, 404, 429, 500, 503];
 
 const m = '/api/v1/merchant';
 const a = '/api/admin';

@@ -8,12 +8,14 @@ import { adminRoutes } from '../modules/admin/admin-routes.js';
 import { merchantFeatureRoutes, adminFeatureRoutes, publicFeatureRoutes } from '../modules/index.js';
 import { recordKeyUsage, type KeyUsage } from '../modules/dashboard/key-usage.js';
 import { createRequestLogRecorder, type RequestLogRecorder } from '../modules/request-logs/recorder.js';
+import type { RateLimits } from './rate-limit.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     merchantKeys: KeyCache;
     keyUsage: KeyUsage;
     requestLog: RequestLogRecorder;
+    rateLimits: RateLimits;
   }
 }
 
@@ -35,7 +37,10 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
   });
   await app.register(
     async (merchantApi) => {
-      merchantApi.addHook('onRequest', merchantAuth(keys));
+      // A key the cache does not know counts on the caller's address before its lookup — while the
+      // cache is up: without its listener every request is a lookup, and merchants would pay for it.
+      merchantApi.addHook('onRequest', merchantAuth(keys, (request, reply) => (keys.listening ? app.rateLimits.unknownKey(request, reply) : undefined)));
+      merchantApi.addHook('onRequest', app.rateLimits.merchantHook); // per API key, after authentication
       merchantApi.addHook('onResponse', keyUsage.onResponse);
       merchantApi.addHook('onSend', requestLog.onSend);
       await merchantApi.register(balanceRoutes(ctx));

@@ -12,6 +12,7 @@ import { registerOpenApi } from './openapi.js';
 import type { AppContext } from '../context.js';
 import { AccessLog, maskTokens } from './access-log.js';
 import { AVAILABLE_PATH, notModifiedLane } from '../modules/catalogue/not-modified-lane.js';
+import { createRateLimits } from './rate-limit.js';
 
 export { maskTokens };
 
@@ -84,6 +85,23 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
     });
   }
 
+  // Hooks on every request are written with `done` (no promise per request per hook).
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    done();
+  });
+  // Limits on every door (rate-limit.ts): the address doors and the in-flight cap here, before any
+  // route; the merchant API's per-key limit in its scope (routes.ts), after authentication.
+  const limits = createRateLimits(ctx.config.rateLimits);
+  app.decorate('rateLimits', limits);
+  app.addHook('onRequest', limits.onRequest);
+  const pruner = setInterval(() => limits.prune(), 60_000);
+  pruner.unref();
+  app.addHook('onClose', (_app, done) => {
+    clearInterval(pruner);
+    done();
+  });
+
   app.setValidatorCompiler(validatorCompiler);
   useStrictJsonParser(app);
   await opts.configure?.(app);
@@ -95,11 +113,6 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
     routeList.push({ url: r.url, methods: ([] as string[]).concat(r.method), hidden: Boolean((r.schema as { hide?: boolean } | undefined)?.hide) });
   });
 
-  // Hooks on every request are written with `done` (no promise per request per hook).
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    done();
-  });
   // PostgreSQL cannot store U+0000 in text, and a lone surrogate would be stored as U+FFFD (two
   // different ids colliding): refuse both up front for every route and part.
   app.addHook('preValidation', (request, _reply, done) => {
@@ -168,6 +181,7 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
       notModifiedLane({
         keys: app.merchantKeys,
         catalogue: ctx.catalogue,
+        rateLimit: limits.merchant,
         requestId: requestIdOf,
         answered: (a) => {
           accessLog.answered(a, a.statusCode, a.responseTime);

@@ -313,6 +313,17 @@ describe('operator console', () => {
     expect((await gw.merchant(key, 'GET', '/balance')).status).toBe(403); // "enabled" unchecked
     await operator.get(`/console/merchants/${id}`);
     expect((await operator.post(`/console/merchants/${id}/settings`, { name: 'x', max_items: '1001', deposit_multiplier: '1', purchase_markup: '1' })).status).toBe(400);
+    // the merchant's own rate limit (issue 22): set, refused out of range, cleared back to the default
+    const form = (rate: string) => ({ name: 'Console shop', webhook_url: '', max_items: '20', deposit_multiplier: '1', purchase_markup: '1.1', enabled: 'on', rate_limit_per_minute: rate });
+    await operator.get(`/console/merchants/${id}`);
+    expect(text((await operator.post(`/console/merchants/${id}/settings`, form('1200'))).body)).toContain('Settings saved');
+    expect((await gw.admin('GET', `/merchants/${id}`)).body.data.rate_limit_per_minute).toBe(1200);
+    expect((await gw.merchant(key, 'GET', '/balance')).headers['ratelimit-limit']).toBe('1200');
+    await operator.get(`/console/merchants/${id}`);
+    expect((await operator.post(`/console/merchants/${id}/settings`, form('0'))).status).toBe(400);
+    await operator.get(`/console/merchants/${id}`);
+    await operator.post(`/console/merchants/${id}/settings`, form(''));
+    expect((await gw.admin('GET', `/merchants/${id}`)).body.data.rate_limit_per_minute).toBeNull();
     expect((await operator.get('/console/merchants/999999')).status).toBe(404);
   });
 

@@ -58,14 +58,15 @@ describe('gateway CLI', () => {
 
   it('merchant update and list, ledger list', async () => {
     const m = JSON.parse((await cli('merchant', 'create', '--name', 'upd')).out);
-    const updated = JSON.parse((await cli('merchant', 'update', String(m.id), '--enabled', 'off', '--max-items', '3', '--purchase-markup', '1.1', '--frame-ancestor', 'https://shop.example')).out);
-    expect(updated).toMatchObject({ enabled: false, max_items: 3, purchase_markup: 1.1, frame_ancestors: ['https://shop.example'] });
+    const updated = JSON.parse((await cli('merchant', 'update', String(m.id), '--enabled', 'off', '--max-items', '3', '--purchase-markup', '1.1', '--frame-ancestor', 'https://shop.example', '--rate-limit', '1200')).out);
+    expect(updated).toMatchObject({ enabled: false, max_items: 3, purchase_markup: 1.1, frame_ancestors: ['https://shop.example'], rate_limit_per_minute: 1200 });
     expect((await gw.merchant(m.api_key, 'GET', '/balance')).status).toBe(403);
     const list = JSON.parse((await cli('merchant', 'list', '--limit', '500')).out);
     expect(list.some((x: any) => x.id === m.id && x.enabled === false)).toBe(true);
     await cli('top-up', String(m.id), '3');
     const entries = JSON.parse((await cli('ledger', 'list', String(m.id))).out);
     expect(entries[0]).toMatchObject({ kind: 'top_up', available_delta: 3 });
+    expect(JSON.parse((await cli('merchant', 'update', String(m.id), '--rate-limit', 'default')).out).rate_limit_per_minute).toBeNull();
     const bad = await cli('merchant', 'update', String(m.id), '--enabled', 'perhaps');
     expect(bad.code).not.toBe(0);
   }, CLI_TEST_TIMEOUT_MS);

@@ -581,6 +581,23 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description Over the rate limit (per API key on the merchant API, per client address on the hosted API): nothing was done; retry after Retry-After seconds */
+        TooManyRequests: {
+            headers: {
+                /** @description Seconds to wait before retrying */
+                "Retry-After"?: number;
+                /** @description Requests allowed per minute (per API key; per client address on the hosted API). Also the most that may be sent at once */
+                "RateLimit-Limit"?: number;
+                /** @description Requests that may be sent now without waiting */
+                "RateLimit-Remaining"?: number;
+                /** @description Seconds until the full limit is available again */
+                "RateLimit-Reset"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description Not modified: the page still has the ETag given in If-None-Match */
         NotModified: {
             headers: {
@@ -610,6 +627,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests allowed per minute (per API key; per client address on the hosted API). Also the most that may be sent at once */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests that may be sent now without waiting */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the full limit is available again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -638,6 +661,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -664,6 +688,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests allowed per minute (per API key; per client address on the hosted API). Also the most that may be sent at once */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests that may be sent now without waiting */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the full limit is available again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -717,6 +747,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -757,6 +788,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests allowed per minute (per API key; per client address on the hosted API). Also the most that may be sent at once */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests that may be sent now without waiting */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the full limit is available again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -805,6 +842,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -830,6 +868,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests allowed per minute (per API key; per client address on the hosted API). Also the most that may be sent at once */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests that may be sent now without waiting */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the full limit is available again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -877,6 +921,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -919,6 +964,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests allowed per minute (per API key; per client address on the hosted API). Also the most that may be sent at once */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests that may be sent now without waiting */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the full limit is available again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -968,6 +1019,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -999,6 +1051,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests allowed per minute (per API key; per client address on the hosted API). Also the most that may be sent at once */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests that may be sent now without waiting */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the full limit is available again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1052,6 +1110,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1072,6 +1131,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests allowed per minute (per API key; per client address on the hosted API). Also the most that may be sent at once */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests that may be sent now without waiting */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the full limit is available again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1126,6 +1191,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1158,6 +1224,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests allowed per minute (per API key; per client address on the hosted API). Also the most that may be sent at once */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests that may be sent now without waiting */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the full limit is available again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1215,6 +1287,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1252,6 +1325,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests allowed per minute (per API key; per client address on the hosted API). Also the most that may be sent at once */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests that may be sent now without waiting */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the full limit is available again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1284,6 +1363,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1328,6 +1408,12 @@ export interface operations {
                 headers: {
                     /** @description Version of this page; send it back in If-None-Match */
                     ETag?: string;
+                    /** @description Requests allowed per minute (per API key; per client address on the hosted API). Also the most that may be sent at once */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests that may be sent now without waiting */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the full limit is available again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1465,6 +1551,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -1496,6 +1583,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests allowed per minute (per API key; per client address on the hosted API). Also the most that may be sent at once */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests that may be sent now without waiting */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the full limit is available again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1561,6 +1654,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -1592,6 +1686,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests allowed per minute (per API key; per client address on the hosted API). Also the most that may be sent at once */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests that may be sent now without waiting */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the full limit is available again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1695,6 +1795,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1729,6 +1830,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests allowed per minute (per API key; per client address on the hosted API). Also the most that may be sent at once */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests that may be sent now without waiting */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the full limit is available again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1794,6 +1901,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1827,6 +1935,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests allowed per minute (per API key; per client address on the hosted API). Also the most that may be sent at once */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests that may be sent now without waiting */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the full limit is available again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1887,6 +2001,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1907,6 +2022,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests allowed per minute (per API key; per client address on the hosted API). Also the most that may be sent at once */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests that may be sent now without waiting */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the full limit is available again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1967,6 +2088,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1999,6 +2121,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests allowed per minute (per API key; per client address on the hosted API). Also the most that may be sent at once */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests that may be sent now without waiting */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the full limit is available again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2061,6 +2189,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2109,6 +2238,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests allowed per minute (per API key; per client address on the hosted API). Also the most that may be sent at once */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests that may be sent now without waiting */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the full limit is available again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2203,6 +2338,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2224,6 +2360,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests allowed per minute (per API key; per client address on the hosted API). Also the most that may be sent at once */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests that may be sent now without waiting */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the full limit is available again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2333,6 +2475,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };

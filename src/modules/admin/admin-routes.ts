@@ -8,6 +8,7 @@ import { ok } from '../../http/envelope.js';
 import { usdToMills, usdTextToMills, MoneyError } from '../../domain/money.js';
 import { validationError } from '../../domain/errors.js';
 import { MERCHANT_NAME_MAX, MIN_RATE } from '../merchants/merchant-service.js';
+import { RATE_LIMIT_MAX_PER_MINUTE } from '../../config.js';
 
 const MerchantFields = {
   webhook_url: Type.Optional(Type.Union([HttpUrl, Type.Null()])),
@@ -18,6 +19,11 @@ const MerchantFields = {
   deposit_multiplier: Type.Optional(Type.Number({ minimum: MIN_RATE, maximum: 10 })),
   purchase_markup: Type.Optional(Type.Number({ minimum: MIN_RATE, maximum: 10 })),
   frame_ancestors: Type.Optional(Type.Array(Type.String({ maxLength: 256 }), { maxItems: 50 })),
+  rate_limit_per_minute: Type.Optional(
+    Type.Union([Type.Integer({ minimum: 1, maximum: RATE_LIMIT_MAX_PER_MINUTE }), Type.Null()], {
+      description: "requests per minute per API key on the merchant API; null: the gateway's default (RATE_LIMIT_MERCHANT_PER_MINUTE)",
+    }),
+  ),
 };
 // Operator writes take only these fields: an unknown one (a typo, or a column such as
 // api_key_hash, webhook_secret, id or created_at) is refused, never ignored or stored.

@@ -21,6 +21,7 @@ const merchantFields = {
   deposit_multiplier: Type.Number({ description: 'deposit prices are multiplied by this' }),
   purchase_markup: Type.Number({ description: 'catalogue prices are multiplied by this' }),
   frame_ancestors: Type.Array(Type.String(), { description: 'origins allowed to embed the hosted page' }),
+  rate_limit_per_minute: Nullable(Type.Integer({ description: "the merchant's own rate limit on the merchant API (requests per minute per API key); null: the gateway's RATE_LIMIT_MERCHANT_PER_MINUTE" })),
   created_at: IsoDate(),
   updated_at: IsoDate(),
 };

@@ -13,6 +13,7 @@ import type http from 'node:http';
 import { isGame, type Game } from '../../domain/games.js';
 import { sha256Hex } from '../../domain/secrets.js';
 import { merchantRefusal } from '../../http/auth.js';
+import { headersOf, type Decision } from '../../http/rate-limit.js';
 import type { MerchantRow } from '../merchants/merchant-repo.js';
 import type { KeyCache } from '../merchants/key-cache.js';
 import type { AvailableQuery, MerchantPricing } from './catalogue-views.js';
@@ -35,6 +36,8 @@ export interface LaneAnswer {
 export interface NotModifiedLaneDeps {
   keys: Pick<KeyCache, 'cached'>;
   catalogue: { notModified(merchant: MerchantPricing, q: AvailableQuery & { page: number }, ifNoneMatch: string): string | undefined };
+  /** The merchant's rate limit (http/rate-limit.ts): counts the answer; refused → the router answers 429. */
+  rateLimit?(merchant: MerchantRow): Decision | undefined;
   /** The request id of the answer (x-request-id), as the router's genReqId makes it. */
   requestId(given: string | string[] | undefined): string;
   /** After the answer: access line, route metrics, key usage. */
@@ -59,8 +62,10 @@ export function notModifiedLane(deps: NotModifiedLaneDeps): (req: http.IncomingM
     if (!merchant || merchantRefusal(merchant, hash, () => ip)) return false;
     const etag = deps.catalogue.notModified(merchant, q, ifNoneMatch);
     if (etag === undefined) return false;
+    const limited = deps.rateLimit?.(merchant);
+    if (limited && !limited.ok) return false;
     const id = deps.requestId(headers['x-request-id']);
-    res.writeHead(304, { 'x-request-id': id, etag, 'cache-control': 'private, no-cache' });
+    res.writeHead(304, { 'x-request-id': id, etag, 'cache-control': 'private, no-cache', ...(limited ? headersOf(limited) : {}) });
     res.end();
     deps.answered({ id, method: 'GET', url, host: headers.host ?? '', ip, merchant, statusCode: 304, responseTime: performance.now() - started });
     return true;

@@ -88,6 +88,7 @@ ${facts([['ID', m.id], ['Available', html`<span id="m-available">${usd(Math.roun
 <label for="s-max">Max items per deposit</label><input id="s-max" name="max_items" inputmode="numeric" value="${m.max_items}">
 <label for="s-mult">Deposit multiplier</label><input id="s-mult" name="deposit_multiplier" inputmode="decimal" value="${m.deposit_multiplier}">
 <label for="s-markup">Purchase markup</label><input id="s-markup" name="purchase_markup" inputmode="decimal" value="${m.purchase_markup}">
+<label for="s-rate">Rate limit, requests per minute <span class="hint">(empty: the default, ${ctx.config.rateLimits.merchantPerMinute || 'none'})</span></label><input id="s-rate" name="rate_limit_per_minute" inputmode="numeric" value="${m.rate_limit_per_minute ?? ''}">
 ${checkbox('enabled', 'Enabled (API keys work)', m.enabled)}
 ${checkbox('deposit_preview_enabled', 'deposit-preview enabled', m.deposit_preview_enabled)}
 <button type="submit">Save settings</button></form></section>
@@ -130,6 +131,7 @@ ${table('Users', ['E-mail', 'Role', 'State', 'Authenticator', ''], users.map((x)
       max_items: maxItems,
       deposit_multiplier: num('deposit_multiplier', f.deposit_multiplier),
       purchase_markup: num('purchase_markup', f.purchase_markup),
+      rate_limit_per_minute: (f.rate_limit_per_minute ?? '').trim() === '' ? null : num('rate_limit_per_minute', f.rate_limit_per_minute),
       enabled: f.enabled === 'on',
       deposit_preview_enabled: f.deposit_preview_enabled === 'on',
     };

@@ -78,6 +78,7 @@ export const webAppRoutes = (ctx: WebDeps): FastifyPluginAsync => async (app) =>
     let details: string[] = [];
     if (err instanceof AppError) {
       status = httpStatusOf(err);
+      if (err.headers) reply.headers(err.headers); // Retry-After of a rate limit (http/rate-limit.ts)
       message = err.message;
       if (Array.isArray(err.data)) details = err.data.map((d: { message?: string }) => String(d?.message ?? ''));
     } else if ((err as unknown as { statusCode?: number }).statusCode! < 500) {

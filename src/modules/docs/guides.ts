@@ -240,6 +240,7 @@ export const GUIDES: Guide[] = [
   { slug: 'quick-start', title: 'Quick start', summary: 'From nothing to a completed sandbox deposit in five minutes.', body: QUICK_START },
   { slug: 'authentication', title: 'Authentication', summary: 'The API key, what 401 and 403 mean, IP whitelists.', body: intro.Authentication! },
   { slug: 'errors', title: 'Errors', summary: 'The envelope, the {field, code, message} list, domain codes, what to retry.', body: intro.Errors! },
+  { slug: 'rate-limits', title: 'Rate limits', summary: 'Requests per minute per key, the RateLimit headers, 429 and Retry-After.', body: intro['Rate limits']! },
   { slug: 'idempotency', title: 'Idempotency', summary: 'merchant_tx_id, 409, safe retries, deduplicating webhooks.', body: intro.Idempotency! },
   { slug: 'webhooks', title: 'Webhooks', summary: 'Both signatures, verified in TypeScript, Python, PHP and curl; retries; the events API.', body: WEBHOOKS },
   { slug: 'sandbox', title: 'Sandbox', summary: 'The simulated platform, its test helpers and the magic partners.', body: intro.Sandbox! },

@@ -20,6 +20,7 @@ export async function insertMerchant(
     deposit_multiplier?: number;
     purchase_markup?: number;
     frame_ancestors?: string[];
+    rate_limit_per_minute?: number | null;
   },
 ): Promise<MerchantRow> {
   const row = await trx.insertInto('merchants').values(values).returningAll().executeTakeFirstOrThrow();

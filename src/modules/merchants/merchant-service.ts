@@ -5,6 +5,7 @@ import { randomSecret, sha256Hex } from '../../domain/secrets.js';
 import { millsToUsd, scaledInteger } from '../../domain/money.js';
 import { AppError, notFound, validationError, type FieldError } from '../../domain/errors.js';
 import { isHttpUrl } from '../../http/validation.js';
+import { RATE_LIMIT_MAX_PER_MINUTE } from '../../config.js';
 import { getBalance } from '../ledger/ledger-repo.js';
 import { assertWebhookTarget } from '../webhooks/target.js';
 import { newWebhookSecret } from '../webhooks/signing.js';
@@ -24,6 +25,8 @@ export interface MerchantInput {
   deposit_multiplier?: number;
   purchase_markup?: number;
   frame_ancestors?: string[];
+  /** Requests per minute on the merchant API (http/rate-limit.ts); null: RATE_LIMIT_MERCHANT_PER_MINUTE. */
+  rate_limit_per_minute?: number | null;
 }
 
 const EDITABLE_FIELDS = [
@@ -36,6 +39,7 @@ const EDITABLE_FIELDS = [
   'deposit_multiplier',
   'purchase_markup',
   'frame_ancestors',
+  'rate_limit_per_minute',
 ] as const satisfies readonly (keyof MerchantInput)[];
 
 /** Only the operator-editable columns, whatever the caller passed (the route schema refuses the rest too). */
@@ -64,6 +68,7 @@ export function publicMerchant(m: MerchantRow) {
     deposit_multiplier: Number(m.deposit_multiplier),
     purchase_markup: Number(m.purchase_markup),
     frame_ancestors: m.frame_ancestors,
+    rate_limit_per_minute: m.rate_limit_per_minute,
     created_at: new Date(m.created_at).toISOString(),
     updated_at: new Date(m.updated_at).toISOString(),
   };
@@ -106,6 +111,10 @@ function checkInput(input: MerchantInput): void {
       errors.push({ field, code: 'numeric', message: `${field} has more than 6 decimals` });
     }
   }
+  const limit = input.rate_limit_per_minute;
+  if (limit != null && (!Number.isInteger(limit) || limit < 1 || limit > RATE_LIMIT_MAX_PER_MINUTE)) {
+    errors.push({ field: 'rate_limit_per_minute', code: 'max', message: `rate_limit_per_minute must be a whole number of requests per minute from 1 to ${RATE_LIMIT_MAX_PER_MINUTE}, or empty for the default` });
+  }
   if (errors.length) throw validationError(errors);
 }
 
@@ -147,6 +156,7 @@ export function createMerchantService(db: Db, opts: { webhookAllowPrivate?: bool
           deposit_multiplier: input.deposit_multiplier,
           purchase_markup: input.purchase_markup,
           frame_ancestors: input.frame_ancestors,
+          rate_limit_per_minute: input.rate_limit_per_minute ?? null,
         }),
       );
       return { ...publicMerchant(row), api_key: key.key, webhook_secret: webhookSecret };
