@@ -17,9 +17,10 @@ import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../domain/clock.js';
 import type { PurchaseFailReason } from '../../domain/purchase-state.js';
-import { createOffers, PlatformTimeoutError } from '../../platform/offers.js';
+import { createOffers } from '../../platform/offers.js';
+import { causeOf, platformSilent, refusalOf as platformRefusalOf } from '../../platform/retry.js';
 import { insertAudit } from '../accounts/accounts-repo.js';
-import { PlatformOfferUncertainError, PlatformUnavailableError, PlatformUserError, type OfferChange, type PurchaseOfferRequest, type SentOffer, type TradingPlatform } from '../../platform/port.js';
+import { type OfferChange, type PurchaseOfferRequest, type SentOffer, type TradingPlatform } from '../../platform/port.js';
 import {
   DISPATCH_MAX_ATTEMPTS,
   dispatchCallTimeoutMs,
@@ -113,19 +114,21 @@ export function createDispatchStage(deps: DispatchDeps) {
     );
   }
 
-  /** A refusal that ends the purchase at once (no retry), or undefined. */
-  const refusalOf = (err: unknown): PurchaseFailReason | undefined =>
-    err instanceof PlatformUnavailableError && !err.transient ? 'provider_unavailable' : err instanceof PlatformUserError ? 'trade_url_error' : undefined;
+  /** A refusal that ends the purchase at once (no retry; the one rule of platform/retry.ts), or undefined. */
+  const refusalOf = (err: unknown): PurchaseFailReason | undefined => {
+    const r = platformRefusalOf(err);
+    return r === 'unavailable' ? 'provider_unavailable' : r === 'user' ? 'trade_url_error' : undefined;
+  };
 
   /**
    * The attempt's end: `reason` (a refusal), else — the last attempt failed — timeout_error when
    * the platform was asked and did not answer in time, gateway_too_slow when it failed on our side.
    */
   async function failDispatch(p: PurchaseRow, err: unknown, reason: PurchaseFailReason | undefined): Promise<void> {
-    const platformSilent = err instanceof PlatformTimeoutError || err instanceof PlatformOfferUncertainError || (err instanceof PlatformUnavailableError && err.transient);
-    const last: PurchaseFailReason = reason ?? (platformSilent ? 'timeout_error' : 'gateway_too_slow');
-    if (!reason) log.error({ err, purchaseId: p.id, failReason: last }, 'purchase dispatch failed on its last attempt');
-    await transitions.apply(p.id, 'fail', { failReason: last });
+    const last: PurchaseFailReason = reason ?? (platformSilent(err) ? 'timeout_error' : 'gateway_too_slow');
+    const failCause = causeOf(err, p.dispatch_attempts);
+    if (!reason) log.error({ err, purchaseId: p.id, failReason: last, failCause }, 'purchase dispatch failed on its last attempt');
+    await transitions.apply(p.id, 'fail', { failReason: last, failCause });
   }
 
   /** One offer recorded on its own (after its batch failed). */
