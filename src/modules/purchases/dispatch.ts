@@ -20,6 +20,7 @@ import type { PurchaseFailReason } from '../../domain/purchase-state.js';
 import { createOffers } from '../../platform/offers.js';
 import { causeOf, platformSilent, refusalOf as platformRefusalOf } from '../../platform/retry.js';
 import { insertAudit } from '../accounts/accounts-repo.js';
+import { applyMovement } from '../ledger/ledger-repo.js';
 import { type OfferChange, type PurchaseOfferRequest, type SentOffer, type TradingPlatform } from '../../platform/port.js';
 import {
   DISPATCH_MAX_ATTEMPTS,
@@ -77,14 +78,21 @@ export function createDispatchStage(deps: DispatchDeps) {
       });
       return p;
     },
-    // The buyer reversed a completed purchase's trade: the item is back with the bot. Nothing is
-    // owed to or by the merchant by the spec's statuses; the operator decides (log and audit).
+    // The buyer reversed a completed purchase's trade (seen after its hold): the item is back with
+    // the bot, so — as a reversal during the hold refunds — the amount returns to the merchant's
+    // available balance as movement purchase_late_revert (key purchase:<id>:late_revert, once), and
+    // the operator is alerted (error log, audit). The purchase stays completed: the spec has no
+    // status after completed, so no webhook; the item is listed again by the next bot sync.
     reversedAfterCompletion: async (p, change) => {
-      log.error({ purchaseId: p.id, tradeOfferId: change.tradeOfferId }, 'completed purchase reversed on the platform: the item is back with the bot; operator action needed');
-      await insertAudit(db, {
-        merchantId: p.merchant_id, userId: null, actor: 'platform', action: 'purchase_reversed_after_completion', ip: null,
-        detail: { purchase_id: p.id, trade_offer_id: change.tradeOfferId, amount: p.amount },
+      await db.transaction().execute(async (trx) => {
+        const m = await applyMovement(trx, { merchantId: p.merchant_id, key: `purchase:${p.id}:late_revert`, kind: 'purchase_late_revert', availableDelta: p.amount, holdDelta: 0, refType: 'purchase', refId: p.id });
+        if (m.status === 'duplicate') return;
+        await insertAudit(trx, {
+          merchantId: p.merchant_id, userId: null, actor: 'platform', action: 'purchase_reversed_after_completion', ip: null,
+          detail: { purchase_id: p.id, trade_offer_id: change.tradeOfferId, amount: p.amount, refunded: true },
+        });
       });
+      log.error({ purchaseId: p.id, tradeOfferId: change.tradeOfferId }, 'completed purchase reversed on the platform: the item is back with the bot and the amount back with the merchant (purchase_late_revert)');
       return p;
     },
   });
