@@ -134,4 +134,14 @@ describe('the poll sees every late offer', () => {
     await w.platform.pollTick();
     expect(await status(d.id)).toMatchObject({ status: 'canceled', fail_reason: 'canceled_by_user' });
   });
+
+  it('an open offer whose record no longer wants it (a confirmation that raced the record\'s failure) is canceled by the next poll', async () => {
+    const d = await createDeposit();
+    expect(d.status).toBe('active');
+    // As if the record had failed while the poll confirmed its offer: the offer is out, the record closed.
+    await w.gw.ctx.db.updateTable('deposits').set({ status: 'failed', fail_reason: 'service_unavailable' }).where('id', '=', d.id).execute();
+    await w.platform.pollTick();
+    expect(w.fake.offers.get(d.trade_offer_id!)!.state).toBe(6);
+    expect(() => w.fake.accept(d.trade_offer_id!)).toThrow(/not active/);
+  });
 });

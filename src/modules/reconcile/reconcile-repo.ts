@@ -35,7 +35,9 @@ export async function listingsForSale(db: Db): Promise<ListingFact[]> {
            end as bot_id
       from listings l
      where l.status in ('live', 'reserved')
-       and (l.source in ('bot', 'deposit') or (l.source = 'import' and l.asset_id is not null))`.execute(db);
+       and (l.source in ('bot', 'deposit') or (l.source = 'import' and l.asset_id is not null))
+       -- reserved by a purchase the buyer accepted (hold): the item is with the buyer until the hold ends
+       and not exists (select 1 from purchases p where p.listing_id = l.id and p.status in ('hold', 'completed'))`.execute(db);
   return r.rows.map((l) => {
     const parts = (l.source_ref ?? '').split(':');
     return {

@@ -139,3 +139,29 @@ export async function confirmWanted(ctx: Pick<SendContext, 'db' | 'log' | 'guard
   }
   await offers.markConfirmed(ctx.db, tradeOfferId);
 }
+
+/**
+ * One bot's open offers against their records, each poll: one awaiting our confirmation is
+ * confirmed only while its record wants it (else canceled); one already out (Active) that its
+ * record no longer wants is canceled before the user can accept it — a confirmation made by the
+ * poll can race the record's failure (its own attempt's confirmation failed meanwhile), and a
+ * late offer may have been taken up after its record closed. A cancel that fails is retried by
+ * the next poll (the offer is still unwanted); if the user accepts first, the record follows.
+ */
+export async function settleOpenOffers(ctx: Pick<SendContext, 'db' | 'log' | 'guard'>, driver: BotDriver): Promise<void> {
+  for (const o of await offers.openOffers(ctx.db, driver.bot.id)) {
+    const kind = o.offer_kind, recordId = Number(o.record_id), tradeOfferId = o.trade_offer_id!;
+    if (o.state === OfferState.CreatedNeedsConfirmation) {
+      await confirmWanted(ctx, driver, kind, recordId, tradeOfferId).catch(() => {});
+      continue;
+    }
+    if (await ctx.guard(kind, recordId, tradeOfferId)) continue;
+    try {
+      const offer = await driver.getOffer(tradeOfferId);
+      if (offer.state === OfferState.Active || offer.state === OfferState.CreatedNeedsConfirmation) await offer.cancel();
+      ctx.log.warn({ botId: driver.bot.id, kind, recordId, tradeOfferId }, 'steam: an open offer its record no longer wants was canceled');
+    } catch (err) {
+      ctx.log.error({ botId: driver.bot.id, kind, recordId, tradeOfferId, err: (err as Error).message }, 'steam: could not cancel an unwanted open offer; retried on the next poll');
+    }
+  }
+}
