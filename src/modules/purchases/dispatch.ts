@@ -47,7 +47,7 @@ export interface DispatchDeps {
   config: Pick<Config, 'depositTimeoutMs' | 'holdSeconds'>;
   clock: Clock;
   log: Logger;
-  platform: Pick<TradingPlatform, 'sendPurchaseOffer' | 'sendPurchaseOffers' | 'cancelOffer' | 'expireOffer'>;
+  platform: Pick<TradingPlatform, 'sendPurchaseOffer' | 'sendPurchaseOffers' | 'cancelOffer' | 'expireOffer' | 'resolveOffer'>;
   transitions: PurchaseTransitions;
 }
 
@@ -133,6 +133,15 @@ export function createDispatchStage(deps: DispatchDeps) {
    * the platform was asked and did not answer in time, gateway_too_slow when it failed on our side.
    */
   async function failDispatch(p: PurchaseRow, err: unknown, reason: PurchaseFailReason | undefined): Promise<void> {
+    // A silent last attempt may have put the offer out (its call timed out after the offer was
+    // confirmed): where the platform can say (resolveOffer), an offer it shows is recorded instead.
+    if (!reason && platformSilent(err) && platform.resolveOffer) {
+      const r = await platform.resolveOffer('purchase', p.id).catch(() => undefined);
+      if (r?.state === 'sent' && (await transitions.apply(p.id, 'send', { offer: r.offer })).ok) {
+        log.warn({ purchaseId: p.id, tradeOfferId: r.offer.tradeOfferId }, 'purchase offer found out after its last attempt failed silently: recorded, not failed');
+        return;
+      }
+    }
     const last: PurchaseFailReason = reason ?? (platformSilent(err) ? 'timeout_error' : 'gateway_too_slow');
     const failCause = causeOf(err, p.dispatch_attempts);
     if (!reason) log.error({ err, purchaseId: p.id, failReason: last, failCause }, 'purchase dispatch failed on its last attempt');
