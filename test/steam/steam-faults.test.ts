@@ -441,12 +441,12 @@ describe('sessions', () => {
       w.fake.expireSessions();
       await w.platform.pollTick();
       expect(w.platform.driverOf(bot.id)!.signedIn).toBe(false);
+      // Right after a failed sign-in the driver backs off (no sign-in due), so polls do not hammer the login.
+      expect(w.platform.driverOf(bot.id)!.signInDue()).toBe(false);
       const out = await eventually(async () => ((await view(bot.id)).rotation === 'out' ? view(bot.id) : undefined), 10_000, 50);
       expect(out).toMatchObject({ rotation: 'out', signed_in: false, session_error: expect.stringMatching(/.+/) });
       expect(out.rotation_reason).toMatch(/no live session/);
       await eventually(async () => (await metrics()).includes(`gateway_bot_rotation{bot="${out.name}",state="out"} 1`), 15_000, 100);
-      // Right after a failed sign-in the driver backs off (no sign-in due), so polls do not hammer the login.
-      expect(w.platform.driverOf(bot.id)!.signInDue()).toBe(false);
       expect(w.fake.signIns).toBe(signIns);
     } finally {
       w.fake.refuseSignIns = false;

@@ -46,11 +46,11 @@ begin
        set (status, merchant_tx_id, game, partner, token, platform_id, amount, bot_id, bot_name, bot_platform_id,
             trade_offer_id, trade_offer_expiry_at, hold_end_date, fail_reason, result_url, success_url, fail_url,
             custom_currency, custom_currency_multiplier, custom_currency_rate, quote_expires_at, from_preview,
-            hosted_token, hosted_expires_at)
+            hosted_token, hosted_expires_at, fail_cause)
          = (select s.status, s.merchant_tx_id, s.game, s.partner, s.token, s.platform_id, s.amount, s.bot_id, s.bot_name, s.bot_platform_id,
                    s.trade_offer_id, s.trade_offer_expiry_at, s.hold_end_date, s.fail_reason, s.result_url, s.success_url, s.fail_url,
                    s.custom_currency, s.custom_currency_multiplier, s.custom_currency_rate, s.quote_expires_at, s.from_preview,
-                   s.hosted_token, s.hosted_expires_at
+                   s.hosted_token, s.hosted_expires_at, s.fail_cause
               from jsonb_populate_record(d, i.set) s),
            updated_at = now()
       from i

@@ -32,6 +32,8 @@ export interface DepositsTable {
   trade_offer_expiry_at: NullableTimestamp;
   hold_end_date: NullableTimestamp;
   fail_reason: string | null;
+  /** 047: the real cause of a failure after retries (operator information, never on the wire). */
+  fail_cause: Generated<string | null>;
   result_url: string | null;
   success_url: string | null;
   fail_url: string | null;

@@ -70,6 +70,8 @@ export interface PurchasesTable {
   merchant_tx_id: string | null;
   status: Generated<PurchaseStatus>;
   fail_reason: string | null;
+  /** 047: the real cause of a failure after retries (operator information, never on the wire). */
+  fail_cause: Generated<string | null>;
   game: Game;
   partner: number;
   token: string;

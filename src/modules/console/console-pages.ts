@@ -197,6 +197,9 @@ ${table('Users', ['E-mail', 'Role', 'State', 'Authenticator', ''], users.map((x)
     return respond(reply, u, `Deposit #${id}`, '/console', html`${facts([
   ['Merchant', html`<a href="/console/merchants/${d.merchant_id}">#${d.merchant_id}</a>`],
   ['Status', statusBadge(d.status)],
+  ...(d.fail_reason ? [['Fail reason', d.fail_reason] as [string, string]] : []),
+  // The real cause behind a failure after retries (fail_cause, migration 047): operators only.
+  ...(d.fail_cause ? [['Cause', d.fail_cause] as [string, string]] : []),
   ['Amount', usd(d.amount)],
   ['Game', d.game],
   ['Created', when(d.created_at)],

@@ -204,8 +204,10 @@ export function createDepositTransitions(deps: DepositTransitionDeps) {
    * trade that moved on meanwhile (the watchdog failed it) is left alone: the merchant API never
    * answers 409 for it (409 means a duplicate merchant_tx_id only).
    */
-  async function failPending(id: number, reason: string, trx?: Trx): Promise<DepositRow> {
-    const r = trx ? await transitionIn(trx, id, 'fail', { failReason: reason }) : await apply(id, 'fail', { failReason: reason });
+  /** `cause`: the real cause kept beside the spec's reason (fail_cause, migration 047). */
+  async function failPending(id: number, reason: string, trx?: Trx, cause?: string): Promise<DepositRow> {
+    const extra: TransitionExtra = { failReason: reason, ...(cause ? { set: { fail_cause: cause } } : {}) };
+    const r = trx ? await transitionIn(trx, id, 'fail', extra) : await apply(id, 'fail', extra);
     return r.ok ? r.row : (await repo.findDepositById(trx ?? db, id))!;
   }
 

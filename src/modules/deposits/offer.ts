@@ -9,12 +9,15 @@ import type { Clock } from '../../domain/clock.js';
 import type { Game } from '../../domain/games.js';
 import { batched } from '../../db/batched.js';
 import { createOffers, PlatformTimeoutError, type OfferEventOf } from '../../platform/offers.js';
+import { causeOf, isTransient, RetriesExhaustedError, retryWithin } from '../../platform/retry.js';
 import { PlatformAssetsRefusedError, PlatformOfferUncertainError, type OfferChange, type OfferedAsset, type SentOffer, type TradingPlatform } from '../../platform/port.js';
 import { insertAudit } from '../accounts/accounts-repo.js';
 import { applyMovement, InsufficientFundsError } from '../ledger/ledger-repo.js';
 
 /** A hold whose trade the platform cannot clear yet is looked at again this much later. */
 const HOLD_RECHECK_MS = 10 * 60_000;
+/** The jittered backoff between a deposit's send attempts within DEPOSIT_TIMEOUT_MS (platform/retry.ts). */
+const SEND_RETRY = { baseMs: 250, capMs: 2_000 };
 import { scheduleDepositOfferCancel } from './deposit-jobs.js';
 import * as repo from './deposit-repo.js';
 import type { DepositRow } from './deposit-repo.js';
@@ -147,12 +150,23 @@ export function createDepositOfferStage(deps: DepositOfferDeps) {
     return (await repo.findDepositById(db, d.id))!;
   }
 
-  /** Rules 8–9 of 4.5 (and 4.3): the bot sends the offer within DEPOSIT_TIMEOUT_MS, else failed. */
+  /**
+   * Rules 8–9 of 4.5 (and 4.3): the bot sends the offer within DEPOSIT_TIMEOUT_MS, else failed.
+   * A transient refusal (a rate limit, a 5xx: platform/retry.ts) is tried again with jittered
+   * backoff while the deadline leaves room; a failure after that keeps its real cause (fail_cause).
+   */
   async function perform(d: DepositRow, assets: OfferedAsset[]): Promise<DepositRow> {
     let offer;
     try {
-      offer = await offers.send(platform.sendDepositOffer({ depositId: d.id, game: d.game as Game, partner: d.partner!, token: d.token!, assets }), config.depositTimeoutMs, d.id);
-    } catch (err) {
+      const req = { depositId: d.id, game: d.game as Game, partner: d.partner!, token: d.token!, assets };
+      offer = await retryWithin((remainingMs) => offers.send(platform.sendDepositOffer(req), remainingMs, d.id), {
+        deadline: Date.now() + config.depositTimeoutMs, // real time: the merchant's call waits for it
+        ...SEND_RETRY,
+        retryable: isTransient,
+        onRetry: (err, attempt, waitMs) => log.warn({ err, depositId: d.id, attempt, waitMs }, 'deposit offer send refused for now: retried within the deadline'),
+      });
+    } catch (thrown) {
+      const err = thrown instanceof RetriesExhaustedError ? thrown.last : thrown;
       // The platform refused assets the user no longer holds (gone since the commit's check).
       if (err instanceof PlatformAssetsRefusedError) return transitions.failPending(d.id, 'item_not_available');
       // The offer may exist (eresult 16, a timeout, a hang-up): the deposit must not fail while it
@@ -162,8 +176,9 @@ export function createDepositOfferStage(deps: DepositOfferDeps) {
         return (await repo.findDepositById(db, d.id))!;
       }
       // Timeouts and errors before dispatch answer in-band: HTTP 200, status failed, service_unavailable.
-      log.warn({ err, depositId: d.id }, 'deposit offer was not sent');
-      return transitions.failPending(d.id, 'service_unavailable');
+      const cause = causeOf(thrown);
+      log.warn({ err, depositId: d.id, failCause: cause }, 'deposit offer was not sent');
+      return transitions.failPending(d.id, 'service_unavailable', undefined, cause);
     }
     return record(d, offer);
   }
@@ -181,7 +196,10 @@ export function createDepositOfferStage(deps: DepositOfferDeps) {
     const r = platform.resolveOffer ? await platform.resolveOffer('deposit', depositId) : ({ state: 'none' } as const);
     if (r.state === 'unknown') return { retryAt: r.retryAt };
     if (r.state === 'sent') await record(d, r.offer);
-    else await transitions.tryApply(depositId, 'fail', { failReason: 'service_unavailable' });
+    else {
+      const cause = platform.resolveOffer ? 'no offer for the deposit on the platform within its settle window' : 'the instance sending the offer stopped before an answer';
+      await transitions.tryApply(depositId, 'fail', { failReason: 'service_unavailable', set: { fail_cause: cause } });
+    }
     return 'done';
   }
 

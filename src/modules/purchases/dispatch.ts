@@ -17,9 +17,11 @@ import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../domain/clock.js';
 import type { PurchaseFailReason } from '../../domain/purchase-state.js';
-import { createOffers, PlatformTimeoutError } from '../../platform/offers.js';
+import { createOffers } from '../../platform/offers.js';
+import { causeOf, platformSilent, refusalOf as platformRefusalOf } from '../../platform/retry.js';
 import { insertAudit } from '../accounts/accounts-repo.js';
-import { PlatformOfferUncertainError, PlatformUnavailableError, PlatformUserError, type OfferChange, type PurchaseOfferRequest, type SentOffer, type TradingPlatform } from '../../platform/port.js';
+import { applyMovement } from '../ledger/ledger-repo.js';
+import { type OfferChange, type PurchaseOfferRequest, type SentOffer, type TradingPlatform } from '../../platform/port.js';
 import {
   DISPATCH_MAX_ATTEMPTS,
   dispatchCallTimeoutMs,
@@ -45,7 +47,7 @@ export interface DispatchDeps {
   config: Pick<Config, 'depositTimeoutMs' | 'holdSeconds'>;
   clock: Clock;
   log: Logger;
-  platform: Pick<TradingPlatform, 'sendPurchaseOffer' | 'sendPurchaseOffers' | 'cancelOffer' | 'expireOffer'>;
+  platform: Pick<TradingPlatform, 'sendPurchaseOffer' | 'sendPurchaseOffers' | 'cancelOffer' | 'expireOffer' | 'resolveOffer'>;
   transitions: PurchaseTransitions;
 }
 
@@ -76,14 +78,21 @@ export function createDispatchStage(deps: DispatchDeps) {
       });
       return p;
     },
-    // The buyer reversed a completed purchase's trade: the item is back with the bot. Nothing is
-    // owed to or by the merchant by the spec's statuses; the operator decides (log and audit).
+    // The buyer reversed a completed purchase's trade (seen after its hold): the item is back with
+    // the bot, so — as a reversal during the hold refunds — the amount returns to the merchant's
+    // available balance as movement purchase_late_revert (key purchase:<id>:late_revert, once), and
+    // the operator is alerted (error log, audit). The purchase stays completed: the spec has no
+    // status after completed, so no webhook; the item is listed again by the next bot sync.
     reversedAfterCompletion: async (p, change) => {
-      log.error({ purchaseId: p.id, tradeOfferId: change.tradeOfferId }, 'completed purchase reversed on the platform: the item is back with the bot; operator action needed');
-      await insertAudit(db, {
-        merchantId: p.merchant_id, userId: null, actor: 'platform', action: 'purchase_reversed_after_completion', ip: null,
-        detail: { purchase_id: p.id, trade_offer_id: change.tradeOfferId, amount: p.amount },
+      await db.transaction().execute(async (trx) => {
+        const m = await applyMovement(trx, { merchantId: p.merchant_id, key: `purchase:${p.id}:late_revert`, kind: 'purchase_late_revert', availableDelta: p.amount, holdDelta: 0, refType: 'purchase', refId: p.id });
+        if (m.status === 'duplicate') return;
+        await insertAudit(trx, {
+          merchantId: p.merchant_id, userId: null, actor: 'platform', action: 'purchase_reversed_after_completion', ip: null,
+          detail: { purchase_id: p.id, trade_offer_id: change.tradeOfferId, amount: p.amount, refunded: true },
+        });
       });
+      log.error({ purchaseId: p.id, tradeOfferId: change.tradeOfferId }, 'completed purchase reversed on the platform: the item is back with the bot and the amount back with the merchant (purchase_late_revert)');
       return p;
     },
   });
@@ -113,19 +122,30 @@ export function createDispatchStage(deps: DispatchDeps) {
     );
   }
 
-  /** A refusal that ends the purchase at once (no retry), or undefined. */
-  const refusalOf = (err: unknown): PurchaseFailReason | undefined =>
-    err instanceof PlatformUnavailableError && !err.transient ? 'provider_unavailable' : err instanceof PlatformUserError ? 'trade_url_error' : undefined;
+  /** A refusal that ends the purchase at once (no retry; the one rule of platform/retry.ts), or undefined. */
+  const refusalOf = (err: unknown): PurchaseFailReason | undefined => {
+    const r = platformRefusalOf(err);
+    return r === 'unavailable' ? 'provider_unavailable' : r === 'user' ? 'trade_url_error' : undefined;
+  };
 
   /**
    * The attempt's end: `reason` (a refusal), else — the last attempt failed — timeout_error when
    * the platform was asked and did not answer in time, gateway_too_slow when it failed on our side.
    */
   async function failDispatch(p: PurchaseRow, err: unknown, reason: PurchaseFailReason | undefined): Promise<void> {
-    const platformSilent = err instanceof PlatformTimeoutError || err instanceof PlatformOfferUncertainError || (err instanceof PlatformUnavailableError && err.transient);
-    const last: PurchaseFailReason = reason ?? (platformSilent ? 'timeout_error' : 'gateway_too_slow');
-    if (!reason) log.error({ err, purchaseId: p.id, failReason: last }, 'purchase dispatch failed on its last attempt');
-    await transitions.apply(p.id, 'fail', { failReason: last });
+    // A silent last attempt may have put the offer out (its call timed out after the offer was
+    // confirmed): where the platform can say (resolveOffer), an offer it shows is recorded instead.
+    if (!reason && platformSilent(err) && platform.resolveOffer) {
+      const r = await platform.resolveOffer('purchase', p.id).catch(() => undefined);
+      if (r?.state === 'sent' && (await transitions.apply(p.id, 'send', { offer: r.offer })).ok) {
+        log.warn({ purchaseId: p.id, tradeOfferId: r.offer.tradeOfferId }, 'purchase offer found out after its last attempt failed silently: recorded, not failed');
+        return;
+      }
+    }
+    const last: PurchaseFailReason = reason ?? (platformSilent(err) ? 'timeout_error' : 'gateway_too_slow');
+    const failCause = causeOf(err, p.dispatch_attempts);
+    if (!reason) log.error({ err, purchaseId: p.id, failReason: last, failCause }, 'purchase dispatch failed on its last attempt');
+    await transitions.apply(p.id, 'fail', { failReason: last, failCause });
   }
 
   /** One offer recorded on its own (after its batch failed). */

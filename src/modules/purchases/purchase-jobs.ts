@@ -1,5 +1,6 @@
 // The purchases feature's jobs: task names, payload types, job keys and the schedule…() functions.
 // Handlers: purchase-tasks.ts.
+import { jittered } from '../../platform/retry.js';
 import type { Config } from '../../config.js';
 import type { Db, Trx } from '../../db/database.js';
 import { addJob, addJobs, type JobSpec } from '../../jobs/enqueue.js';
@@ -30,12 +31,15 @@ export const PURCHASE_TASKS = {
 
 export const DISPATCH_MAX_ATTEMPTS = 5;
 
-/** The backoff between the DISPATCH_MAX_ATTEMPTS attempts (graphile-worker's): e^1 + … + e^4 s ≈ 85 s. */
+/** The backoff between the DISPATCH_MAX_ATTEMPTS attempts: at most e^1 + … + e^4 s ≈ 85 s. */
 const DISPATCH_BACKOFF_MS = 90_000;
 
-/** When attempt `attempt` (1-based) failed at `now`, the next one is due e^attempt seconds later. */
-export function dispatchRetryAt(attempt: number, now: Date): Date {
-  return new Date(now.getTime() + Math.round(Math.exp(Math.min(attempt, 10)) * 1000));
+/**
+ * When attempt `attempt` (1-based) failed at `now`, the next one is due between half and all of
+ * e^attempt seconds later (jittered: platform/retry.ts, the deposits' rule too).
+ */
+export function dispatchRetryAt(attempt: number, now: Date, random: () => number = Math.random): Date {
+  return new Date(now.getTime() + jittered(Math.exp(Math.min(attempt, 10)) * 1000, random));
 }
 
 /** The dispatcher: purchases per claim statement, attempts in flight per instance, its poll. */

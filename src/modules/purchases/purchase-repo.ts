@@ -132,7 +132,7 @@ export interface OfferToRecord {
 }
 
 /** What a transition sets on a purchase (purchase-transitions.ts). */
-export type PurchasePatch = Partial<Pick<PurchaseRow, 'status' | 'updated_at' | 'fail_reason' | 'hold_end_date' | 'trade_offer_id' | 'bot_id' | 'bot_name' | 'offer_expires_at'>>;
+export type PurchasePatch = Partial<Pick<PurchaseRow, 'status' | 'updated_at' | 'fail_reason' | 'fail_cause' | 'hold_end_date' | 'trade_offer_id' | 'bot_id' | 'bot_name' | 'offer_expires_at'>>;
 
 /**
  * The guarded status change of one or several purchases, one statement: each is updated only while
@@ -147,8 +147,8 @@ export async function changePurchasesGuarded(trx: Trx, changes: Array<{ id: numb
     with v as (select * from jsonb_to_recordset(${items}::jsonb) as x(id bigint, from_status text, patch jsonb)),
     locked as (select p.id from purchases p join v on v.id = p.id where p.status = v.from_status order by p.id for update of p)
     update purchases p
-       set (status, updated_at, fail_reason, hold_end_date, trade_offer_id, bot_id, bot_name, offer_expires_at)
-         = (select s.status, s.updated_at, s.fail_reason, s.hold_end_date, s.trade_offer_id, s.bot_id, s.bot_name, s.offer_expires_at
+       set (status, updated_at, fail_reason, fail_cause, hold_end_date, trade_offer_id, bot_id, bot_name, offer_expires_at)
+         = (select s.status, s.updated_at, s.fail_reason, s.fail_cause, s.hold_end_date, s.trade_offer_id, s.bot_id, s.bot_name, s.offer_expires_at
               from jsonb_populate_record(p, v.patch) s)
       from v join locked l on l.id = v.id
      where p.id = v.id and p.status = v.from_status

@@ -30,6 +30,8 @@ export interface EventOptions {
   /** Scope to one merchant: another merchant's purchase is not found. */
   merchantId?: number;
   failReason?: PurchaseFailReason;
+  /** The real cause of a failure (fail_cause, migration 047): what the platform last answered. */
+  failCause?: string;
   holdEndDate?: Date;
   offer?: SentOffer;
 }
@@ -56,6 +58,7 @@ export function createPurchaseTransitions(deps: { db: Db; clock: Clock; onListin
       const patch: PurchasePatch = { status: t.to, updated_at: now };
       const failReason = opts.failReason ?? t.failReason;
       if (PURCHASE_MACHINE.onEnter[t.to].keepsFailReason && failReason) patch.fail_reason = failReason;
+      if (opts.failCause) patch.fail_cause = opts.failCause;
       if (t.to === 'hold') patch.hold_end_date = opts.holdEndDate ?? now;
       if (opts.offer) {
         patch.trade_offer_id = opts.offer.tradeOfferId;

@@ -11,13 +11,19 @@ import type { Discrepancy, ListingFact, RecordFact } from './reconcile-rules.js'
 export async function recordsFor(db: Db, since: Date, named: { kind: 'deposit' | 'purchase'; id: number }[]): Promise<RecordFact[]> {
   const dep = named.filter((n) => n.kind === 'deposit').map((n) => n.id);
   const pur = named.filter((n) => n.kind === 'purchase').map((n) => n.id);
-  const r = await sql<{ kind: 'deposit' | 'purchase'; id: string; merchant_id: string; status: string; bot_id: string | null; created_at: Date }>`
-    select 'deposit' as kind, id::text, merchant_id::text, status, bot_id::text, created_at from deposits
+  // late_revert: a reversal seen after completion already recorded in the ledger (<kind>:<id>:late_revert).
+  const r = await sql<{ kind: 'deposit' | 'purchase'; id: string; merchant_id: string; status: string; bot_id: string | null; created_at: Date; late_revert: boolean }>`
+    select 'deposit' as kind, id::text, merchant_id::text, status, bot_id::text, created_at,
+           exists (select 1 from ledger_entries e where e.key = 'deposit:' || d.id || ':late_revert') as late_revert from deposits d
      where id = any(${dep}::bigint[]) or (created_at >= ${since.toISOString()}::timestamptz and status in ('hold', 'completed'))
     union all
-    select 'purchase' as kind, id::text, merchant_id::text, status, bot_id::text, created_at from purchases
+    select 'purchase' as kind, id::text, merchant_id::text, status, bot_id::text, created_at,
+           exists (select 1 from ledger_entries e where e.key = 'purchase:' || p.id || ':late_revert') as late_revert from purchases p
      where id = any(${pur}::bigint[]) or (created_at >= ${since.toISOString()}::timestamptz and status in ('hold', 'completed'))`.execute(db);
-  return r.rows.map((x) => ({ kind: x.kind, id: Number(x.id), merchant_id: Number(x.merchant_id), status: x.status, bot_id: x.bot_id === null ? null : Number(x.bot_id), created_at: new Date(x.created_at) }));
+  return r.rows.map((x) => ({
+    kind: x.kind, id: Number(x.id), merchant_id: Number(x.merchant_id), status: x.status, bot_id: x.bot_id === null ? null : Number(x.bot_id), created_at: new Date(x.created_at),
+    ...(x.late_revert ? { reversalRecorded: true } : {}),
+  }));
 }
 
 /** Listings for sale that stand for a bot's item: bot listings, deposited items, imports with an asset. */
@@ -29,7 +35,9 @@ export async function listingsForSale(db: Db): Promise<ListingFact[]> {
            end as bot_id
       from listings l
      where l.status in ('live', 'reserved')
-       and (l.source in ('bot', 'deposit') or (l.source = 'import' and l.asset_id is not null))`.execute(db);
+       and (l.source in ('bot', 'deposit') or (l.source = 'import' and l.asset_id is not null))
+       -- reserved by a purchase the buyer accepted (hold): the item is with the buyer until the hold ends
+       and not exists (select 1 from purchases p where p.listing_id = l.id and p.status in ('hold', 'completed'))`.execute(db);
   return r.rows.map((l) => {
     const parts = (l.source_ref ?? '').split(':');
     return {

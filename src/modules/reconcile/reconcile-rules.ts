@@ -61,6 +61,8 @@ export interface RecordFact {
   status: string;
   bot_id: number | null;
   created_at: Date;
+  /** A reversal seen after completion is in the ledger already (deposit_late_revert / purchase_late_revert). */
+  reversalRecorded?: boolean;
 }
 
 export interface ListingFact {
@@ -118,7 +120,7 @@ export function findDiscrepancies(input: ReconcileInput): Discrepancy[] {
     const ref = { ...base, record_kind: rec.kind, record_id: rec.id, merchant_id: rec.merchant_id };
     if (t.status === 'reversed') {
       traded.add(recordKey(rec.kind, rec.id)); // the trade happened; its reversal is the finding
-      if (CREDITED.has(rec.status)) {
+      if (CREDITED.has(rec.status) && !rec.reversalRecorded) {
         add(rec.kind === 'deposit' ? 'reversed_trade_still_credited' : 'reversed_purchase_not_recorded', { ...ref, detail: `trade ${t.tradeId} was reversed; ${rec.kind} ${rec.id} is ${rec.status}` });
       }
       continue;

@@ -132,8 +132,20 @@ export class BotDriver {
       p.finally(() => this.pending.delete(p)).catch(() => {});
     };
     const snapshot = (o: any): OfferSnapshot => ({ id: String(o.id), state: o.state, message: o.message ?? '', tradeId: o.tradeID ?? null, escrowEnds: o.escrowEnds ?? null, isOurOffer: Boolean(o.isOurOffer) });
-    this.manager.on('sentOfferChanged', (offer: any) => track(deps.events.offerChanged(snapshot(offer))));
-    this.manager.on('unknownOfferSent', (offer: any) => track(deps.events.offerChanged(snapshot(offer))));
+    // The library holds back every unknown sent offer while any send of this bot awaits its answer
+    // (_pendingOfferSendResponses): one hung send, or steady sends on a busy bot, would hide a late
+    // offer — never withdrawn, never followed. Taking up an offer is idempotent here (by its
+    // message, guarded by the record's claim), so that hold-back is switched off.
+    Object.defineProperty(this.manager, '_pendingOfferSendResponses', { get: () => 0, set: () => {}, configurable: true });
+    // The library counts a change as seen once it has emitted it: a change our handler failed to
+    // take (a database error) is forgotten from the poll data, so the next poll reports it again.
+    const changed = (offer: any) => track(deps.events.offerChanged(snapshot(offer)).catch((err: unknown) => {
+      const sent = (this.manager as any).pollData?.sent;
+      if (sent) delete sent[String(offer.id)];
+      throw err;
+    }));
+    this.manager.on('sentOfferChanged', changed);
+    this.manager.on('unknownOfferSent', changed);
     this.manager.on('pollData', (data: Record<string, unknown>) => track(deps.events.pollData(data)));
     // An expired web session: sign in again (once, whoever notices first; not while backing off).
     // A one-off 401 with the session still valid costs one sign-in at most, never the bot.

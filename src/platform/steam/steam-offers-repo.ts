@@ -76,9 +76,10 @@ export async function markReversed(db: Db, tradeIds: string[]): Promise<number> 
   return Number(r.numUpdatedRows ?? 0);
 }
 
-/** Offers still awaiting our mobile confirmation (a failed confirmation is retried on each poll). */
-export async function awaitingConfirmation(db: Db, botId: number) {
-  return db.selectFrom('steam_offers').select(['trade_offer_id', 'offer_kind', 'record_id']).where('bot_id', '=', botId).where('state', '=', 9).execute();
+/** Offers a user could still accept or we could still confirm (Active, CreatedNeedsConfirmation), as last seen. */
+export async function openOffers(db: Db, botId: number) {
+  return db.selectFrom('steam_offers').select(['trade_offer_id', 'offer_kind', 'record_id', 'state']).where('bot_id', '=', botId)
+    .where('state', 'in', [2, 9]).where('trade_offer_id', 'is not', null).execute();
 }
 
 /** Accepted deposit offers of these bots whose received assets are not recorded yet. */

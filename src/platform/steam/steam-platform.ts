@@ -25,7 +25,7 @@ import {
   APP_IDS, OfferState, TRADABLE_CONTEXT, offerChangeOf, platformItemsOf, recordOfMessage, reversedTradeIds, reverterOf, userErrorOfDetails,
 } from './steam-mapping.js';
 import * as offers from './steam-offers-repo.js';
-import { confirmWanted, platformError, sendOffer, type SendRequest } from './steam-send.js';
+import { platformError, sendOffer, settleOpenOffers, type SendRequest } from './steam-send.js';
 import { checkBot } from './steam-check.js';
 import * as stock from './steam-stock.js';
 
@@ -263,16 +263,14 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
     }
   }
 
-  /** One bot's poll: its offers' states, then its confirmations (only of offers still wanted). */
+  /** One bot's poll: its offers' states, then its open offers against their records (steam-send.ts settleOpenOffers). */
   async function pollBot(botId: number, driver: BotDriver): Promise<void> {
     try {
       await driver.pollWithSession();
     } catch (err) {
       log.warn({ botId, err: (err as Error).message }, 'steam: poll failed');
     }
-    for (const o of await offers.awaitingConfirmation(db, botId)) {
-      await confirmWanted({ db, log, guard }, driver, o.offer_kind, Number(o.record_id), o.trade_offer_id!).catch(() => {});
-    }
+    await settleOpenOffers({ db, log, guard }, driver);
   }
 
   async function pollTick(): Promise<void> {

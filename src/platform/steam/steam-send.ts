@@ -122,7 +122,7 @@ export async function sendOffer(ctx: SendContext, kind: offers.OfferKind, record
 /**
  * Confirms an offer awaiting our mobile confirmation, only while its record still wants it; an
  * offer no longer wanted is withdrawn instead (it was never out). A confirmation that fails leaves
- * the offer waiting: PlatformOfferUncertainError (the record retries; the poll retries too).
+ * the offer waiting: PlatformOfferUncertainError (the record's next attempt confirms it; the poll never does).
  */
 export async function confirmWanted(ctx: Pick<SendContext, 'db' | 'log' | 'guard'>, driver: BotDriver, kind: offers.OfferKind, recordId: number, tradeOfferId: string): Promise<void> {
   if (!(await ctx.guard(kind, recordId, tradeOfferId))) {
@@ -138,4 +138,27 @@ export async function confirmWanted(ctx: Pick<SendContext, 'db' | 'log' | 'guard
     throw new PlatformOfferUncertainError('the offer awaits its mobile confirmation');
   }
   await offers.markConfirmed(ctx.db, tradeOfferId);
+}
+
+/**
+ * One bot's open offers against their records, each poll: an offer (awaiting our confirmation,
+ * or out) that its record no longer wants is canceled before the user can accept it. The poll
+ * never confirms: a confirmation is given only by the record's own send attempt, which then
+ * decides the record — a poll confirming while that attempt's own confirmation failed put a
+ * purchase's offer out just as the purchase failed and was refunded (found by the randomized
+ * run). A cancel that fails is retried by the next poll; if the user accepts first, the record
+ * follows (or the operator is alerted).
+ */
+export async function settleOpenOffers(ctx: Pick<SendContext, 'db' | 'log' | 'guard'>, driver: BotDriver): Promise<void> {
+  for (const o of await offers.openOffers(ctx.db, driver.bot.id)) {
+    const kind = o.offer_kind, recordId = Number(o.record_id), tradeOfferId = o.trade_offer_id!;
+    if (await ctx.guard(kind, recordId, tradeOfferId)) continue;
+    try {
+      const offer = await driver.getOffer(tradeOfferId);
+      if (offer.state === OfferState.Active || offer.state === OfferState.CreatedNeedsConfirmation) await offer.cancel();
+      ctx.log.warn({ botId: driver.bot.id, kind, recordId, tradeOfferId, state: o.state }, 'steam: an open offer its record no longer wants was canceled, never confirmed');
+    } catch (err) {
+      ctx.log.error({ botId: driver.bot.id, kind, recordId, tradeOfferId, err: (err as Error).message }, 'steam: could not cancel an unwanted open offer; retried on the next poll');
+    }
+  }
 }
