@@ -17,6 +17,7 @@ import { intParam } from '../dashboard/view.js';
 import { auditTable, inviteForm } from '../dashboard/team-pages.js';
 import { CONSOLE_NAV } from '../dashboard/nav.js';
 import * as repo from './console-repo.js';
+import { LOOKUP_MAX, lookupTerms } from './lookup.js';
 
 const operator = (req: Parameters<typeof requireRole>[0]) => requireRole(req, ['operator']);
 
@@ -27,13 +28,21 @@ function respond(reply: FastifyReply, u: SessionUser, title: string, current: st
 const checkbox = (name: string, label: string, on: boolean) =>
   html`<div class="check"><input type="checkbox" id="${name}" name="${name}" value="on"${on ? html` checked` : ''}><label for="${name}">${label}</label></div>`;
 
+/** The one search box: a deposit or purchase of any merchant by id, merchant_tx_id, trade offer id or asset id. */
+export function lookupForm(q: string): Html {
+  return html`<form method="get" action="/console/find" class="filters" role="search" aria-label="Find a deposit or purchase">
+<div class="grow"><label for="find-q">Find a deposit or purchase <span class="hint">(id, merchant_tx_id, trade offer id or link, asset id)</span></label>
+<input id="find-q" name="q" type="search" value="${q}" maxlength="${LOOKUP_MAX}" required></div>
+<div class="buttons"><button type="submit" id="find">Find</button></div></form>`;
+}
+
 export function consolePages(app: FastifyInstance, ctx: WebDeps, accounts: AccountsService): void {
   async function merchantsPage(u: SessionUser, before: number | undefined, extra?: Html) {
     const rows = await repo.merchantsWithBalance(ctx.db, before, drepo.PAGE_SIZE + 1);
     const more = rows.length > drepo.PAGE_SIZE;
     const shown = rows.slice(0, drepo.PAGE_SIZE);
     const pending = await repo.pendingWithdrawals(ctx.db, 100);
-    return html`${extra ?? ''}
+    return html`${extra ?? ''}${lookupForm('')}
 <section><h2>Pending withdrawals</h2>${withdrawalTable(pending.map((w) => ({ ...w, status: 'pending' })), u.csrf, true)}</section>
 <section><h2>Merchants</h2>
 ${table('Merchants', ['ID', 'Name', 'State', 'Available', 'Hold', 'Created'], shown.map((m) => [
@@ -197,9 +206,50 @@ ${table('Users', ['E-mail', 'Role', 'State', 'Authenticator', ''], users.map((x)
   ['Status', statusBadge(d.status)],
   ['Amount', usd(d.amount)],
   ['Game', d.game],
+  ['merchant_tx_id', d.merchant_tx_id ?? '—'],
+  ['Trade offer', d.trade_offer_id ?? '—'],
+  ['Fail reason', d.fail_reason ?? '—'],
   ['Created', when(d.created_at)],
+  ['Updated', when(d.updated_at)],
 ])}
 <section><h2>Items</h2>${depositItemsWithBasis(items)}</section>`);
+  });
+
+  app.get('/console/purchases/:id', async (req, reply) => {
+    const u = operator(req);
+    const id = intParam((req.params as { id: string }).id);
+    const p = id ? await drepo.findAnyPurchase(ctx.db, id) : undefined;
+    if (!p || !id) throw notFound();
+    return respond(reply, u, `Purchase #${id}`, '/console', facts([
+      ['Merchant', html`<a href="/console/merchants/${p.merchant_id}">#${p.merchant_id}</a>`],
+      ['Status', statusBadge(p.status)],
+      ['Amount', usd(p.amount)],
+      ['Game', p.game],
+      ['Item', p.item_name ?? '—'],
+      ['Asset id', p.item_asset_id ?? '—'],
+      ['merchant_tx_id', p.merchant_tx_id ?? '—'],
+      ['Trade offer', p.trade_offer_id ?? '—'],
+      ['Bot', p.bot_name ?? '—'],
+      ['Fail reason', p.fail_reason ?? '—'],
+      ['Created', when(p.created_at)],
+      ['Updated', when(p.updated_at)],
+    ]));
+  });
+
+  app.get('/console/find', async (req, reply) => {
+    const u = operator(req);
+    const raw = (req.query as { q?: unknown }).q;
+    const q = typeof raw === 'string' ? raw.slice(0, LOOKUP_MAX) : '';
+    const terms = lookupTerms(q);
+    if (terms.length === 0) return respond(reply, u, 'Find a record', '/console/find', lookupForm(''));
+    const hits = await repo.lookupRecords(ctx.db, terms);
+    if (hits.length === 1) return reply.redirect(`/console/${hits[0].kind}s/${hits[0].id}`, 303);
+    const body = html`${lookupForm(q)}
+<section><h2>Results</h2>${table('Deposits and purchases found', ['Record', 'Merchant', 'merchant_tx_id', 'Trade offer', 'Status', 'Amount', 'Created', 'Matched by'], hits.map((h) => [
+  html`<a href="/console/${h.kind}s/${h.id}">${h.kind} #${h.id}</a>`, html`<a href="/console/merchants/${h.merchant_id}">${h.merchant_name}</a>`,
+  h.merchant_tx_id ?? '—', h.trade_offer_id ?? '—', statusBadge(h.status), usd(h.amount), when(h.created_at), h.matched,
+]), `No deposit or purchase has the id, merchant_tx_id, trade offer id or asset id “${q.trim()}”.`)}</section>`;
+    return reply.code(hits.length ? 200 : 404).type('text/html').send(page({ title: 'Find a record', nav: CONSOLE_NAV, current: '/console/find', user: { email: u.email, role: u.role, csrf: u.csrf }, home: '/console' }, body));
   });
 
   app.get('/console/system', async (req, reply) => {
