@@ -90,6 +90,37 @@ export function accountPages(app: FastifyInstance, ctx: WebDeps, accounts: Accou
     return reply.type('text/html').send(page({ title: 'Sign in', flash: { kind: 'ok', text: 'Your password is set. Sign in to continue.' } }, signInForm(csrf, undefined, r.email)));
   });
 
+  app.get('/dashboard/reset/:token', async (req, reply) => {
+    const { token } = req.params as { token: string };
+    const r = await accounts.passwordReset(token);
+    const csrf = preToken(req, reply, publicUrl, await accounts.preSignInKey());
+    return reply.type('text/html').send(
+      page(
+        { title: 'Choose a new password' },
+        html`<p>Choose a new password for <strong>${r.email}</strong>. The link works once; every signed-in session of the account ends. An authenticator, if set up, is still asked for at sign-in.</p>
+<form method="post" action="/dashboard/reset/${token}" class="card narrow">${csrfField(csrf)}
+<input type="hidden" name="username" autocomplete="username" value="${r.email}">
+<label for="password">New password <span class="hint">(at least ${PASSWORD_MIN} characters)</span></label>
+<input id="password" name="password" type="password" autocomplete="new-password" minlength="${PASSWORD_MIN}" required>
+<label for="password2">Repeat the password</label>
+<input id="password2" name="password2" type="password" autocomplete="new-password" minlength="${PASSWORD_MIN}" required>
+<button type="submit" id="set-password">Set the new password</button>
+</form>`,
+      ),
+    );
+  });
+
+  app.post('/dashboard/reset/:token', async (req, reply) => {
+    checkPreCsrf(req, await accounts.preSignInKey());
+    const { token } = req.params as { token: string };
+    if ((req.form.password ?? '') !== (req.form.password2 ?? '')) {
+      throw validationError([{ field: 'password2', code: 'same', message: 'the two passwords differ' }]);
+    }
+    const r = await accounts.completePasswordReset(token, req.form.password ?? '', clientIp(req));
+    const csrf = preToken(req, reply, publicUrl, await accounts.preSignInKey());
+    return reply.type('text/html').send(page({ title: 'Sign in', flash: { kind: 'ok', text: 'Your new password is set. Sign in to continue.' } }, signInForm(csrf, undefined, r.email)));
+  });
+
   app.post('/dashboard/sign-out', async (req, reply) => {
     if (req.user) {
       checkCsrf(req);
@@ -114,7 +145,10 @@ export function accountPages(app: FastifyInstance, ctx: WebDeps, accounts: Accou
       { title: 'Your account', nav: s.nav, current: '/dashboard/account', user: { ...u, merchantName: s.merchantName }, flash, home: homeOf(u) },
       html`${extra ?? ''}
 <section><h2>Two-step sign-in</h2>
-${u.totp_enabled
+${u.totp_required && !u.totp_enabled ? html`<p class="flash flash-error" role="alert" id="totp-required">${u.role === 'operator' ? 'Operators sign in with an authenticator.' : 'Your team requires an authenticator at sign-in.'} Set one up to continue.</p>` : ''}
+${u.totp_enabled && u.totp_required
+  ? html`<p>An authenticator app is required at sign-in${u.role === 'operator' ? ' (always, for operators)' : ' (your team requires it)'}.</p>`
+  : u.totp_enabled
   ? html`<p>An authenticator app is required at sign-in.</p>
 <form method="post" action="/dashboard/account/totp/disable" class="card narrow">${csrfField(u.csrf)}
 <label for="tp">Your password</label><input id="tp" name="password" type="password" autocomplete="current-password" required>

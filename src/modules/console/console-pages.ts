@@ -11,10 +11,10 @@ import { depositItemsWithBasis } from '../dashboard/price-basis.js';
 import type { AccountsService, SessionUser } from '../accounts/accounts-service.js';
 import { actorOf, checkCsrf, requireRole } from '../accounts/web-session.js';
 import { MERCHANT_ROLES, type Role } from '../accounts/accounts-types.js';
-import { actionButton, csrfField, facts, html, page, pager, shownOnce, statusBadge, table, usd, when, type Html } from '../dashboard/html.js';
+import { actionButton, csrfField, doneFlash, facts, html, page, pager, shownOnce, statusBadge, table, usd, when, type Html } from '../dashboard/html.js';
 import * as drepo from '../dashboard/dashboard-repo.js';
 import { intParam } from '../dashboard/view.js';
-import { auditTable, inviteForm } from '../dashboard/team-pages.js';
+import { auditTable, inviteForm, resetShown, userActions } from '../dashboard/team-pages.js';
 import { CONSOLE_NAV } from '../dashboard/nav.js';
 import * as repo from './console-repo.js';
 import { LOOKUP_MAX, lookupTerms } from './lookup.js';
@@ -22,7 +22,7 @@ import { LOOKUP_MAX, lookupTerms } from './lookup.js';
 const operator = (req: Parameters<typeof requireRole>[0]) => requireRole(req, ['operator']);
 
 function respond(reply: FastifyReply, u: SessionUser, title: string, current: string, body: Html, flash?: { kind: 'ok' | 'error'; text: string }) {
-  return reply.type('text/html').send(page({ title, nav: CONSOLE_NAV, current, user: { email: u.email, role: u.role, csrf: u.csrf }, flash, home: '/console' }, body));
+  return reply.type('text/html').send(page({ title, nav: CONSOLE_NAV, current, user: { email: u.email, role: u.role, csrf: u.csrf }, flash: flash ?? doneFlash(reply.request.query), home: '/console' }, body));
 }
 
 const checkbox = (name: string, label: string, on: boolean) =>
@@ -107,8 +107,8 @@ ${checkbox('deposit_preview_enabled', 'deposit-preview enabled', m.deposit_previ
 <button type="submit">Top up</button></form></section>
 <section><h2>Withdrawals</h2>${withdrawalTable(withdrawals, u.csrf, false)}</section>
 <section><h2>Users</h2>
-${table('Users', ['E-mail', 'Role', 'State', 'Authenticator', ''], users.map((x) => [x.email, x.role, x.disabled ? 'disabled' : x.password_hash ? 'active' : 'invited', x.totp_enabled ? 'on' : 'off',
-  actionButton(`/console/merchants/${id}/users/${x.id}/${x.disabled ? 'enable' : 'disable'}`, x.disabled ? 'Enable' : 'Disable', u.csrf, { danger: !x.disabled })]), 'No users yet: invite the first owner.')}
+${table('Users', ['E-mail', 'Role', 'State', 'Authenticator', 'Actions'], users.map((x) => [x.email, x.role, x.disabled ? 'disabled' : x.password_hash ? 'active' : 'invited', x.totp_enabled ? 'on' : 'off',
+  userActions(`/console/merchants/${id}/users/${x.id}`, x, u)]), 'No users yet: invite the first owner.')}
 <h3>Invite a user</h3>${inviteForm(`/console/merchants/${id}/invite`, u.csrf, ['owner', 'developer', 'viewer'])}</section>
 <section><h2>Recent audit entries</h2>${auditTable(audit)}</section>`;
   }
@@ -179,7 +179,7 @@ ${table('Users', ['E-mail', 'Role', 'State', 'Authenticator', ''], users.map((x)
       const p = req.params as { id: string; uid: string };
       const id = intParam(p.id) ?? 0;
       await accounts.setUserDisabled(id, intParam(p.uid) ?? 0, action === 'disable', actorOf(req));
-      return reply.redirect(`/console/merchants/${id}`, 303);
+      return reply.redirect(`/console/merchants/${id}?done=user_${action}d`, 303);
     });
   }
 
@@ -190,7 +190,7 @@ ${table('Users', ['E-mail', 'Role', 'State', 'Authenticator', ''], users.map((x)
       const w = await ctx.ledger.transitionWithdrawal(intParam((req.params as { id: string }).id) ?? 0, action);
       await accounts.audit(actorOf(req), `withdrawal_${w.status}`, w.merchant_id, { withdrawal_id: w.id, amount: w.amount });
       const back = (req.headers.referer ?? '').includes(`/console/merchants/${w.merchant_id}`) ? `/console/merchants/${w.merchant_id}` : '/console';
-      return reply.redirect(back, 303);
+      return reply.redirect(`${back}?done=withdrawal_${w.status}`, 303);
     });
   }
 
@@ -265,8 +265,8 @@ ${ok ? '' : html`<pre class="excerpt">${JSON.stringify(verify.mismatches, null, 
 
   async function operatorsPage(u: SessionUser, extra?: Html) {
     const ops = await accounts.listUsers(null);
-    return html`${extra ?? ''}${table('Operators', ['E-mail', 'State', 'Authenticator', ''], ops.map((x) => [x.email, x.disabled ? 'disabled' : x.password_hash ? 'active' : 'invited', x.totp_enabled ? 'on' : 'off',
-      x.id === u.id ? '' : actionButton(`/console/operators/${x.id}/${x.disabled ? 'enable' : 'disable'}`, x.disabled ? 'Enable' : 'Disable', u.csrf, { danger: !x.disabled })]))}
+    return html`${extra ?? ''}${table('Operators', ['E-mail', 'State', 'Authenticator', 'Actions'], ops.map((x) => [x.email, x.disabled ? 'disabled' : x.password_hash ? 'active' : 'invited', x.totp_enabled ? 'on' : 'off (set up at next sign-in)',
+      userActions(`/console/operators/${x.id}`, x, u)]))}
 <h2>Invite an operator</h2>${inviteForm('/console/operators/invite', u.csrf, ['operator'])}`;
   }
 
@@ -287,9 +287,26 @@ ${ok ? '' : html`<pre class="excerpt">${JSON.stringify(verify.mismatches, null, 
       operator(req);
       checkCsrf(req);
       await accounts.setUserDisabled(null, intParam((req.params as { uid: string }).uid) ?? 0, action === 'disable', actorOf(req));
-      return reply.redirect('/console/operators', 303);
+      return reply.redirect(`/console/operators?done=user_${action}d`, 303);
     });
   }
+
+  app.post('/console/merchants/:id/users/:uid/password-reset', async (req, reply) => {
+    const u = operator(req);
+    checkCsrf(req);
+    const p = req.params as { id: string; uid: string };
+    const id = intParam(p.id) ?? 0;
+    const r = await accounts.issuePasswordReset(id, intParam(p.uid) ?? 0, actorOf(req));
+    const m = await ctx.merchants.get(id);
+    return respond(reply, u, `Merchant: ${m.name}`, '/console', await merchantPage(u, id, resetShown(r)));
+  });
+
+  app.post('/console/operators/:uid/password-reset', async (req, reply) => {
+    const u = operator(req);
+    checkCsrf(req);
+    const r = await accounts.issuePasswordReset(null, intParam((req.params as { uid: string }).uid) ?? 0, actorOf(req));
+    return respond(reply, u, 'Operators', '/console/operators', await operatorsPage(u, resetShown(r)));
+  });
 
   app.get('/console/audit', async (req, reply) => {
     const u = operator(req);

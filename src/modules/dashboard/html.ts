@@ -64,6 +64,29 @@ export interface PageOptions {
   home?: string;
 }
 
+/**
+ * The confirmation of an action that ends in a redirect (POST → 303 → GET): the redirect carries
+ * `?done=<code>` and the page shows this text. Fixed texts only: a link cannot make a page say
+ * something of its own.
+ */
+export const DONE: Record<string, string> = {
+  user_disabled: 'The user is disabled and signed out everywhere.',
+  user_enabled: 'The user is enabled again.',
+  withdrawal_completed: 'The withdrawal is completed.',
+  withdrawal_failed: 'The withdrawal is marked failed; its amount is back in the available balance.',
+  withdrawal_canceled: 'The withdrawal is canceled; its amount is back in the available balance.',
+  bot_enabled: 'The bot is enabled and back in rotation.',
+  bot_disabled: 'The bot is disabled: out of rotation.',
+  reconciliation_run: 'The reconciliation ran: its result is below.',
+  sandbox_done: 'The sandbox action was applied: the status and timeline below show its effect.',
+};
+
+/** The page's confirmation from `?done=` (unknown codes show nothing). */
+export function doneFlash(query: unknown): { kind: 'ok'; text: string } | undefined {
+  const code = (query as { done?: unknown } | undefined)?.done;
+  return typeof code === 'string' && Object.hasOwn(DONE, code) ? { kind: 'ok', text: DONE[code] } : undefined;
+}
+
 export function csrfField(csrf: string): Html {
   return html`<input type="hidden" name="_csrf" value="${csrf}">`;
 }

@@ -119,7 +119,7 @@ ${pager(path, filterQuery(f), more ? shown[shown.length - 1].id : undefined)}`);
       const body = action === 'accept' ? { hold: req.form.hold === 'true' } : action === 'revert' ? { by: req.form.by === 'gateway' ? ('gateway' as const) : ('user' as const) } : {};
       await simulate(helperChange(kind, u.merchant_id, recordId, action as SandboxAction, body));
       await accounts.audit(actorOf(req), 'sandbox_helper', u.merchant_id, { kind, id: recordId, action, ...body });
-      return reply.redirect(`${path}/${recordId}`, 303);
+      return reply.redirect(`${path}/${recordId}?done=sandbox_done`, 303);
     });
 
     async function detail(req: FastifyRequest, merchantId: number, csrf: string, canAct: boolean): Promise<Html> {
