@@ -11,7 +11,7 @@ import { depositItemsWithBasis } from '../dashboard/price-basis.js';
 import type { AccountsService, SessionUser } from '../accounts/accounts-service.js';
 import { actorOf, checkCsrf, requireRole } from '../accounts/web-session.js';
 import { MERCHANT_ROLES, type Role } from '../accounts/accounts-types.js';
-import { actionButton, csrfField, doneFlash, facts, html, page, pager, shownOnce, statusBadge, table, usd, when, type Html } from '../dashboard/html.js';
+import { actionButton, csrfField, doneFlash, facts, html, money, page, pager, shownOnce, statusBadge, table, usd, when, type Html } from '../dashboard/html.js';
 import * as drepo from '../dashboard/dashboard-repo.js';
 import { intParam } from '../dashboard/view.js';
 import { auditTable, inviteForm, resetShown, userActions } from '../dashboard/team-pages.js';
@@ -46,7 +46,7 @@ export function consolePages(app: FastifyInstance, ctx: WebDeps, accounts: Accou
 <section><h2>Pending withdrawals</h2>${withdrawalTable(pending.map((w) => ({ ...w, status: 'pending' })), u.csrf, true)}</section>
 <section><h2>Merchants</h2>
 ${table('Merchants', ['ID', 'Name', 'State', 'Available', 'Hold', 'Created'], shown.map((m) => [
-  m.id, html`<a href="/console/merchants/${m.id}">${m.name}</a>`, m.enabled ? 'enabled' : 'disabled', usd(m.available ?? 0), usd(m.hold ?? 0), when(m.created_at),
+  m.id, html`<a href="/console/merchants/${m.id}">${m.name}</a>`, m.enabled ? 'enabled' : 'disabled', money(m.available ?? 0), money(m.hold ?? 0), when(m.created_at),
 ]), 'No merchants yet.')}
 ${pager('/console', {}, more ? shown[shown.length - 1].id : undefined)}</section>
 <section><h2>New merchant</h2>
@@ -58,7 +58,7 @@ ${pager('/console', {}, more ? shown[shown.length - 1].id : undefined)}</section
 
   function withdrawalTable(rows: { id: number; merchant_id?: number; name?: string; amount: number; status: string; reference: string | null; created_at: Date | string }[], csrf: string, withMerchant: boolean): Html {
     return table('Withdrawals', ['ID', ...(withMerchant ? ['Merchant'] : []), 'Amount', 'Status', 'Reference', 'Requested', 'Actions'], rows.map((w) => [
-      w.id, ...(withMerchant ? [html`<a href="/console/merchants/${w.merchant_id}">${w.name}</a>`] : []), usd(w.amount), statusBadge(w.status), w.reference, when(w.created_at),
+      w.id, ...(withMerchant ? [html`<a href="/console/merchants/${w.merchant_id}">${w.name}</a>`] : []), money(w.amount), statusBadge(w.status), w.reference, when(w.created_at),
       w.status === 'pending'
         ? html`<div class="buttons">${actionButton(`/console/withdrawals/${w.id}/complete`, 'Complete', csrf)}${actionButton(`/console/withdrawals/${w.id}/fail`, 'Fail', csrf, { danger: true })}${actionButton(`/console/withdrawals/${w.id}/cancel`, 'Cancel', csrf, { danger: true })}</div>`
         : '',
@@ -159,7 +159,7 @@ ${table('Users', ['E-mail', 'Role', 'State', 'Authenticator', 'Actions'], users.
     const r = await ctx.ledger.topUp(id, amountTextToMills(req.form.amount ?? ''), (req.form.reference ?? '').trim() || undefined);
     await accounts.audit(actorOf(req), 'top_up', id, { top_up_id: r.id, amount: r.amount, reference: r.reference, duplicate: r.duplicate });
     const m = await ctx.merchants.get(id);
-    return respond(reply, u, `Merchant: ${m.name}`, '/console', await merchantPage(u, id), { kind: 'ok', text: r.duplicate ? 'That reference was already credited: nothing changed.' : `Credited ${r.amount} USD.` });
+    return respond(reply, u, `Merchant: ${m.name}`, '/console', await merchantPage(u, id), { kind: 'ok', text: r.duplicate ? 'That reference was already credited: nothing changed.' : `Credited ${usd(Math.round(r.amount * 1000))}.` });
   });
 
   app.post('/console/merchants/:id/invite', async (req, reply) => {
@@ -247,7 +247,7 @@ ${table('Users', ['E-mail', 'Role', 'State', 'Authenticator', 'Actions'], users.
     const body = html`${lookupForm(q)}
 <section><h2>Results</h2>${table('Deposits and purchases found', ['Record', 'Merchant', 'merchant_tx_id', 'Trade offer', 'Status', 'Amount', 'Created', 'Matched by'], hits.map((h) => [
   html`<a href="/console/${h.kind}s/${h.id}">${h.kind} #${h.id}</a>`, html`<a href="/console/merchants/${h.merchant_id}">${h.merchant_name}</a>`,
-  h.merchant_tx_id ?? '—', h.trade_offer_id ?? '—', statusBadge(h.status), usd(h.amount), when(h.created_at), h.matched,
+  h.merchant_tx_id ?? '—', h.trade_offer_id ?? '—', statusBadge(h.status), money(h.amount), when(h.created_at), h.matched,
 ]), `No deposit or purchase has the id, merchant_tx_id, trade offer id or asset id “${q.trim()}”.`)}</section>`;
     return reply.code(hits.length ? 200 : 404).type('text/html').send(page({ title: 'Find a record', nav: CONSOLE_NAV, current: '/console/find', user: { email: u.email, role: u.role, csrf: u.csrf }, home: '/console' }, body));
   });

@@ -12,8 +12,25 @@ import * as repo from './dashboard-repo.js';
 export function auditTable(rows: AuditRow[], withMerchant = false): Html {
   return table('Audit log', ['When', ...(withMerchant ? ['Merchant'] : []), 'Who', 'Action', 'Details', 'Address'], rows.map((a) => [
     when(a.at), ...(withMerchant ? [a.merchant_id ? html`<a href="/console/merchants/${a.merchant_id}">#${a.merchant_id}</a>` : '—'] : []), a.actor, a.action,
-    html`<code class="excerpt">${JSON.stringify(a.detail)}</code>`, a.ip,
+    auditDetail(a.detail), a.ip,
   ]), 'Nothing recorded yet.');
+}
+
+const DETAIL_LABELS: Record<string, string> = { merchant_id: 'merchant', top_up_id: 'top-up', withdrawal_id: 'withdrawal', bot_id: 'bot', run_id: 'run', webhook_url: 'webhook URL', max_items: 'max items per deposit' };
+
+function detailValue(v: unknown): string {
+  if (v === null || v === undefined || v === '') return '—';
+  if (typeof v === 'boolean') return v ? 'yes' : 'no';
+  if (Array.isArray(v)) return v.length ? v.map(detailValue).join(', ') : '—';
+  if (typeof v === 'object') return Object.entries(v as Record<string, unknown>).map(([k, x]) => `${k}: ${detailValue(x)}`).join('; ');
+  return String(v);
+}
+
+/** An audit entry's details as label → value lines (not raw JSON). */
+export function auditDetail(detail: Record<string, unknown> | null | undefined): Html | string {
+  const entries = Object.entries(detail ?? {});
+  if (entries.length === 0) return '—';
+  return html`<dl class="audit">${entries.map(([k, v]) => html`<dt>${DETAIL_LABELS[k] ?? k.replace(/_/g, ' ')}</dt><dd>${detailValue(v)}</dd>`)}</dl>`;
 }
 
 /** A user's row actions for whoever manages them: disable / enable, and a password reset link for an active user. */
