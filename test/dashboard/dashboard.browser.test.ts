@@ -71,7 +71,8 @@ describe.skipIf(!run)('merchant dashboard and operator console in chromium', () 
     await page.locator('#totp-confirm').click();
     await expect.poll(() => page.locator('.flash').textContent()).toContain('The authenticator is on');
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
-    await page.waitForURL(/\/dashboard\/sign-in$/);
+    await page.waitForURL(/\/dashboard\/sign-in\?done=signed_out$/);
+    expect(await page.locator('.flash').textContent()).toBe('You are signed out.');
 
     // session fixation: a cookie planted before sign-in never becomes the session
     const url = new URL(gw.url);

@@ -2,7 +2,7 @@
 // the same pages for merchant users and operators.
 import type { FastifyInstance } from 'fastify';
 import { validationError } from '../../http/errors.js';
-import { html, page, csrfField, table, when, actionButton, type Html } from '../dashboard/html.js';
+import { html, page, csrfField, doneFlash, table, when, actionButton, type Html } from '../dashboard/html.js';
 import { PASSWORD_MIN } from './passwords.js';
 import { SESSION_TTL_SECONDS, SignInError, type AccountsService, type SessionUser } from './accounts-service.js';
 import {
@@ -37,7 +37,7 @@ export function accountPages(app: FastifyInstance, ctx: WebDeps, accounts: Accou
     if (req.user) return reply.redirect(homeOf(req.user), 303);
     const csrf = preToken(req, reply, publicUrl, await accounts.preSignInKey());
     const next = safeNext((req.query as { next?: string }).next);
-    return reply.type('text/html').send(page({ title: 'Sign in' }, signInForm(csrf, next)));
+    return reply.type('text/html').send(page({ title: 'Sign in', flash: doneFlash(req.query) }, signInForm(csrf, next)));
   });
 
   app.post('/dashboard/sign-in', async (req, reply) => {
@@ -127,7 +127,7 @@ export function accountPages(app: FastifyInstance, ctx: WebDeps, accounts: Accou
       await accounts.signOut(req.user, actorOf(req));
     }
     setCookie(reply, req, publicUrl, SESSION_COOKIE, '', 0);
-    return reply.redirect('/dashboard/sign-in', 303);
+    return reply.redirect('/dashboard/sign-in?done=signed_out', 303);
   });
 
   app.post('/dashboard/account/sign-out-everywhere', async (req, reply) => {
@@ -135,7 +135,7 @@ export function accountPages(app: FastifyInstance, ctx: WebDeps, accounts: Accou
     checkCsrf(req);
     await accounts.signOutEverywhere(req.user!, actorOf(req));
     setCookie(reply, req, publicUrl, SESSION_COOKIE, '', 0);
-    return reply.redirect('/dashboard/sign-in', 303);
+    return reply.redirect('/dashboard/sign-in?done=signed_out_everywhere', 303);
   });
 
   async function accountPage(u: SessionUser, extra?: Html, flash?: { kind: 'ok' | 'error'; text: string }) {

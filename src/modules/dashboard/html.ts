@@ -88,6 +88,8 @@ export const DONE: Record<string, string> = {
   bot_disabled: 'The bot is disabled: out of rotation.',
   reconciliation_run: 'The reconciliation ran: its result is below.',
   sandbox_done: 'The sandbox action was applied: the status and timeline below show its effect.',
+  signed_out: 'You are signed out.',
+  signed_out_everywhere: 'You are signed out in every browser.',
 };
 
 /** The page's confirmation from `?done=` (unknown codes show nothing). */
