@@ -101,13 +101,13 @@ export function accessLine(bindings: string, request: AccessFields, statusCode: 
 
 // A URL carries a credential in its path (a hosted page's token, a dashboard invitation's token)
 // or, from a careless client, in a query parameter named like one: both are masked in every log line.
-const TOKEN_PATH = /^(\/deposit\/|\/api\/v1\/hosted\/|\/dashboard\/invite\/)[^/?#]+/;
+const TOKEN_PATH = /^(\/deposit\/|\/api\/v1\/hosted\/|\/dashboard\/invite\/|\/dashboard\/reset\/)[^/?#]+/;
 const SECRET_QUERY = /([?&][^=&#]*(?:token|key|secret|password|session|csrf)[^=&#]*=)[^&#]*/gi;
 
-/** The URL for logs: /deposit/<token>, /api/v1/hosted/<token>/…, /dashboard/invite/<token> and secret-named query values masked. */
+/** The URL for logs: /deposit/<token>, /api/v1/hosted/<token>/…, /dashboard/invite/<token>, /dashboard/reset/<token> and secret-named query values masked. */
 export function maskTokens(url: string): string {
   let out = url;
-  if (url.startsWith('/deposit/') || url.startsWith('/api/v1/hosted/') || url.startsWith('/dashboard/invite/')) out = out.replace(TOKEN_PATH, '$1***');
+  if (url.startsWith('/deposit/') || url.startsWith('/api/v1/hosted/') || url.startsWith('/dashboard/invite/') || url.startsWith('/dashboard/reset/')) out = out.replace(TOKEN_PATH, '$1***');
   if (out.includes('=')) out = out.replace(SECRET_QUERY, '$1***');
   return out;
 }

@@ -264,7 +264,7 @@ describe('sessions and cookies', () => {
     expect((await b.signIn(e, PASSWORD)).status).toBe(303);
     const oldA = a.cookies.get('sgw_session')!;
     await a.get('/dashboard');
-    expect((await a.post('/dashboard/sign-out')).location).toBe('/dashboard/sign-in');
+    expect((await a.post('/dashboard/sign-out')).location).toBe('/dashboard/sign-in?done=signed_out');
     const replayA = new WebClient(gw);
     replayA.cookies.set('sgw_session', oldA);
     expect((await replayA.get('/dashboard')).status).toBe(303);

@@ -51,7 +51,7 @@ describe('console bots page', () => {
     await operator.get('/console/bots');
     const off = await operator.post(`/console/bots/${botId}/disable`);
     expect(off.status).toBe(303);
-    expect(off.location).toBe('/console/bots');
+    expect(off.location).toBe('/console/bots?done=bot_disabled');
     expect((await botRow()).enabled).toBe(false);
     let row = rowOf((await operator.get('/console/bots')).body, botId);
     expect(row).toContain('disabled');

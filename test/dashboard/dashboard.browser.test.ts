@@ -71,7 +71,8 @@ describe.skipIf(!run)('merchant dashboard and operator console in chromium', () 
     await page.locator('#totp-confirm').click();
     await expect.poll(() => page.locator('.flash').textContent()).toContain('The authenticator is on');
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
-    await page.waitForURL(/\/dashboard\/sign-in$/);
+    await page.waitForURL(/\/dashboard\/sign-in\?done=signed_out$/);
+    expect(await page.locator('.flash').textContent()).toBe('You are signed out.');
 
     // session fixation: a cookie planted before sign-in never becomes the session
     const url = new URL(gw.url);
@@ -94,7 +95,8 @@ describe.skipIf(!run)('merchant dashboard and operator console in chromium', () 
     const d = await activeDeposit(gw, apiKey);
     await page.goto(`${gw.url}/dashboard/deposits/${d.id}`);
     await page.getByRole('button', { name: 'Accept with hold' }).click();
-    await page.waitForURL(`${gw.url}/dashboard/deposits/${d.id}`);
+    await page.waitForURL(`${gw.url}/dashboard/deposits/${d.id}?done=sandbox_done`);
+    expect(await page.locator('.flash').textContent()).toContain('The sandbox action was applied');
     await page.getByRole('button', { name: 'Release' }).click();
     await eventually(async () => receiver.on('/hooks').filter((r) => r.body.trade_id === d.id).length >= 2);
 
@@ -157,10 +159,19 @@ describe.skipIf(!run)('merchant dashboard and operator console in chromium', () 
     await op.locator('#set-password').click();
     await op.getByLabel('Password').fill(PASSWORD);
     await op.locator('#sign-in').click();
-    await op.waitForURL(`${gw.url}/console`);
+    // operators always sign in with an authenticator: one without is sent to set it up first
+    await op.waitForURL(`${gw.url}/dashboard/account`);
+    expect(await op.locator('#totp-required').textContent()).toContain('Operators sign in with an authenticator');
+    await op.getByRole('button', { name: 'Set up an authenticator' }).click();
+    const opSecret = (await op.locator('#totp-secret').textContent())!;
+    await op.getByLabel('Code from the app').fill(totp(opSecret, Date.now()));
+    await op.locator('#totp-confirm').click();
+    await expect.poll(() => op.locator('.flash').textContent()).toContain('The authenticator is on');
+    await op.goto(`${gw.url}/console`);
     const row = op.locator('tr', { hasText: 'payout-1' });
     await row.getByRole('button', { name: 'Complete' }).click();
-    await op.waitForURL(`${gw.url}/console`);
+    await op.waitForURL(`${gw.url}/console?done=withdrawal_completed`);
+    expect(await op.locator('.flash').textContent()).toContain('The withdrawal is completed.');
     expect(await op.locator('tr', { hasText: 'payout-1' }).count()).toBe(0);
     await op.goto(`${gw.url}/console/system`);
     expect(await op.locator('#ledger-verify').textContent()).toContain('Every balance equals');

@@ -13,6 +13,8 @@ export interface WebResponse {
 export class WebClient {
   cookies = new Map<string, string>();
   lastCsrf = '';
+  /** The authenticator's secret, once set up (operators always have one): signIn uses it. */
+  totpSecret?: string;
 
   constructor(private readonly gw: TestGateway, private readonly origin?: string, private readonly remoteAddress?: string) {}
 
@@ -57,7 +59,7 @@ export class WebClient {
     return this.finish(res);
   }
 
-  async signIn(email: string, password: string, totpSecret?: string, now = Date.now()): Promise<WebResponse> {
+  async signIn(email: string, password: string, totpSecret = this.totpSecret, now = Date.now()): Promise<WebResponse> {
     await this.get('/dashboard/sign-in');
     return this.post('/dashboard/sign-in', { email, password, ...(totpSecret ? { code: totp(totpSecret, now) } : {}) });
   }
@@ -76,7 +78,23 @@ export async function userOf(gw: TestGateway, merchantId: number | null, email: 
   if (set.status !== 200) throw new Error(`set password failed: ${set.status} ${set.body.slice(0, 500)}`);
   const signed = await c.signIn(email, password);
   if (signed.status !== 303) throw new Error(`sign-in failed: ${signed.status} ${signed.body.slice(0, 500)}`);
+  if (merchantId === null) await setUpTotp(c);
   return c;
+}
+
+/**
+ * Sets up an authenticator for the signed-in user (operators must, before anything else). The code
+ * of the previous time step confirms it, so a sign-in right after can use the current one.
+ */
+export async function setUpTotp(c: WebClient): Promise<string> {
+  await c.get('/dashboard/account');
+  const start = await c.post('/dashboard/account/totp/start');
+  const secret = /id="totp-secret">([A-Z2-7]+)</.exec(start.body)?.[1];
+  if (!secret) throw new Error(`no authenticator set-up: ${start.status} ${start.body.slice(0, 300)}`);
+  const done = await c.post('/dashboard/account/totp/confirm', { code: totp(secret, Date.now() - 30_000) });
+  if (done.status !== 200) throw new Error(`authenticator set-up failed: ${done.status} ${done.body.slice(0, 300)}`);
+  c.totpSecret = secret;
+  return secret;
 }
 
 export const text = (htmlBody: string) => htmlBody.replace(/<[^>]+>/g, ' ').replace(/&amp;/g, '&').replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/\s+/g, ' ');

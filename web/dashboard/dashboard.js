@@ -1,13 +1,14 @@
 // Progressive enhancement only: every page works without this file.
 // 1. The overview's volume chart (uPlot, served from node_modules by the gateway).
 // 2. A confirmation before forms marked data-confirm (key and secret rotation).
+// 3. On a phone, the section menu behind a button (without this file it is a list that wraps).
 'use strict';
 
 function drawVolumeChart() {
   const el = document.getElementById('volume-chart');
   if (!el || typeof window.uPlot !== 'function') return;
   const data = JSON.parse(el.dataset.chart);
-  const usd = (v) => (v == null ? '' : '$' + v.toFixed(2));
+  const usd = (v) => (v == null ? '' : (v < 0 ? '-$' : '$') + Math.abs(v).toLocaleString('en-US', { minimumFractionDigits: 3, maximumFractionDigits: 3 }));
   const width = () => Math.max(280, el.clientWidth - 16);
   const plot = new window.uPlot(
     {
@@ -36,7 +37,19 @@ function confirmForms() {
   }
 }
 
+function phoneMenu() {
+  const nav = document.getElementById('side-nav');
+  const button = document.getElementById('menu-button');
+  if (!nav || !button) return;
+  document.documentElement.classList.add('js');
+  button.addEventListener('click', () => {
+    const open = nav.classList.toggle('open');
+    button.setAttribute('aria-expanded', String(open));
+  });
+}
+
 document.addEventListener('DOMContentLoaded', () => {
+  phoneMenu();
   drawVolumeChart();
   confirmForms();
 });

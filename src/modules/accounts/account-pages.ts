@@ -2,7 +2,7 @@
 // the same pages for merchant users and operators.
 import type { FastifyInstance } from 'fastify';
 import { validationError } from '../../http/errors.js';
-import { html, page, csrfField, table, when, actionButton, type Html } from '../dashboard/html.js';
+import { html, page, csrfField, doneFlash, table, when, actionButton, type Html } from '../dashboard/html.js';
 import { PASSWORD_MIN } from './passwords.js';
 import { SESSION_TTL_SECONDS, SignInError, type AccountsService, type SessionUser } from './accounts-service.js';
 import {
@@ -37,7 +37,7 @@ export function accountPages(app: FastifyInstance, ctx: WebDeps, accounts: Accou
     if (req.user) return reply.redirect(homeOf(req.user), 303);
     const csrf = preToken(req, reply, publicUrl, await accounts.preSignInKey());
     const next = safeNext((req.query as { next?: string }).next);
-    return reply.type('text/html').send(page({ title: 'Sign in' }, signInForm(csrf, next)));
+    return reply.type('text/html').send(page({ title: 'Sign in', flash: doneFlash(req.query) }, signInForm(csrf, next)));
   });
 
   app.post('/dashboard/sign-in', async (req, reply) => {
@@ -90,13 +90,44 @@ export function accountPages(app: FastifyInstance, ctx: WebDeps, accounts: Accou
     return reply.type('text/html').send(page({ title: 'Sign in', flash: { kind: 'ok', text: 'Your password is set. Sign in to continue.' } }, signInForm(csrf, undefined, r.email)));
   });
 
+  app.get('/dashboard/reset/:token', async (req, reply) => {
+    const { token } = req.params as { token: string };
+    const r = await accounts.passwordReset(token);
+    const csrf = preToken(req, reply, publicUrl, await accounts.preSignInKey());
+    return reply.type('text/html').send(
+      page(
+        { title: 'Choose a new password' },
+        html`<p>Choose a new password for <strong>${r.email}</strong>. The link works once; every signed-in session of the account ends. An authenticator, if set up, is still asked for at sign-in.</p>
+<form method="post" action="/dashboard/reset/${token}" class="card narrow">${csrfField(csrf)}
+<input type="hidden" name="username" autocomplete="username" value="${r.email}">
+<label for="password">New password <span class="hint">(at least ${PASSWORD_MIN} characters)</span></label>
+<input id="password" name="password" type="password" autocomplete="new-password" minlength="${PASSWORD_MIN}" required>
+<label for="password2">Repeat the password</label>
+<input id="password2" name="password2" type="password" autocomplete="new-password" minlength="${PASSWORD_MIN}" required>
+<button type="submit" id="set-password">Set the new password</button>
+</form>`,
+      ),
+    );
+  });
+
+  app.post('/dashboard/reset/:token', async (req, reply) => {
+    checkPreCsrf(req, await accounts.preSignInKey());
+    const { token } = req.params as { token: string };
+    if ((req.form.password ?? '') !== (req.form.password2 ?? '')) {
+      throw validationError([{ field: 'password2', code: 'same', message: 'the two passwords differ' }]);
+    }
+    const r = await accounts.completePasswordReset(token, req.form.password ?? '', clientIp(req));
+    const csrf = preToken(req, reply, publicUrl, await accounts.preSignInKey());
+    return reply.type('text/html').send(page({ title: 'Sign in', flash: { kind: 'ok', text: 'Your new password is set. Sign in to continue.' } }, signInForm(csrf, undefined, r.email)));
+  });
+
   app.post('/dashboard/sign-out', async (req, reply) => {
     if (req.user) {
       checkCsrf(req);
       await accounts.signOut(req.user, actorOf(req));
     }
     setCookie(reply, req, publicUrl, SESSION_COOKIE, '', 0);
-    return reply.redirect('/dashboard/sign-in', 303);
+    return reply.redirect('/dashboard/sign-in?done=signed_out', 303);
   });
 
   app.post('/dashboard/account/sign-out-everywhere', async (req, reply) => {
@@ -104,7 +135,7 @@ export function accountPages(app: FastifyInstance, ctx: WebDeps, accounts: Accou
     checkCsrf(req);
     await accounts.signOutEverywhere(req.user!, actorOf(req));
     setCookie(reply, req, publicUrl, SESSION_COOKIE, '', 0);
-    return reply.redirect('/dashboard/sign-in', 303);
+    return reply.redirect('/dashboard/sign-in?done=signed_out_everywhere', 303);
   });
 
   async function accountPage(u: SessionUser, extra?: Html, flash?: { kind: 'ok' | 'error'; text: string }) {
@@ -114,7 +145,10 @@ export function accountPages(app: FastifyInstance, ctx: WebDeps, accounts: Accou
       { title: 'Your account', nav: s.nav, current: '/dashboard/account', user: { ...u, merchantName: s.merchantName }, flash, home: homeOf(u) },
       html`${extra ?? ''}
 <section><h2>Two-step sign-in</h2>
-${u.totp_enabled
+${u.totp_required && !u.totp_enabled ? html`<p class="flash flash-error" role="alert" id="totp-required">${u.role === 'operator' ? 'Operators sign in with an authenticator.' : 'Your team requires an authenticator at sign-in.'} Set one up to continue.</p>` : ''}
+${u.totp_enabled && u.totp_required
+  ? html`<p>An authenticator app is required at sign-in${u.role === 'operator' ? ' (always, for operators)' : ' (your team requires it)'}.</p>`
+  : u.totp_enabled
   ? html`<p>An authenticator app is required at sign-in.</p>
 <form method="post" action="/dashboard/account/totp/disable" class="card narrow">${csrfField(u.csrf)}
 <label for="tp">Your password</label><input id="tp" name="password" type="password" autocomplete="current-password" required>

@@ -196,9 +196,11 @@ export function findLiveSession(db: Conn, idHash: string, idleSeconds: number) {
   return tables(db)
     .selectFrom('dashboard_sessions as s')
     .innerJoin('dashboard_users as u', 'u.id', 's.user_id')
+    .leftJoin('team_settings as t', 't.merchant_id', 'u.merchant_id')
     .select([
       's.id_hash', 's.csrf_token', 's.created_at as session_created_at', 's.last_seen_at',
       'u.id', 'u.merchant_id', 'u.email', 'u.role', 'u.totp_enabled',
+      sql<boolean>`u.role = 'operator' or coalesce(t.require_totp, false)`.as('totp_required'),
       sql<boolean>`s.last_seen_at < now() - interval '1 minute'`.as('stale'),
     ])
     .where('s.id_hash', '=', idHash)
@@ -240,4 +242,56 @@ export async function webKey(db: Conn, name: string, fresh: Buffer): Promise<Buf
   await tables(db).insertInto('web_keys').values({ name, key: fresh }).onConflict((oc) => oc.column('name').doNothing()).execute();
   const r = await tables(db).selectFrom('web_keys').select('key').where('name', '=', name).executeTakeFirstOrThrow();
   return r.key;
+}
+
+// --- password resets (058) ----------------------------------------------------------------------
+
+/** A new reset link of the user; the user's earlier unused links end (one live link at a time). */
+export async function insertPasswordReset(trx: Conn, r: { userId: number; tokenHash: string; issuedBy: string; ttlSeconds: number }) {
+  await tables(trx).updateTable('dashboard_password_resets').set({ used_at: sql`now()` as never }).where('user_id', '=', r.userId).where('used_at', 'is', null).execute();
+  return tables(trx)
+    .insertInto('dashboard_password_resets')
+    .values({ user_id: r.userId, token_hash: r.tokenHash, issued_by: r.issuedBy, expires_at: sql<Date>`now() + make_interval(secs => ${r.ttlSeconds})` as never, used_at: null })
+    .returning(['id', 'expires_at'])
+    .executeTakeFirstOrThrow();
+}
+
+/** The live reset link of a token hash and its (enabled) user. */
+export function findValidPasswordReset(db: Conn, tokenHash: string) {
+  return tables(db)
+    .selectFrom('dashboard_password_resets as r')
+    .innerJoin('dashboard_users as u', 'u.id', 'r.user_id')
+    .select(['r.id', 'r.user_id', 'u.email', 'u.role', 'u.merchant_id'])
+    .where('r.token_hash', '=', tokenHash)
+    .where('r.used_at', 'is', null)
+    .where('r.expires_at', '>', sql<Date>`now()`)
+    .where('u.disabled', '=', false)
+    .executeTakeFirst();
+}
+
+/** Uses the link: once (the guard), only while live. */
+export function consumePasswordReset(trx: Conn, tokenHash: string) {
+  return tables(trx)
+    .updateTable('dashboard_password_resets')
+    .set({ used_at: sql`now()` as never })
+    .where('token_hash', '=', tokenHash)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', sql<Date>`now()`)
+    .returning(['id', 'user_id'])
+    .executeTakeFirst();
+}
+
+// --- team settings (058) ------------------------------------------------------------------------
+
+export async function teamRequiresTotp(db: Conn, merchantId: number): Promise<boolean> {
+  const r = await tables(db).selectFrom('team_settings').select('require_totp').where('merchant_id', '=', merchantId).executeTakeFirst();
+  return r?.require_totp ?? false;
+}
+
+export async function setTeamRequiresTotp(db: Conn, merchantId: number, required: boolean): Promise<void> {
+  await tables(db)
+    .insertInto('team_settings')
+    .values({ merchant_id: merchantId, require_totp: required })
+    .onConflict((oc) => oc.column('merchant_id').doUpdateSet({ require_totp: required, updated_at: sql`now()` as never }))
+    .execute();
 }

@@ -11,6 +11,9 @@ import { matchTotp, newTotpSecret, otpauthUri } from './totp.js';
 import { MERCHANT_ROLES, tables, type Role, type UserRow } from './accounts-types.js';
 
 export const INVITATION_TTL_SECONDS = 7 * 24 * 3600;
+/** How long a password reset link works (once). */
+export const PASSWORD_RESET_TTL_SECONDS = 24 * 3600;
+const RESET_INVALID = 'this password reset link is not valid (used, replaced by a newer one, expired or mistyped): ask for a new one';
 export const SESSION_TTL_SECONDS = 12 * 3600;
 export const SESSION_IDLE_SECONDS = 2 * 3600;
 /** Consecutive failures that lock an account, and for how long. */
@@ -46,6 +49,8 @@ export interface SessionUser {
   email: string;
   role: Role;
   totp_enabled: boolean;
+  /** An operator, or a user of a team whose owner requires an authenticator (058). */
+  totp_required: boolean;
   csrf: string;
   sessionHash: string;
 }
@@ -188,7 +193,48 @@ export function createAccountsService(base: AccountDeps) {
     const s = await repo.findLiveSession(db, hash, SESSION_IDLE_SECONDS);
     if (!s) return undefined;
     if (s.stale) await repo.touchSession(db, hash); // at most once a minute per session
-    return { id: s.id, merchant_id: s.merchant_id, email: s.email, role: s.role, totp_enabled: s.totp_enabled, csrf: s.csrf_token, sessionHash: hash };
+    return { id: s.id, merchant_id: s.merchant_id, email: s.email, role: s.role, totp_enabled: s.totp_enabled, totp_required: s.totp_required, csrf: s.csrf_token, sessionHash: hash };
+  }
+
+  /**
+   * A one-time password reset link for a user (an owner: of its merchant; an operator: anyone, the
+   * scope given as the user's merchant, null for operators). Only the token's hash is stored; the
+   * link is answered to the issuer to hand over (the gateway sends no e-mail), never logged.
+   */
+  async function issuePasswordReset(scope: number | null, userId: number, by: Actor) {
+    const u = await repo.findUser(db, userId);
+    if (!u || u.merchant_id !== scope) throw notFound();
+    if (u.disabled) throw validationError([{ field: 'user', code: 'state', message: 'this account is disabled: enable it first' }]);
+    if (u.password_hash === null) throw validationError([{ field: 'user', code: 'state', message: 'this user has not accepted the invitation yet: invite the address again for a new link' }]);
+    const token = randomSecret('pwr_');
+    const r = await tables(db).transaction().execute(async (trx) => {
+      const row = await repo.insertPasswordReset(trx, { userId, tokenHash: sha256Hex(token), issuedBy: by.actor, ttlSeconds: PASSWORD_RESET_TTL_SECONDS });
+      await repo.insertAudit(trx, { merchantId: u.merchant_id, userId: by.userId, actor: by.actor, action: 'password_reset_issued', detail: { email: u.email }, ip: by.ip });
+      return row;
+    });
+    return { email: u.email, url: `${config.publicUrl}/dashboard/reset/${token}`, expires_at: new Date(r.expires_at).toISOString() };
+  }
+
+  async function passwordReset(token: string) {
+    const r = token.length <= 100 ? await repo.findValidPasswordReset(db, sha256Hex(token)) : undefined;
+    if (!r) throw new AppError('not_found', RESET_INVALID);
+    return r;
+  }
+
+  /** Sets a new password through a reset link: once; every session of the user ends; the lock-out is lifted. The authenticator stays. */
+  async function completePasswordReset(token: string, password: string, ip: string | null) {
+    const r = await passwordReset(token);
+    const problem = passwordProblem(password, r.email);
+    if (problem) throw validationError([{ field: 'password', code: 'len', message: problem }]);
+    const hash = await hashPassword(password);
+    return tables(db).transaction().execute(async (trx) => {
+      const used = await repo.consumePasswordReset(trx, sha256Hex(token));
+      if (!used) throw new AppError('not_found', RESET_INVALID);
+      await repo.setPassword(trx, used.user_id, hash);
+      await repo.revokeUserSessions(trx, used.user_id);
+      await repo.insertAudit(trx, { merchantId: r.merchant_id, userId: used.user_id, actor: r.email, action: 'password_reset_completed', ip });
+      return { user_id: used.user_id, email: r.email };
+    });
   }
 
   let preKey: Promise<Buffer> | undefined;
@@ -203,6 +249,20 @@ export function createAccountsService(base: AccountDeps) {
     invite,
     invitation,
     acceptInvitation,
+    issuePasswordReset,
+    passwordReset,
+    completePasswordReset,
+    teamRequiresTotp: (merchantId: number) => repo.teamRequiresTotp(db, merchantId),
+
+    /** An owner's rule for the team: everyone signs in with an authenticator. The owner sets one up first. */
+    async setTeamRequiresTotp(user: SessionUser, required: boolean, a: Actor) {
+      if (user.merchant_id === null) throw notFound();
+      if (required && !user.totp_enabled) {
+        throw validationError([{ field: 'require_totp', code: 'state', message: 'set up your own authenticator first (Your account), then require one of the team' }]);
+      }
+      await repo.setTeamRequiresTotp(db, user.merchant_id, required);
+      await audit(a, required ? 'team_totp_required' : 'team_totp_optional', user.merchant_id);
+    },
     signIn,
     authenticate,
 
@@ -239,6 +299,9 @@ export function createAccountsService(base: AccountDeps) {
     },
 
     async disableTotp(user: SessionUser, password: string, a: Actor) {
+      if (user.totp_required) {
+        throw validationError([{ field: 'totp', code: 'required', message: user.role === 'operator' ? 'operators always sign in with an authenticator: it cannot be turned off' : 'your team requires an authenticator: it cannot be turned off' }]);
+      }
       const row = await repo.findUser(db, user.id);
       if (!(await verifyPassword(password, row?.password_hash ?? null))) {
         throw validationError([{ field: 'password', code: 'password', message: 'the password is not correct' }]);

@@ -1,5 +1,5 @@
 // Kysely table types of migration 009 (dashboard users, invitations, sessions, audit log, status
-// history) and 034 (sign-in attempts per address, web keys). The accounts, dashboard and console repositories reach them through `tables(db)`.
+// history), 034 (sign-in attempts per address, web keys) and 058 (password resets, team settings). The accounts, dashboard and console repositories reach them through `tables(db)`.
 import type { ColumnType, Generated, Kysely, Selectable } from 'kysely';
 import type { Db, Trx } from '../../db/database.js';
 import type { DB } from '../../db/types.js';
@@ -80,7 +80,25 @@ export interface WebKeysTable {
   created_at: Timestamp;
 }
 
+export interface PasswordResetsTable {
+  id: Generated<number>;
+  user_id: number;
+  token_hash: string;
+  issued_by: string;
+  expires_at: Date;
+  used_at: Date | null;
+  created_at: Timestamp;
+}
+
+export interface TeamSettingsTable {
+  merchant_id: number;
+  require_totp: boolean;
+  updated_at: Timestamp;
+}
+
 export type AccountTables = {
+  dashboard_password_resets: PasswordResetsTable;
+  team_settings: TeamSettingsTable;
   sign_in_address_attempts: SignInAddressAttemptsTable;
   web_keys: WebKeysTable;
   dashboard_users: DashboardUsersTable;

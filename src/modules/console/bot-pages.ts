@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { WebDeps } from '../dashboard/deps.js';
 import type { AccountsService } from '../accounts/accounts-service.js';
 import { actorOf, checkCsrf, requireRole } from '../accounts/web-session.js';
-import { actionButton, html, page, statusBadge, table, when } from '../dashboard/html.js';
+import { actionButton, html, page, statusBadge, table, when, doneFlash } from '../dashboard/html.js';
 import { intParam } from '../dashboard/view.js';
 import { CONSOLE_NAV } from '../dashboard/nav.js';
 import type { botView } from '../bots/bot-service.js';
@@ -27,7 +27,7 @@ ${table('Bots', ['ID', 'Name', 'Platform ID', 'Games', 'State', 'Rotation', 'Lea
   b.id, b.name, b.platform_id, b.games.join(', '), statusBadge(b.status), rotation(b), b.lease_owner ?? '—', b.last_checked_at ? when(b.last_checked_at) : 'never', b.inventory_capacity,
   b.status === 'removed' ? '' : actionButton(`/console/bots/${b.id}/${b.enabled ? 'disable' : 'enable'}`, b.enabled ? 'Disable' : 'Enable', u.csrf, { danger: b.enabled }),
 ]), 'No bots.')}`;
-    return reply.type('text/html').send(page({ title: 'Bots', nav: CONSOLE_NAV, current: '/console/bots', user: { email: u.email, role: u.role, csrf: u.csrf }, home: '/console' }, body));
+    return reply.type('text/html').send(page({ title: 'Bots', nav: CONSOLE_NAV, current: '/console/bots', user: { email: u.email, role: u.role, csrf: u.csrf }, flash: doneFlash(req.query), home: '/console' }, body));
   });
 
   for (const action of ['disable', 'enable'] as const) {
@@ -36,7 +36,7 @@ ${table('Bots', ['ID', 'Name', 'Platform ID', 'Games', 'State', 'Rotation', 'Lea
       checkCsrf(req);
       const b = await ctx.bots.setEnabled(intParam((req.params as { id: string }).id) ?? 0, action === 'enable'); // 404 when missing
       await accounts.audit(actorOf(req), `bot_${action}d`, null, { bot_id: b.id, name: b.name });
-      return reply.redirect('/console/bots', 303);
+      return reply.redirect(`/console/bots?done=bot_${action}d`, 303);
     });
   }
 }

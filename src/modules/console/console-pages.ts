@@ -11,21 +11,30 @@ import { depositItemsWithBasis } from '../dashboard/price-basis.js';
 import type { AccountsService, SessionUser } from '../accounts/accounts-service.js';
 import { actorOf, checkCsrf, requireRole } from '../accounts/web-session.js';
 import { MERCHANT_ROLES, type Role } from '../accounts/accounts-types.js';
-import { actionButton, csrfField, facts, html, page, pager, shownOnce, statusBadge, table, usd, when, type Html } from '../dashboard/html.js';
+import { actionButton, csrfField, doneFlash, facts, html, money, page, pager, shownOnce, statusBadge, table, usd, when, type Html } from '../dashboard/html.js';
 import * as drepo from '../dashboard/dashboard-repo.js';
 import { intParam } from '../dashboard/view.js';
-import { auditTable, inviteForm } from '../dashboard/team-pages.js';
+import { auditTable, inviteForm, resetShown, userActions } from '../dashboard/team-pages.js';
 import { CONSOLE_NAV } from '../dashboard/nav.js';
 import * as repo from './console-repo.js';
+import { LOOKUP_MAX, lookupTerms } from './lookup.js';
 
 const operator = (req: Parameters<typeof requireRole>[0]) => requireRole(req, ['operator']);
 
 function respond(reply: FastifyReply, u: SessionUser, title: string, current: string, body: Html, flash?: { kind: 'ok' | 'error'; text: string }) {
-  return reply.type('text/html').send(page({ title, nav: CONSOLE_NAV, current, user: { email: u.email, role: u.role, csrf: u.csrf }, flash, home: '/console' }, body));
+  return reply.type('text/html').send(page({ title, nav: CONSOLE_NAV, current, user: { email: u.email, role: u.role, csrf: u.csrf }, flash: flash ?? doneFlash(reply.request.query), home: '/console' }, body));
 }
 
 const checkbox = (name: string, label: string, on: boolean) =>
   html`<div class="check"><input type="checkbox" id="${name}" name="${name}" value="on"${on ? html` checked` : ''}><label for="${name}">${label}</label></div>`;
+
+/** The one search box: a deposit or purchase of any merchant by id, merchant_tx_id, trade offer id or asset id. */
+export function lookupForm(q: string): Html {
+  return html`<form method="get" action="/console/find" class="filters" role="search" aria-label="Find a deposit or purchase">
+<div class="grow"><label for="find-q">Find a deposit or purchase <span class="hint">(id, merchant_tx_id, trade offer id or link, asset id)</span></label>
+<input id="find-q" name="q" type="search" value="${q}" maxlength="${LOOKUP_MAX}" required></div>
+<div class="buttons"><button type="submit" id="find">Find</button></div></form>`;
+}
 
 export function consolePages(app: FastifyInstance, ctx: WebDeps, accounts: AccountsService): void {
   async function merchantsPage(u: SessionUser, before: number | undefined, extra?: Html) {
@@ -33,11 +42,11 @@ export function consolePages(app: FastifyInstance, ctx: WebDeps, accounts: Accou
     const more = rows.length > drepo.PAGE_SIZE;
     const shown = rows.slice(0, drepo.PAGE_SIZE);
     const pending = await repo.pendingWithdrawals(ctx.db, 100);
-    return html`${extra ?? ''}
+    return html`${extra ?? ''}${lookupForm('')}
 <section><h2>Pending withdrawals</h2>${withdrawalTable(pending.map((w) => ({ ...w, status: 'pending' })), u.csrf, true)}</section>
 <section><h2>Merchants</h2>
 ${table('Merchants', ['ID', 'Name', 'State', 'Available', 'Hold', 'Created'], shown.map((m) => [
-  m.id, html`<a href="/console/merchants/${m.id}">${m.name}</a>`, m.enabled ? 'enabled' : 'disabled', usd(m.available ?? 0), usd(m.hold ?? 0), when(m.created_at),
+  m.id, html`<a href="/console/merchants/${m.id}">${m.name}</a>`, m.enabled ? 'enabled' : 'disabled', money(m.available ?? 0), money(m.hold ?? 0), when(m.created_at),
 ]), 'No merchants yet.')}
 ${pager('/console', {}, more ? shown[shown.length - 1].id : undefined)}</section>
 <section><h2>New merchant</h2>
@@ -49,7 +58,7 @@ ${pager('/console', {}, more ? shown[shown.length - 1].id : undefined)}</section
 
   function withdrawalTable(rows: { id: number; merchant_id?: number; name?: string; amount: number; status: string; reference: string | null; created_at: Date | string }[], csrf: string, withMerchant: boolean): Html {
     return table('Withdrawals', ['ID', ...(withMerchant ? ['Merchant'] : []), 'Amount', 'Status', 'Reference', 'Requested', 'Actions'], rows.map((w) => [
-      w.id, ...(withMerchant ? [html`<a href="/console/merchants/${w.merchant_id}">${w.name}</a>`] : []), usd(w.amount), statusBadge(w.status), w.reference, when(w.created_at),
+      w.id, ...(withMerchant ? [html`<a href="/console/merchants/${w.merchant_id}">${w.name}</a>`] : []), money(w.amount), statusBadge(w.status), w.reference, when(w.created_at),
       w.status === 'pending'
         ? html`<div class="buttons">${actionButton(`/console/withdrawals/${w.id}/complete`, 'Complete', csrf)}${actionButton(`/console/withdrawals/${w.id}/fail`, 'Fail', csrf, { danger: true })}${actionButton(`/console/withdrawals/${w.id}/cancel`, 'Cancel', csrf, { danger: true })}</div>`
         : '',
@@ -99,8 +108,8 @@ ${checkbox('deposit_preview_enabled', 'deposit-preview enabled', m.deposit_previ
 <button type="submit">Top up</button></form></section>
 <section><h2>Withdrawals</h2>${withdrawalTable(withdrawals, u.csrf, false)}</section>
 <section><h2>Users</h2>
-${table('Users', ['E-mail', 'Role', 'State', 'Authenticator', ''], users.map((x) => [x.email, x.role, x.disabled ? 'disabled' : x.password_hash ? 'active' : 'invited', x.totp_enabled ? 'on' : 'off',
-  actionButton(`/console/merchants/${id}/users/${x.id}/${x.disabled ? 'enable' : 'disable'}`, x.disabled ? 'Enable' : 'Disable', u.csrf, { danger: !x.disabled })]), 'No users yet: invite the first owner.')}
+${table('Users', ['E-mail', 'Role', 'State', 'Authenticator', 'Actions'], users.map((x) => [x.email, x.role, x.disabled ? 'disabled' : x.password_hash ? 'active' : 'invited', x.totp_enabled ? 'on' : 'off',
+  userActions(`/console/merchants/${id}/users/${x.id}`, x, u)]), 'No users yet: invite the first owner.')}
 <h3>Invite a user</h3>${inviteForm(`/console/merchants/${id}/invite`, u.csrf, ['owner', 'developer', 'viewer'])}</section>
 <section><h2>Recent audit entries</h2>${auditTable(audit)}</section>`;
   }
@@ -152,7 +161,7 @@ ${table('Users', ['E-mail', 'Role', 'State', 'Authenticator', ''], users.map((x)
     const r = await ctx.ledger.topUp(id, amountTextToMills(req.form.amount ?? ''), (req.form.reference ?? '').trim() || undefined);
     await accounts.audit(actorOf(req), 'top_up', id, { top_up_id: r.id, amount: r.amount, reference: r.reference, duplicate: r.duplicate });
     const m = await ctx.merchants.get(id);
-    return respond(reply, u, `Merchant: ${m.name}`, '/console', await merchantPage(u, id), { kind: 'ok', text: r.duplicate ? 'That reference was already credited: nothing changed.' : `Credited ${r.amount} USD.` });
+    return respond(reply, u, `Merchant: ${m.name}`, '/console', await merchantPage(u, id), { kind: 'ok', text: r.duplicate ? 'That reference was already credited: nothing changed.' : `Credited ${usd(Math.round(r.amount * 1000))}.` });
   });
 
   app.post('/console/merchants/:id/invite', async (req, reply) => {
@@ -172,7 +181,7 @@ ${table('Users', ['E-mail', 'Role', 'State', 'Authenticator', ''], users.map((x)
       const p = req.params as { id: string; uid: string };
       const id = intParam(p.id) ?? 0;
       await accounts.setUserDisabled(id, intParam(p.uid) ?? 0, action === 'disable', actorOf(req));
-      return reply.redirect(`/console/merchants/${id}`, 303);
+      return reply.redirect(`/console/merchants/${id}?done=user_${action}d`, 303);
     });
   }
 
@@ -183,7 +192,7 @@ ${table('Users', ['E-mail', 'Role', 'State', 'Authenticator', ''], users.map((x)
       const w = await ctx.ledger.transitionWithdrawal(intParam((req.params as { id: string }).id) ?? 0, action);
       await accounts.audit(actorOf(req), `withdrawal_${w.status}`, w.merchant_id, { withdrawal_id: w.id, amount: w.amount });
       const back = (req.headers.referer ?? '').includes(`/console/merchants/${w.merchant_id}`) ? `/console/merchants/${w.merchant_id}` : '/console';
-      return reply.redirect(back, 303);
+      return reply.redirect(`${back}?done=withdrawal_${w.status}`, 303);
     });
   }
 
@@ -202,9 +211,50 @@ ${table('Users', ['E-mail', 'Role', 'State', 'Authenticator', ''], users.map((x)
   ...(d.fail_cause ? [['Cause', d.fail_cause] as [string, string]] : []),
   ['Amount', usd(d.amount)],
   ['Game', d.game],
+  ['merchant_tx_id', d.merchant_tx_id ?? '—'],
+  ['Trade offer', d.trade_offer_id ?? '—'],
+  ['Fail reason', d.fail_reason ?? '—'],
   ['Created', when(d.created_at)],
+  ['Updated', when(d.updated_at)],
 ])}
 <section><h2>Items</h2>${depositItemsWithBasis(items)}</section>`);
+  });
+
+  app.get('/console/purchases/:id', async (req, reply) => {
+    const u = operator(req);
+    const id = intParam((req.params as { id: string }).id);
+    const p = id ? await drepo.findAnyPurchase(ctx.db, id) : undefined;
+    if (!p || !id) throw notFound();
+    return respond(reply, u, `Purchase #${id}`, '/console', facts([
+      ['Merchant', html`<a href="/console/merchants/${p.merchant_id}">#${p.merchant_id}</a>`],
+      ['Status', statusBadge(p.status)],
+      ['Amount', usd(p.amount)],
+      ['Game', p.game],
+      ['Item', p.item_name ?? '—'],
+      ['Asset id', p.item_asset_id ?? '—'],
+      ['merchant_tx_id', p.merchant_tx_id ?? '—'],
+      ['Trade offer', p.trade_offer_id ?? '—'],
+      ['Bot', p.bot_name ?? '—'],
+      ['Fail reason', p.fail_reason ?? '—'],
+      ['Created', when(p.created_at)],
+      ['Updated', when(p.updated_at)],
+    ]));
+  });
+
+  app.get('/console/find', async (req, reply) => {
+    const u = operator(req);
+    const raw = (req.query as { q?: unknown }).q;
+    const q = typeof raw === 'string' ? raw.slice(0, LOOKUP_MAX) : '';
+    const terms = lookupTerms(q);
+    if (terms.length === 0) return respond(reply, u, 'Find a record', '/console/find', lookupForm(''));
+    const hits = await repo.lookupRecords(ctx.db, terms);
+    if (hits.length === 1) return reply.redirect(`/console/${hits[0].kind}s/${hits[0].id}`, 303);
+    const body = html`${lookupForm(q)}
+<section><h2>Results</h2>${table('Deposits and purchases found', ['Record', 'Merchant', 'merchant_tx_id', 'Trade offer', 'Status', 'Amount', 'Created', 'Matched by'], hits.map((h) => [
+  html`<a href="/console/${h.kind}s/${h.id}">${h.kind} #${h.id}</a>`, html`<a href="/console/merchants/${h.merchant_id}">${h.merchant_name}</a>`,
+  h.merchant_tx_id ?? '—', h.trade_offer_id ?? '—', statusBadge(h.status), money(h.amount), when(h.created_at), h.matched,
+]), `No deposit or purchase has the id, merchant_tx_id, trade offer id or asset id “${q.trim()}”.`)}</section>`;
+    return reply.code(hits.length ? 200 : 404).type('text/html').send(page({ title: 'Find a record', nav: CONSOLE_NAV, current: '/console/find', user: { email: u.email, role: u.role, csrf: u.csrf }, home: '/console' }, body));
   });
 
   app.get('/console/system', async (req, reply) => {
@@ -220,8 +270,8 @@ ${ok ? '' : html`<pre class="excerpt">${JSON.stringify(verify.mismatches, null, 
 
   async function operatorsPage(u: SessionUser, extra?: Html) {
     const ops = await accounts.listUsers(null);
-    return html`${extra ?? ''}${table('Operators', ['E-mail', 'State', 'Authenticator', ''], ops.map((x) => [x.email, x.disabled ? 'disabled' : x.password_hash ? 'active' : 'invited', x.totp_enabled ? 'on' : 'off',
-      x.id === u.id ? '' : actionButton(`/console/operators/${x.id}/${x.disabled ? 'enable' : 'disable'}`, x.disabled ? 'Enable' : 'Disable', u.csrf, { danger: !x.disabled })]))}
+    return html`${extra ?? ''}${table('Operators', ['E-mail', 'State', 'Authenticator', 'Actions'], ops.map((x) => [x.email, x.disabled ? 'disabled' : x.password_hash ? 'active' : 'invited', x.totp_enabled ? 'on' : 'off (set up at next sign-in)',
+      userActions(`/console/operators/${x.id}`, x, u)]))}
 <h2>Invite an operator</h2>${inviteForm('/console/operators/invite', u.csrf, ['operator'])}`;
   }
 
@@ -242,9 +292,26 @@ ${ok ? '' : html`<pre class="excerpt">${JSON.stringify(verify.mismatches, null, 
       operator(req);
       checkCsrf(req);
       await accounts.setUserDisabled(null, intParam((req.params as { uid: string }).uid) ?? 0, action === 'disable', actorOf(req));
-      return reply.redirect('/console/operators', 303);
+      return reply.redirect(`/console/operators?done=user_${action}d`, 303);
     });
   }
+
+  app.post('/console/merchants/:id/users/:uid/password-reset', async (req, reply) => {
+    const u = operator(req);
+    checkCsrf(req);
+    const p = req.params as { id: string; uid: string };
+    const id = intParam(p.id) ?? 0;
+    const r = await accounts.issuePasswordReset(id, intParam(p.uid) ?? 0, actorOf(req));
+    const m = await ctx.merchants.get(id);
+    return respond(reply, u, `Merchant: ${m.name}`, '/console', await merchantPage(u, id, resetShown(r)));
+  });
+
+  app.post('/console/operators/:uid/password-reset', async (req, reply) => {
+    const u = operator(req);
+    checkCsrf(req);
+    const r = await accounts.issuePasswordReset(null, intParam((req.params as { uid: string }).uid) ?? 0, actorOf(req));
+    return respond(reply, u, 'Operators', '/console/operators', await operatorsPage(u, resetShown(r)));
+  });
 
   app.get('/console/audit', async (req, reply) => {
     const u = operator(req);

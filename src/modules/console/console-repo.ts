@@ -40,3 +40,49 @@ export async function jobQueueDepth(db: Db) {
      group by t.identifier order by t.identifier`.execute(db);
   return r.rows;
 }
+
+export interface LookupHit {
+  kind: 'deposit' | 'purchase';
+  id: number;
+  merchant_id: number;
+  merchant_name: string;
+  merchant_tx_id: string | null;
+  trade_offer_id: string | null;
+  status: string;
+  amount: number;
+  created_at: Date;
+  matched: string;
+}
+
+/**
+ * Any merchant's deposits and purchases whose id, merchant_tx_id, trade offer id or an item's asset
+ * id equals one of the terms (the lookup's readings of what was typed); each by an index (057).
+ */
+export async function lookupRecords(db: Db, terms: { text: string; id?: number }[], limit = 50): Promise<LookupHit[]> {
+  const texts = [...new Set(terms.map((t) => t.text))];
+  const ids = [...new Set(terms.flatMap((t) => (t.id === undefined ? [] : [t.id])))];
+  const r = await sql<LookupHit>`
+    with hits as (
+      select 'deposit' as kind, id, 'id' as matched from deposits where id = any(${ids}::bigint[])
+      union all select 'deposit', id, 'merchant_tx_id' from deposits where merchant_tx_id = any(${texts}::text[])
+      union all select 'deposit', id, 'trade offer id' from deposits where trade_offer_id = any(${texts}::text[])
+      union all select 'deposit', deposit_id, 'asset id' from deposit_items where asset_id = any(${texts}::text[])
+      union all select 'purchase', id, 'id' from purchases where id = any(${ids}::bigint[])
+      union all select 'purchase', id, 'merchant_tx_id' from purchases where merchant_tx_id = any(${texts}::text[])
+      union all select 'purchase', id, 'trade offer id' from purchases where trade_offer_id = any(${texts}::text[])
+      union all select 'purchase', id, 'asset id' from purchases where item_asset_id = any(${texts}::text[])
+    ), grouped as (
+      select kind, id, string_agg(distinct matched, ', ') as matched from hits group by kind, id
+    )
+    select g.kind, g.id::int as id, g.matched, r.merchant_id, m.name as merchant_name, r.merchant_tx_id, r.trade_offer_id, r.status, r.amount, r.created_at
+      from grouped g
+      join (select 'deposit' as kind, id, merchant_id, merchant_tx_id, trade_offer_id, status::text, amount, created_at from deposits
+             where id in (select id from grouped where kind = 'deposit')
+            union all
+            select 'purchase', id, merchant_id, merchant_tx_id, trade_offer_id, status::text, amount, created_at from purchases
+             where id in (select id from grouped where kind = 'purchase')) r on r.kind = g.kind and r.id = g.id
+      join merchants m on m.id = r.merchant_id
+     order by g.id desc
+     limit ${limit}`.execute(db);
+  return r.rows.map((x) => ({ ...x, amount: Number(x.amount) }));
+}

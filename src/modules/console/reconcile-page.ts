@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { WebDeps } from '../dashboard/deps.js';
 import type { AccountsService } from '../accounts/accounts-service.js';
 import { actorOf, checkCsrf, requireRole } from '../accounts/web-session.js';
-import { actionButton, facts, html, page, table, when } from '../dashboard/html.js';
+import { actionButton, doneFlash, facts, html, page, table, when } from '../dashboard/html.js';
 import { CONSOLE_NAV } from '../dashboard/nav.js';
 import { isAppError } from '../../domain/errors.js';
 
@@ -27,7 +27,7 @@ export function reconcilePage(app: FastifyInstance, ctx: WebDeps, accounts: Acco
 ${table('Discrepancies', ['#', 'Kind', 'Bot', 'Record', 'Merchant', 'Trade', 'Listing', 'Detail', 'What to do'], r.discrepancies.map((d) => [
   d.n, d.kind, d.bot_id ?? '—', d.record_kind ? `${d.record_kind} ${d.record_id}` : '—', d.merchant_id ?? '—', d.trade_id ?? '—', d.listing_id ?? '—', d.detail, d.action,
 ]), 'None: the records and the platform agree.')}`;
-    return reply.type('text/html').send(page({ title: 'Reconciliation', nav: CONSOLE_NAV, current: '/console/reconciliation', user: { email: u.email, role: u.role, csrf: u.csrf }, home: '/console' }, body));
+    return reply.type('text/html').send(page({ title: 'Reconciliation', nav: CONSOLE_NAV, current: '/console/reconciliation', user: { email: u.email, role: u.role, csrf: u.csrf }, flash: doneFlash(req.query), home: '/console' }, body));
   });
 
   app.post('/console/reconciliation/run', async (req, reply) => {
@@ -35,6 +35,6 @@ ${table('Discrepancies', ['#', 'Kind', 'Bot', 'Record', 'Merchant', 'Trade', 'Li
     checkCsrf(req);
     const r = await ctx.reconcile.run();
     await accounts.audit(actorOf(req), 'reconciliation_run', null, { run_id: r.run_id, discrepancies: r.total });
-    return reply.redirect('/console/reconciliation', 303);
+    return reply.redirect('/console/reconciliation?done=reconciliation_run', 303);
   });
 }

@@ -72,6 +72,11 @@ export function findAnyDeposit(db: Db, id: number) {
   return db.selectFrom('deposits').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** Any merchant's purchase (operator console). */
+export function findAnyPurchase(db: Db, id: number) {
+  return db.selectFrom('purchases').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
 export function findPurchase(db: Db, merchantId: number, id: number) {
   return db.selectFrom('purchases').selectAll().where('id', '=', id).where('merchant_id', '=', merchantId).executeTakeFirst();
 }

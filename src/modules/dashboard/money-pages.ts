@@ -7,7 +7,7 @@ import { validationError } from '../../http/errors.js';
 import { amountTextToMills } from '../admin/admin-routes.js';
 import type { AccountsService } from '../accounts/accounts-service.js';
 import { actorOf, checkCsrf } from '../accounts/web-session.js';
-import { csrfField, facts, html, pager, statusBadge, table, usd, when, type Html } from './html.js';
+import { csrfField, facts, html, money, pager, statusBadge, table, usd, when, type Html } from './html.js';
 import * as repo from './dashboard-repo.js';
 import { csv } from './records-pages.js';
 import { intParam, merchantUser, OWNER, respond, type MerchantUser, type ShellOf } from './view.js';
@@ -26,7 +26,7 @@ export function moneyPages(app: FastifyInstance, ctx: WebDeps, shell: ShellOf, a
     const shown = rows.slice(0, repo.PAGE_SIZE);
     return respond(reply, shell, u, { title: 'Ledger', current: '/dashboard/ledger' }, html`<p>Every balance movement, newest first, with the balance after it. <a href="/dashboard/ledger.csv" download>Export CSV</a></p>
 ${table('Ledger entries', ['ID', 'When', 'Kind', 'Available Δ', 'Hold Δ', 'Available after', 'Hold after', 'For'], shown.map((e) => [
-  e.id, when(e.created_at), e.kind, usd(e.available_delta), usd(e.hold_delta), usd(e.available_after), usd(e.hold_after), refLink(e.ref_type, e.ref_id),
+  e.id, when(e.created_at), e.kind, money(e.available_delta), money(e.hold_delta), money(e.available_after), money(e.hold_after), refLink(e.ref_type, e.ref_id),
 ]), 'No ledger entries yet.')}
 ${pager('/dashboard/ledger', {}, more ? shown[shown.length - 1].id : undefined)}`);
   });
@@ -51,7 +51,7 @@ ${u.role === 'owner' ? html`<form method="post" action="/dashboard/withdrawals" 
 <label for="reference">Reference <span class="hint">(optional, e.g. your payout account)</span></label><input id="reference" name="reference" maxlength="200">
 <button type="submit" id="request-withdrawal">Request withdrawal</button>
 <p class="hint">The amount leaves the available balance at once; the operator completes the payout or fails it (the amount comes back).</p></form>` : ''}
-${table('Withdrawals', ['ID', 'Amount', 'Status', 'Reference', 'Requested', 'Updated'], shown.map((w) => [w.id, usd(w.amount), statusBadge(w.status), w.reference, when(w.created_at), when(w.updated_at)]), 'No withdrawals yet.')}
+${table('Withdrawals', ['ID', 'Amount', 'Status', 'Reference', 'Requested', 'Updated'], shown.map((w) => [w.id, money(w.amount), statusBadge(w.status), w.reference, when(w.created_at), when(w.updated_at)]), 'No withdrawals yet.')}
 ${pager('/dashboard/withdrawals', {}, more ? shown[shown.length - 1].id : undefined)}`;
   }
 

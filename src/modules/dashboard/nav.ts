@@ -16,6 +16,7 @@ export const MERCHANT_NAV = [
 
 export const CONSOLE_NAV = [
   { href: '/console', label: 'Merchants' },
+  { href: '/console/find', label: 'Find a record' },
   { href: '/console/system', label: 'System' },
   { href: '/console/bots', label: 'Bots' },
   { href: '/console/reconciliation', label: 'Reconciliation' },

@@ -2,7 +2,7 @@
 // table), and the latest deposits and purchases.
 import type { FastifyInstance } from 'fastify';
 import type { WebDeps } from './deps.js';
-import { html, statusBadge, table, usd, when, facts } from './html.js';
+import { html, money, statusBadge, table, usd, when, facts } from './html.js';
 import * as repo from './dashboard-repo.js';
 import { merchantUser, respond, type ShellOf } from './view.js';
 import { createVolumeReader } from './volume.js';
@@ -55,11 +55,11 @@ ${facts([
 <link rel="stylesheet" href="/dashboard/assets/uPlot.min.css">
 <div id="volume-chart" class="chart" role="img" aria-label="Deposit and purchase volume per day, last 30 days (USD); the same numbers are in the table below" data-chart="${JSON.stringify(chart)}"></div>
 <details><summary>Volume per day (table)</summary>
-${table('Volume per day, USD (deposits and purchases in hold or completed), UTC days up to ' + today, ['Day', 'Deposits', 'Purchases'], days.map((d, i) => [d, `${usd(dep[i].amount)} (${dep[i].n})`, `${usd(pur[i].amount)} (${pur[i].n})`]).reverse())}
+${table('Volume per day, USD (deposits and purchases in hold or completed), UTC days up to ' + today, ['Day', 'Deposits', 'Purchases'], days.map((d, i) => [d, money(dep[i].amount, ` (${dep[i].n})`), money(pur[i].amount, ` (${pur[i].n})`)]).reverse())}
 </details></section>
 <section aria-labelledby="act"><h2 id="act">Recent activity</h2>
 ${table('Latest deposits and purchases', ['What', 'Status', 'Amount', 'merchant_tx_id', 'Updated'], activity.map((r) => [
-  html`<a href="/dashboard/${r.kind}s/${r.id}">${r.kind} #${r.id}</a>`, statusBadge(r.status), usd(r.amount), r.merchant_tx_id, when(r.updated_at),
+  html`<a href="/dashboard/${r.kind}s/${r.id}">${r.kind} #${r.id}</a>`, statusBadge(r.status), money(r.amount), r.merchant_tx_id, when(r.updated_at),
 ]), 'No deposits or purchases yet.')}
 </section>`,
     );

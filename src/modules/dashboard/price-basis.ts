@@ -1,7 +1,7 @@
 // "Which sources priced it at what and when" for a deposit's items (issue 25): the dashboard's
 // deposit page and the console's show the same table.
 import type { BasisReadingRow } from '../../db/tables/pricing.js';
-import { html, table, usd, when, type Html } from './html.js';
+import { html, money, table, usd, when, type Html } from './html.js';
 
 export interface ItemWithBasis {
   market_hash_name: string;
@@ -28,8 +28,8 @@ export function depositItemsWithBasis(items: readonly ItemWithBasis[]): Html {
     items.map((i) => [
       i.market_hash_name,
       i.asset_id,
-      usd(i.price),
-      i.reference === null ? '—' : usd(Number(i.reference)),
+      money(i.price),
+      i.reference === null ? '—' : money(Number(i.reference)),
       readingsCell(i.readings),
       i.flags && i.flags.length ? i.flags.join(', ') : '—',
       i.computed_at ? when(i.computed_at) : '—',

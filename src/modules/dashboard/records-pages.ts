@@ -9,7 +9,7 @@ import { notFound } from '../../http/errors.js';
 import type { AccountsService } from '../accounts/accounts-service.js';
 import { actorOf, checkCsrf } from '../accounts/web-session.js';
 import { SANDBOX_ACTIONS, helperChange, simulatorOf, type SandboxAction } from '../sandbox/sandbox-offer-change.js';
-import { actionButton, facts, html, pager, statusBadge, table, usd, when, type Html } from './html.js';
+import { actionButton, facts, html, money, pager, statusBadge, table, usd, when, type Html } from './html.js';
 import * as repo from './dashboard-repo.js';
 import { transitionFrom } from '../../domain/state-machine.js';
 import { DEPOSIT_MACHINE } from '../../domain/deposit-state.js';
@@ -89,7 +89,7 @@ export function recordPages(app: FastifyInstance, ctx: WebDeps, shell: ShellOf, 
       return respond(reply, shell, u, { title, current: path }, html`${filterForm(path, f)}
 <p><a href="${path}.csv?${q.toString()}" download>Export CSV</a> <span class="hint">(the filtered list, up to ${repo.CSV_MAX_ROWS.toLocaleString('en')} rows)</span></p>
 ${table(title, ['ID', 'Status', 'Game', 'Amount', 'merchant_tx_id', 'Partner', 'Created'], shown.map((r) => [
-  html`<a href="${path}/${r.id}">#${r.id}</a>`, statusBadge(r.status), r.game, usd(r.amount), r.merchant_tx_id, r.partner, when(r.created_at),
+  html`<a href="${path}/${r.id}">#${r.id}</a>`, statusBadge(r.status), r.game, money(r.amount), r.merchant_tx_id, r.partner, when(r.created_at),
 ]), f.status || f.game || f.from || f.to || f.merchant_tx_id ? 'Nothing matches the filter.' : `No ${kind}s yet.`)}
 ${pager(path, filterQuery(f), more ? shown[shown.length - 1].id : undefined)}`);
     });
@@ -119,7 +119,7 @@ ${pager(path, filterQuery(f), more ? shown[shown.length - 1].id : undefined)}`);
       const body = action === 'accept' ? { hold: req.form.hold === 'true' } : action === 'revert' ? { by: req.form.by === 'gateway' ? ('gateway' as const) : ('user' as const) } : {};
       await simulate(helperChange(kind, u.merchant_id, recordId, action as SandboxAction, body));
       await accounts.audit(actorOf(req), 'sandbox_helper', u.merchant_id, { kind, id: recordId, action, ...body });
-      return reply.redirect(`${path}/${recordId}`, 303);
+      return reply.redirect(`${path}/${recordId}?done=sandbox_done`, 303);
     });
 
     async function detail(req: FastifyRequest, merchantId: number, csrf: string, canAct: boolean): Promise<Html> {

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SessionUser } from '../accounts/accounts-service.js';
 import { requireRole } from '../accounts/web-session.js';
 import type { Role } from '../accounts/accounts-types.js';
-import { page, type Html } from './html.js';
+import { doneFlash, page, type Html } from './html.js';
 import type { Shell } from './nav.js';
 
 export type ShellOf = (u: SessionUser) => Promise<Shell>;
@@ -27,7 +27,7 @@ export interface ViewOptions {
 
 export async function respond(reply: FastifyReply, shell: ShellOf, u: SessionUser, opts: ViewOptions, body: Html): Promise<FastifyReply> {
   const s = await shell(u);
-  return reply.type('text/html').send(page({ ...opts, nav: s.nav, user: { email: u.email, role: u.role, csrf: u.csrf, merchantName: s.merchantName } }, body));
+  return reply.type('text/html').send(page({ ...opts, flash: opts.flash ?? doneFlash(reply.request.query), nav: s.nav, user: { email: u.email, role: u.role, csrf: u.csrf, merchantName: s.merchantName } }, body));
 }
 
 /** Query-string integers: absent or malformed is undefined (the list starts at the newest). */

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebDeps } from './deps.js';
-import { AppError, httpStatusOf, notFound } from '../../http/errors.js';
+import { AppError, forbidden, httpStatusOf, notFound } from '../../http/errors.js';
 import { createAccountsService, type SessionUser } from '../accounts/accounts-service.js';
 import { installWebBasics, SignInRequired } from '../accounts/web-session.js';
 import { accountPages, homeOf } from '../accounts/account-pages.js';
@@ -24,6 +24,9 @@ import { consolePages } from '../console/console-pages.js';
 import { botPages } from '../console/bot-pages.js';
 import { reconcilePage } from '../console/reconcile-page.js';
 import { CONSOLE_NAV, MERCHANT_NAV, type Shell } from './nav.js';
+
+/** What a user who must still set up an authenticator may open. */
+const TOTP_SETUP_PATHS = new Set(['/dashboard/account', '/dashboard/account/totp/start', '/dashboard/account/totp/confirm', '/dashboard/sign-out', '/dashboard/account/sign-out-everywhere', '/dashboard/sign-in']);
 
 const WEB_DIR = fileURLToPath(new URL('../../../web/dashboard/', import.meta.url));
 const UPLOT_DIR = path.dirname(createRequire(import.meta.url).resolve('uplot/dist/uPlot.iife.min.js'));
@@ -59,6 +62,16 @@ export const webAppRoutes = (ctx: WebDeps): FastifyPluginAsync => async (app) =>
     const m = await findMerchant(ctx.db, req.user.merchant_id);
     const refusal = m && disabledRefusal(m);
     if (refusal) throw refusal;
+  });
+
+  // Operators, and users of a team that requires it, set up an authenticator before anything else.
+  app.addHook('preHandler', async (req, reply) => {
+    const u = req.user;
+    if (!u || !u.totp_required || u.totp_enabled) return;
+    const path = req.url.split('?')[0];
+    if (TOTP_SETUP_PATHS.has(path) || /^\/dashboard\/(assets|invite|reset)\//.test(path)) return;
+    if (req.method === 'GET' || req.method === 'HEAD') return reply.redirect('/dashboard/account', 303);
+    throw forbidden('set up an authenticator first (Your account): it is required to sign in');
   });
 
   async function shell(u: SessionUser): Promise<Shell> {
