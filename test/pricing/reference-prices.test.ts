@@ -191,7 +191,7 @@ describe('reference prices on a gateway with three sources', () => {
     const partner = nextPartner();
     const inv = await inventory(gw, key, partner);
     // A plain name: a phased item is quoted by "<name> - <phase>" (test/deposits/real-items covers that).
-    const it = inv.items.find((i: { phase?: string; tradable?: boolean }) => !i.phase && i.tradable !== false)!;
+    const it = inv.items.find((i: { id: string; name: string; price: number; phase?: string; tradable?: boolean }) => !i.phase && i.tradable !== false)!;
     expect(it).toBeDefined();
     const q = await gw.merchant(key, 'POST', '/get-prices', { game: 'csgo', marketHashNames: [it.name] });
     expect(q.status).toBe(200);
