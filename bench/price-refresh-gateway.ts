@@ -33,13 +33,15 @@ function skinportList(game: string): Buffer {
   return Buffer.from(JSON.stringify(rows));
 }
 
-function csfloatPage(cursor: number): Buffer {
+/** CSFloat's cursor paging: the last page with listings names cursor 'end', which answers none. */
+function csfloatPage(cursor: string | null): Buffer {
+  if (cursor === 'end') return Buffer.from(JSON.stringify({ data: [] }));
+  const c = Number(cursor ?? 0);
   const data = [];
-  for (let i = cursor * PAGE; i < Math.min(N, (cursor + 1) * PAGE); i++) {
+  for (let i = c * PAGE; i < Math.min(N, (c + 1) * PAGE); i++) {
     data.push({ id: `l${i}`, created_at: new Date().toISOString(), type: 'buy_now', price: Math.round(usd(i, 1.02) * 100), state: 'listed', item: { market_hash_name: nameOf(i) } });
   }
-  const more = (cursor + 1) * PAGE < N;
-  return Buffer.from(JSON.stringify(more ? { data, cursor: String(cursor + 1) } : { data: [] }));
+  return Buffer.from(JSON.stringify({ data, cursor: (c + 1) * PAGE < N ? String(c + 1) : 'end' }));
 }
 
 /** Stand-ins for the sources; Skinport's and CSFloat's requests wait for open(). */
@@ -62,7 +64,7 @@ async function standIns() {
     if (u.pathname === '/csfloat') {
       await opened();
       served.csfloat++;
-      return send(csfloatPage(Number(u.searchParams.get('cursor') ?? 0)));
+      return send(csfloatPage(u.searchParams.get('cursor')));
     }
     if (u.pathname === '/steam') {
       served.steam++;
@@ -138,11 +140,13 @@ export async function priceRefreshRows(env: { gatewayDir: string; dbUrl: string;
     const opened = performance.now();
     const during = await load(spec);
     const storedDuring = (await count()) - before;
+    process.stderr.write(`get-prices p99: idle ${idle.p99} ms, during the refresh ${during.p99} ms (${storedDuring} bases stored meanwhile); waiting for the refresh to end…\n`);
     // how long the whole refresh took: until the bases stop growing
     let last = -1;
+    const giveUp = performance.now() + 15 * 60_000;
     for (;;) {
       const n = await count();
-      if (n - last < 10 && stand.served.csfloat > N / PAGE) break; // the Steam guard adds one now and then
+      if ((n - last < 10 && stand.served.csfloat > Math.ceil(N / PAGE)) || performance.now() > giveUp) break; // the Steam guard adds one now and then
       last = n;
       await new Promise((r) => setTimeout(r, 3000));
     }
