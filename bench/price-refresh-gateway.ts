@@ -121,7 +121,7 @@ export async function priceRefreshRows(env: { gatewayDir: string; dbUrl: string;
     PRICE_STEAM_MARKET_URL: `${stand.base}/steam`,
     PRICE_MIN_LIQUIDITY: '1',
     LOG_LEVEL: 'warn',
-  });
+  }, 20 * 60_000); // the book's 400 000 first bases are stored before ready
   const readyMs = performance.now() - t0;
   const bases = new pg.Client({ connectionString: u.toString() });
   await bases.connect();
