@@ -79,12 +79,13 @@ async function main() {
   // The polls' answers are made before each measured window (parsing them is the source's cost, not the engine's).
   const refresh = (changed: (i: number) => boolean) => {
     const now = Date.now();
-    const polls = SOURCES.map((s) => [s, readings(s, changed, now)] as const);
+    let polls: (readonly [(typeof SOURCES)[number], PollResult])[] = SOURCES.map((s) => [s, readings(s, changed, now)] as const);
     return async () => {
       for (const [s, r] of polls) {
         await engine.apply(s, r);
         await engine.recompute(now); // each source's poll lands on its own
       }
+      polls = []; // garbage once taken, as a poll's answer is in the gateway
     };
   };
 

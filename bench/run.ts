@@ -124,7 +124,7 @@ async function main() {
       ? { pg: cpuMeter(await postmasterPid(path.join(cluster.dir, 'pg'))), gateway: cpuMeter(gateway.child.pid!) }
       : undefined;
     if (process.env.BENCH_PG_STATEMENTS && cluster) await withClient(dbUrl, (c) => c.query('create extension if not exists pg_stat_statements'));
-    const plan = await scenarioPlan({ gatewayUrl: gateway.url, dbUrl, durationS: DURATION_S, only: ONLY, procs, updateLoop, cpu });
+    const plan = await scenarioPlan({ gatewayUrl: gateway.url, gatewayDir: GATEWAY_DIR, dbUrl, durationS: DURATION_S, only: ONLY, procs, updateLoop, cpu });
     // The statements of the scenarios only, not of their setup.
     if (process.env.BENCH_PG_STATEMENTS && cluster) await withClient(dbUrl, (c) => c.query('select pg_stat_statements_reset()'));
     const rows = await plan.run();

@@ -12,10 +12,13 @@ import { createDb, createPool } from '../src/db/database.js';
 import { createLedgerService } from '../src/modules/ledger/ledger-service.js';
 import { GAMES } from '../src/domain/games.js';
 import { webhookBacklog } from './webhook-backlog.js';
+import { priceRefreshRows } from './price-refresh-gateway.js';
 
 
 interface PlanEnv {
   gatewayUrl: string;
+  /** the checkout the gateway runs from (a second gateway is started from it) */
+  gatewayDir: string;
   dbUrl: string;
   durationS: number;
   only?: string;
@@ -222,6 +225,8 @@ export async function scenarioPlan(env: PlanEnv) {
         const r = await load({ url: gw, connections: 4, method: 'POST', paths: ['/api/v1/merchant/get-prices'], headers: key, body: { game: 'csgo', marketHashNames: names } });
         return row('POST get-prices, 2000 names', 4, r, { target: 'p99 < 30 ms' });
       });
+      // Issue 25: the same lookup on a gateway of its own whose four price sources carry 100 000 items per game.
+      await step('get-prices during a price refresh', () => priceRefreshRows({ gatewayDir: env.gatewayDir, dbUrl: env.dbUrl, durationS: D }));
       // CPU per write: how much of the gap to (c) is the database's own work for a purchase.
       const cpuPer: { name: string; pg: number; gw?: number }[] = [];
       const measured = async <T,>(name: string, count: (r: T) => number, fn: () => Promise<T>, withGateway = true): Promise<T> => {

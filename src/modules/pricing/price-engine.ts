@@ -26,14 +26,17 @@ export interface ItemPrice {
   basisId?: number;
   meta?: ItemMeta;
   computedAt?: number;
-  signature?: string;
+  /** bumped when a reading's price or liquidity changes, or a reading comes or goes */
+  rev: number;
+  /** rev of the readings the published basis was stored with */
+  storedRev?: number;
 }
 
 /** A basis computed and not yet published: stored first (persist), then published. */
 export interface StagedBasis {
   it: ItemPrice;
   basis: Basis;
-  signature: string;
+  rev: number;
 }
 
 export type Persist = (changed: readonly StagedBasis[], computedAt: number) => Promise<(number | undefined)[]>;
@@ -41,10 +44,25 @@ export type Persist = (changed: readonly StagedBasis[], computedAt: number) => P
 const SLICE = 500; // items (or readings) handled between two yields to the event loop
 const yieldToRequests = () => new Promise<void>((r) => setImmediate(r));
 
-function signatureOf(b: Basis, readings: Map<string, Reading>): string {
-  let s = `${b.deposit}|${b.sale}|${b.flags.join(',')}|${b.outliers.join(',')}|${b.stale.join(',')}|${b.illiquid.join(',')}`;
-  for (const [id, r] of readings) s += `|${id}:${r.price}:${r.liquidity ?? ''}`;
-  return s;
+const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** Whether a new basis says what the published one says (prices, flags, sources left out): no new row then. */
+function sameBasis(a: Basis, b: Basis): boolean {
+  return a.deposit === b.deposit && a.sale === b.sale && sameList(a.flags, b.flags) && sameList(a.outliers, b.outliers) && sameList(a.stale, b.stale) && sameList(a.illiquid, b.illiquid);
+}
+
+/**
+ * Basis lists are mostly empty: one shared empty list instead of four new ones per item keeps the
+ * heap (400 000 items and more) small, and with it the collector's pauses.
+ */
+const NONE: string[] = Object.freeze([]) as unknown as string[];
+function compact(b: Basis): Basis {
+  if (b.used.length === 0) b.used = NONE;
+  if (b.outliers.length === 0) b.outliers = NONE;
+  if (b.stale.length === 0) b.stale = NONE;
+  if (b.illiquid.length === 0) b.illiquid = NONE;
+  if (b.flags.length === 0) b.flags = NONE as Basis['flags'];
+  return b;
 }
 
 export function createPriceEngine(opts: { rules: PriceRules; persist?: Persist }) {
@@ -59,7 +77,7 @@ export function createPriceEngine(opts: { rules: PriceRules; persist?: Persist }
     const m = items.get(game)!;
     let it = m.get(name);
     if (!it) {
-      it = { game, name, readings: new Map(), prior: {} };
+      it = { game, name, readings: new Map(), prior: {}, rev: 0 };
       m.set(name, it);
     }
     return it;
@@ -76,19 +94,28 @@ export function createPriceEngine(opts: { rules: PriceRules; persist?: Persist }
       if (++n % SLICE === 0) await yieldToRequests();
       const it = item(r.game, r.name);
       const prev = it.readings.get(source.id);
-      if (prev && prev.price === r.price && prev.asOf === r.asOf && prev.liquidity === r.liquidity) {
-        listed.get(r.game)?.add(r.name) ?? listed.set(r.game, new Set([r.name]));
-        continue;
-      }
-      it.readings.set(source.id, { source: source.id, role: source.role, price: r.price, asOf: r.asOf, ...(r.liquidity !== undefined ? { liquidity: r.liquidity } : {}) });
-      dirty.add(it);
       listed.get(r.game)?.add(r.name) ?? listed.set(r.game, new Set([r.name]));
+      if (prev && prev.price === r.price && prev.asOf === r.asOf && prev.liquidity === r.liquidity) continue;
+      if (prev) {
+        // Updated in place: a refresh allocates (and the collector moves) nothing per known item.
+        if (prev.price !== r.price || prev.liquidity !== r.liquidity) it.rev++;
+        prev.price = r.price;
+        prev.asOf = r.asOf;
+        prev.liquidity = r.liquidity;
+      } else {
+        it.readings.set(source.id, { source: source.id, role: source.role, price: r.price, asOf: r.asOf, liquidity: r.liquidity });
+        it.rev++;
+      }
+      dirty.add(it);
     }
     for (const g of result.complete) {
       const seen = listed.get(g) ?? new Set();
       for (const it of items.get(g)!.values()) {
         if (++n % SLICE === 0) await yieldToRequests();
-        if (!seen.has(it.name) && it.readings.delete(source.id)) dirty.add(it);
+        if (!seen.has(it.name) && it.readings.delete(source.id)) {
+          it.rev++;
+          dirty.add(it);
+        }
       }
     }
   }
@@ -126,8 +153,7 @@ export function createPriceEngine(opts: { rules: PriceRules; persist?: Persist }
     const changed: StagedBasis[] = [];
     for (const it of todo) {
       const basis = referencePrice([...it.readings.values()], opts.rules, it.prior, now, it.override);
-      const signature = signatureOf(basis, it.readings);
-      if (signature !== it.signature || !it.basis) changed.push({ it, basis, signature });
+      if (!it.basis || it.rev !== it.storedRev || !sameBasis(basis, it.basis)) changed.push({ it, basis: compact(basis), rev: it.rev });
       else it.basis.expiresAt = basis.expiresAt;
       if (++n % SLICE === 0) await yieldToRequests();
     }
@@ -143,7 +169,7 @@ export function createPriceEngine(opts: { rules: PriceRules; persist?: Persist }
     changed.forEach((c, i) => {
       c.it.basis = c.basis;
       c.it.prior = c.basis.next;
-      c.it.signature = c.signature;
+      c.it.storedRev = c.rev;
       c.it.computedAt = now;
       const id = ids[i];
       if (id !== undefined) {

@@ -42,11 +42,12 @@ export interface SkinportRow {
  * (USD, rounded to mills); items with none are left out (unpriced), as are repeated names. A
  * non-USD list is refused: the gateway's money is USD.
  */
-export function skinportRows(rows: unknown): SkinportRow[] {
+export function skinportRows(rows: unknown, part: { seen: Set<string>; offset: number } = { seen: new Set(), offset: 0 }): SkinportRow[] {
   if (!Array.isArray(rows)) throw new PriceBookError('skinport: expected an array of items');
   const out: SkinportRow[] = [];
-  const seen = new Set<string>();
-  rows.forEach((r: SkinportItem, i) => {
+  const { seen, offset } = part;
+  rows.forEach((r: SkinportItem, at) => {
+    const i = offset + at;
     if (typeof r?.market_hash_name !== 'string' || r.market_hash_name === '') throw new PriceBookError(`skinport: entry ${i}: market_hash_name missing`);
     if (r.currency !== 'USD') throw new PriceBookError(`skinport: entry ${i}: currency ${JSON.stringify(r.currency)}; ask for currency=USD`);
     const price = usd(r.suggested_price) ?? usd(r.median_price) ?? usd(r.min_price);

@@ -8,10 +8,8 @@ import type { Db } from '../../db/database.js';
 import { GAMES, isGame, type Game } from '../../domain/games.js';
 import { AppError } from '../../domain/errors.js';
 import { applyRate } from '../../domain/money.js';
-import { unphasedName } from '../../domain/phases.js';
 import type { MerchantRow } from '../merchants/merchant-repo.js';
-import { PriceBook, SANDBOX_PRICEBOOK_DIR, type PriceBookEntry } from './pricebook.js';
-import { isSourceList, loadSourceList } from './price-sources.js';
+import { PriceBook } from './pricebook.js';
 import { createPriceEngine, type ItemPrice } from './price-engine.js';
 import type { Basis, Flag, PriceRules } from './reference-price.js';
 import * as repo from './price-repo.js';
@@ -20,6 +18,7 @@ import { createPoller, type Poller } from './sources/poller.js';
 import { skinportSource } from './sources/skinport.js';
 import { csfloatSource } from './sources/csfloat.js';
 import { steamMarketSource } from './sources/steam-market.js';
+import { ownBookSource, type SandboxItemName } from './sources/own-book.js';
 import { sandboxCaseReadings, SANDBOX_CASE_SOURCES } from './sandbox-cases.js';
 import type { PollResult, PriceSource } from './sources/source.js';
 
@@ -31,12 +30,6 @@ export interface BookEntry {
   exterior?: string;
   rarity?: string;
   rarity_color?: string;
-  phase?: string;
-}
-
-/** An item the sandbox may put into an inventory: the market hash name, and the phase of phased items. */
-export interface SandboxItemName {
-  name: string;
   phase?: string;
 }
 
@@ -84,22 +77,6 @@ export interface ItemBasisView {
   readings: ReturnType<typeof basisRow>['readings'];
 }
 
-/** Per-phase entries are named "<name> - <phase>"; an inventory item carries the plain name and the phase. */
-function sandboxNames(book: PriceBook): Map<Game, SandboxItemName[]> {
-  const out = new Map<Game, SandboxItemName[]>();
-  for (const g of GAMES) {
-    const list: SandboxItemName[] = [];
-    for (const e of book.list(g)) {
-      if (e.price_mills <= 0) continue;
-      const base = unphasedName(e.market_hash_name, e.phase);
-      if (base !== undefined) list.push({ name: base, phase: e.phase });
-      else list.push({ name: e.market_hash_name });
-    }
-    out.set(g, list);
-  }
-  return out;
-}
-
 /** Safe file part of an image URL: the name, URL-encoded, with a .svg suffix. */
 export function imageFileOf(name: string): string {
   return `${encodeURIComponent(name)}.svg`;
@@ -142,32 +119,19 @@ export function createPricingService(deps: { config: Config; log: Logger; db?: D
   });
   /** The own book as last loaded: it knows which names it prices per phase ("<name> - <phase>" entries). */
   let priceBook = new PriceBook();
-  let names = sandboxNames(priceBook);
+  let names = new Map<Game, SandboxItemName[]>();
   /** when a market source last answered (every source failing for PRICE_MAX_AGE_SECONDS: prices_stale) */
   let answeredAt = 0;
 
-  const book: PriceSource = {
-    id: 'book',
-    role: 'market',
-    intervalMs: config.priceRefreshSeconds * 1000,
-    maxBackoffMs: config.priceRefreshSeconds * 1000, // our own book: retried on its interval, as before
-    async poll(): Promise<PollResult> {
-      const source = config.priceBookSource ?? SANDBOX_PRICEBOOK_DIR;
-      const next = isSourceList(source) ? new PriceBook(await loadSourceList(source)) : await PriceBook.load(source);
-      const at = Date.now();
-      const readings = [];
-      for (const g of GAMES) {
-        for (const e of next.list(g)) {
-          engine.setMeta(g, e.market_hash_name, metaOf(e));
-          if (e.price_mills > 0) readings.push({ game: g, name: e.market_hash_name, price: e.price_mills, asOf: at });
-        }
-      }
-      priceBook = next;
-      names = sandboxNames(next);
-      log.info({ items: next.totalSize, source: config.priceBookSource ?? 'sandbox' }, 'price book loaded');
-      return { readings, complete: [...GAMES] };
+  const book = ownBookSource({
+    config,
+    log,
+    setMeta: (g, name, meta) => engine.setMeta(g, name, meta),
+    loaded: (b) => {
+      priceBook = b.book;
+      names = b.names;
     },
-  };
+  });
 
   // Steam's guard asks one name at a time: round-robin over the items that have a reference.
   let steamQueue: { game: Game; name: string }[] = [];
@@ -387,14 +351,5 @@ export function createPricingService(deps: { config: Config; log: Logger; db?: D
   };
 }
 
-function metaOf(e: PriceBookEntry) {
-  const m: { exterior?: string; rarity?: string; rarity_color?: string; phase?: string } = {};
-  if (e.exterior) m.exterior = e.exterior;
-  if (e.rarity) m.rarity = e.rarity;
-  if (e.rarity_color) m.rarity_color = e.rarity_color;
-  if (e.phase) m.phase = e.phase;
-  return m;
-}
-
 export type PricingService = ReturnType<typeof createPricingService>;
-export type { Basis };
+export type { Basis, SandboxItemName };

@@ -2,6 +2,7 @@
 // time, from one poll. The poller (poller.ts) keeps each source within its limits and backs off.
 import type { Game } from '../../../domain/games.js';
 import type { SourceRole } from '../reference-price.js';
+import { fetchJsonOffThread } from './json-off-thread.js';
 
 export interface SourceReading {
   game: Game;
@@ -61,6 +62,22 @@ export function retryAfterMs(header: string | null, now = Date.now()): number | 
  * GET a JSON document. Errors say the URL without its query (names) and never the headers (an API
  * key); 429 carries the wait the server asked for.
  */
+/**
+ * GET a JSON array parsed off the event loop (fetchJsonOffThread), its elements given to onRows a
+ * slice at a time; answers the body when it is not an array. Errors as getJson's.
+ */
+export async function getJsonRows(url: string, onRows: (rows: unknown[], offset: number) => void, headers: Record<string, string> = {}, timeoutMs = 30_000): Promise<{ body?: unknown }> {
+  const where = url.split('?')[0];
+  const a = await fetchJsonOffThread(url, { accept: 'application/json', ...headers }, timeoutMs, onRows);
+  if (a.kind === 'failed') throw new SourceError(`${where}: ${a.message}`);
+  if (a.kind === 'status') {
+    const wait = retryAfterMs(a.retryAfter);
+    throw new SourceError(a.status === 429 ? `${where}: HTTP 429 (rate limited)` : `${where}: HTTP ${a.status}`, wait);
+  }
+  if (a.kind === 'not-json') throw new SourceError(`${where}: not JSON`);
+  return a.kind === 'body' ? { body: a.body } : {};
+}
+
 export async function getJson(url: string, headers: Record<string, string> = {}, timeoutMs = 30_000): Promise<unknown> {
   const where = url.split('?')[0];
   let res: Response;
