@@ -2,6 +2,10 @@
 // a database the same way at a small scale (test/trust/grown-plans.test.ts). See seed-year.ts for
 // what is generated and how.
 import type pg from 'pg';
+import { WEBHOOK_DEPOSIT_STATUSES, WEBHOOK_PURCHASE_STATUSES } from '../src/modules/webhooks/webhook-schemas.js';
+
+/** A SQL list of fixed status names (our own constants, not input). */
+const inList = (xs: readonly string[]) => xs.map((x) => `'${x}'`).join(', ');
 
 export const MERCHANTS = 100;
 
@@ -213,6 +217,7 @@ export async function seedYear(c: pg.ClientBase, opts: SeedOptions): Promise<{ t
            case when ${u('h.id', 20)} >= 0.003 then h.at + interval '1 second' end, h.at, md5(h.id::text)
       from record_status_history h
      where h.from_status is not null and h.at > now() - make_interval(days => ${webhookDays})
+       and (h.kind = 'deposit' and h.to_status in (${inList(WEBHOOK_DEPOSIT_STATUSES)}) or h.kind = 'purchase' and h.to_status in (${inList(WEBHOOK_PURCHASE_STATUSES)}))
      order by h.id`);
   await step('webhook_attempts', `
     insert into webhook_attempts (event_id, attempt, attempted_at, target_url, status_code, latency_ms, error, response_excerpt)

@@ -91,4 +91,8 @@ export const LedgerVerifySchema = Type.Object({
       ledger_hold: Type.Integer(),
     }),
   ),
+  entries: Type.Optional(Type.Integer({ description: 'entries read by this run (an incremental run reads only those past its checkpoint)' })),
+  from_id: Type.Optional(Type.Integer({ description: 'the checkpoint this run started from (0: none)' })),
+  checkpoint_id: Type.Optional(Type.Integer({ description: 'the checkpoint stored after this run (unchanged on a mismatch)' })),
+  incremental: Type.Optional(Type.Boolean({ description: 'true when the run started from the stored checkpoint' })),
 });
