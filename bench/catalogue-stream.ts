@@ -6,7 +6,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../src/config.js';
-import { startGateway } from '../src/app.js';
+import { startGateway } from '../src/assembly/app.js';
 import { startEmbeddedPostgres } from '../src/db/embedded.js';
 import { seedSyntheticListings } from './synthetic-listings.js';
 

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { loadConfig } from '../src/config.js';
-import { startGateway, type Gateway } from '../src/app.js';
+import { startGateway, type Gateway } from '../src/assembly/app.js';
 import { startEmbeddedPostgres } from '../src/db/embedded.js';
 import { createAccountsService, type AccountsService } from '../src/modules/accounts/accounts-service.js';
 

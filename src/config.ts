@@ -2,7 +2,9 @@
 // as a typed object. Nothing else in the code reads process.env.
 import path from 'node:path';
 import type { Game } from './domain/games.js';
-import { parseSecretsKey } from './platform/steam/secret-box.js';
+import { baseUrl, bool, ConfigError, gameList, httpUrl, int, oneOf, parseRetrySchedule, parseSecretsKey, ratio, usd, type Env } from './config-parse.js';
+
+export { ConfigError, parseRetrySchedule };
 
 export type PlatformKind = 'sandbox' | 'steam';
 
@@ -159,7 +161,6 @@ export interface SteamSettings {
   sendSettleMs: number;
 }
 
-export class ConfigError extends Error {}
 
 /** The highest rate limit a setting or a merchant's own limit may name (requests per minute). */
 export const RATE_LIMIT_MAX_PER_MINUTE = 10_000_000;
@@ -169,79 +170,19 @@ export const STEAM_CS2_MIN_HOLD_SECONDS = 7 * 86400 + 3600;
 /** In DATA_DIR: the PUBLIC_URL of the gateway's last start, for the links the CLI prints without PUBLIC_URL set. */
 export const PUBLIC_URL_FILE = 'public-url';
 
-type Env = Record<string, string | undefined>;
 
-function int(env: Env, name: string, def: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return def;
-  if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be an integer, got "${raw}"`);
-  const n = Number(raw);
-  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
-  return n;
-}
 
-function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], def: T): T {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return def;
-  if (!(allowed as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
-  return raw as T;
-}
 
-function bool(env: Env, name: string, def: boolean): boolean {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return def;
-  if (/^(1|true|yes|on)$/i.test(raw)) return true;
-  if (/^(0|false|no|off)$/i.test(raw)) return false;
-  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
-}
 
-export function parseRetrySchedule(raw: string): number[] {
-  const parts = raw.split(',').map((s) => s.trim());
-  if (parts.length === 0 || parts.some((p) => !/^\d+$/.test(p))) {
-    throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE must be comma-separated whole seconds, got "${raw}"`);
-  }
-  return parts.map(Number);
-}
 
-function baseUrl(env: Env, name: string, def: string): string {
-  const raw = (env[name] || def).replace(/\/+$/, '');
-  let u: URL;
-  try {
-    u = new URL(raw);
-  } catch {
-    throw new ConfigError(`${name} must be an absolute http(s) URL, got "${raw}"`);
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(`${name} must be an absolute http(s) URL, got "${raw}"`);
-  return raw;
-}
 
-function usd(env: Env, name: string, def: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return def;
-  if (!/^\d{1,12}(\.\d{1,3})?$/.test(raw.trim())) throw new ConfigError(`${name} must be a USD amount with at most 3 decimals, got "${raw}"`);
-  return Math.round(Number(raw.trim()) * 1000);
-}
 
-function gameList(env: Env, name: string): Game[] {
-  const all: Game[] = ['csgo', 'rust', 'dota2', 'tf2'];
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return all;
-  const list = raw.split(',').map((g) => g.trim()).filter(Boolean);
-  const bad = list.filter((g) => !(all as string[]).includes(g));
-  if (bad.length || list.length === 0) throw new ConfigError(`${name} must be a comma-separated list of ${all.join(', ')}, got "${raw}"`);
-  return [...new Set(list)] as Game[];
-}
 
 /** Steam mode refuses to start without a well-formed key for the bots' secrets. */
 function botSecretsKey(env: Env, platform: PlatformKind): string | undefined {
   const raw = env.BOT_SECRETS_KEY || undefined;
-  if (raw !== undefined) {
-    try {
-      parseSecretsKey(raw);
-    } catch (err) {
-      throw new ConfigError((err as Error).message);
-    }
-  } else if (platform === 'steam') {
+  if (raw !== undefined) parseSecretsKey(raw);
+  else if (platform === 'steam') {
     throw new ConfigError('BOT_SECRETS_KEY is required with PLATFORM=steam (32 bytes, e.g. `openssl rand -base64 32`)');
   }
   return raw;
@@ -388,20 +329,7 @@ export interface PricingConfig {
   sandboxCases: boolean;
 }
 
-function ratio(env: Env, name: string, def: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return def;
-  const n = Number(raw);
-  if (!/^\d+(\.\d+)?$/.test(raw.trim()) || !(n > 1) || n > 1000) throw new ConfigError(`${name} must be a ratio above 1 (e.g. 1.5), got "${raw}"`);
-  return n;
-}
 
-function httpUrl(env: Env, name: string, def?: string): string | undefined {
-  const raw = env[name] || def;
-  if (raw === undefined) return undefined;
-  if (!/^https?:\/\/\S+$/i.test(raw)) throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
-  return raw;
-}
 
 function pricingConfig(env: Env): PricingConfig {
   const skinportUrls = (env.PRICE_SKINPORT ?? '').split(/\s+/).filter(Boolean);

@@ -2,7 +2,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig, ConfigError, PUBLIC_URL_FILE } from './config.js';
-import { startGateway } from './app.js';
+import { startGateway } from './assembly/app.js';
 import { StartupError } from './db/startup-error.js';
 
 async function main(): Promise<void> {

@@ -4,7 +4,7 @@ import crypto from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { loadConfig } from '../src/config.js';
-import { startGateway, type Gateway, type StartOptions } from '../src/app.js';
+import { startGateway, type Gateway, type StartOptions } from '../src/assembly/app.js';
 import { installResponseCheck } from './contract/response-check.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';

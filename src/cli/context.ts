@@ -9,7 +9,7 @@ import { PUBLIC_URL_FILE, type Config } from '../config.js';
 import { createDb, createPool } from '../db/database.js';
 import { startEmbeddedPostgres, type EmbeddedDb } from '../db/embedded.js';
 import { migrate } from '../db/migrate.js';
-import { createContext, type AppContext } from '../context.js';
+import { createContext, type AppContext } from '../assembly/context.js';
 import { loadPlatformAdapter } from '../platform/index.js';
 import { systemClock } from '../domain/clock.js';
 

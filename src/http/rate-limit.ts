@@ -20,7 +20,7 @@
 // allowed), through the one error type (AppError kind rate_limited, mapped in errors.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from './errors.js';
-import { normaliseIp } from './auth.js';
+import { normaliseIp } from './client-ip.js';
 import type { RateLimitSettings } from '../config.js';
 
 export type Door = 'merchant' | 'hosted' | 'sign_in' | 'public';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { startTestGateway, type TestGateway } from '../helpers.js';
-import { OPERATIONS } from '../../src/http/openapi-operations.js';
+import { OPERATIONS } from '../../src/assembly/openapi-operations.js';
 import { compileStrict } from './response-check.js';
 
 let gw: TestGateway;

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import Fastify from 'fastify';
 import swagger from '@fastify/swagger';
 import { installResponseCheck, takeViolations } from './response-check.js';
-import { finishDocument } from '../../src/http/openapi-document.js';
+import { finishDocument } from '../../src/assembly/openapi-document.js';
 
 async function appWith(answer: () => { status: number; body: unknown }) {
   const app = Fastify();

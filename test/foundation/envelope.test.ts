@@ -181,7 +181,7 @@ describe('operational endpoints', () => {
 
 describe('logs', () => {
   it('mask hosted page tokens in request URLs', async () => {
-    const { maskTokens } = await import('../../src/http/server.js');
+    const { maskTokens } = await import('../../src/assembly/server.js');
     expect(maskTokens('/deposit/abcDEF123_-xyz')).toBe('/deposit/***');
     expect(maskTokens('/api/v1/hosted/abcDEF123/status?x=1')).toBe('/api/v1/hosted/***/status?x=1');
     expect(maskTokens('/api/v1/merchant/balance')).toBe('/api/v1/merchant/balance');

@@ -1,8 +1,8 @@
 // Every task a feature's -jobs.ts declares has exactly one handler in the worker's task list,
 // and the list handles nothing undeclared (a job added under a name nobody handles would wait forever).
 import { describe, expect, it } from 'vitest';
-import type { AppContext } from '../../src/context.js';
-import { buildTaskList } from '../../src/jobs/index.js';
+import type { AppContext } from '../../src/assembly/context.js';
+import { buildTaskList } from '../../src/assembly/worker.js';
 import { DEPOSIT_TASKS, depositJobKey } from '../../src/modules/deposits/deposit-jobs.js';
 import { PURCHASE_TASKS, purchaseJobKey } from '../../src/modules/purchases/purchase-jobs.js';
 import { CATALOGUE_TASKS, catalogueJobKey } from '../../src/modules/catalogue/catalogue-jobs.js';

@@ -1,7 +1,7 @@
 // The retention job in a running gateway: scheduled at start (one keyed job for all instances), and
 // its handler prunes and keeps the chain going (the next run RETENTION_INTERVAL_SECONDS later).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTaskList } from '../../src/jobs/index.js';
+import { buildTaskList } from '../../src/assembly/worker.js';
 import { RETENTION_TASKS } from '../../src/modules/retention/retention-jobs.js';
 import { startTestGateway, type TestGateway } from '../helpers.js';
 

@@ -6,7 +6,7 @@ import type { WebDeps } from '../dashboard/deps.js';
 import { adminSecurity, envelopeOf, IdParam } from '../../http/schemas.js';
 import { AuditEntrySchema, DashboardUserSchema, InvitationSchema } from './account-schemas.js';
 import { ok } from '../../http/envelope.js';
-import { createAccountsService, type Actor } from './accounts-service.js';
+import type { AccountsService, Actor } from './accounts-service.js';
 import { clientIp } from './web-session.js';
 import type { Role } from './accounts-types.js';
 
@@ -36,8 +36,8 @@ export function userView(u: { id: number; merchant_id: number | null; email: str
   };
 }
 
-export const accountAdminRoutes = (ctx: WebDeps): FastifyPluginAsync => async (app) => {
-  const accounts = createAccountsService(ctx);
+export const accountAdminRoutes = (ctx: Pick<WebDeps, 'merchants'> & { accounts: AccountsService }): FastifyPluginAsync => async (app) => {
+  const { accounts } = ctx;
   const common = { tags: ['admin', 'accounts'], security: adminSecurity };
   const invitation = { 201: envelopeOf(InvitationSchema) };
   const by = (ip: string): Actor => ({ userId: null, actor: 'admin-token', ip });

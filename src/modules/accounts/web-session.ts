@@ -4,7 +4,7 @@ import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { safeEqual } from '../../domain/secrets.js';
 import { forbidden } from '../../http/errors.js';
-import { normaliseIp } from '../../http/auth.js';
+import { normaliseIp } from '../../http/client-ip.js';
 import type { Actor, SessionUser } from './accounts-service.js';
 import type { Role } from './accounts-types.js';
 

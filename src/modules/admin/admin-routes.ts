@@ -1,7 +1,8 @@
 // Operator API (DESIGN 5): merchants, keys, balances, withdrawals and the ledger.
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { MerchantService } from '../merchants/merchant-service.js';
+import type { LedgerService } from '../ledger/ledger-service.js';
 import { adminSecurity, envelopeOf, HttpUrl, IdParam, Paging } from '../../http/schemas.js';
 import * as R from './admin-schemas.js';
 import { ok } from '../../http/envelope.js';
@@ -67,7 +68,7 @@ export function amountTextToMills(text: string, field = 'amount'): number {
   return mills;
 }
 
-export const adminRoutes = (ctx: AppContext): FastifyPluginAsync => async (app) => {
+export const adminRoutes = (ctx: { merchants: MerchantService; ledger: LedgerService }): FastifyPluginAsync => async (app) => {
   const common = { tags: ['admin'], security: adminSecurity };
 
   app.post('/merchants', { schema: { ...common, summary: 'Create a merchant (answers the API key and webhook secret once)', body: CreateMerchant, response: { 201: envelopeOf(R.CreatedMerchantSchema) } } }, async (req, reply) => {

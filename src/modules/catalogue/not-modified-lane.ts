@@ -12,7 +12,7 @@
 import type http from 'node:http';
 import { isGame, type Game } from '../../domain/games.js';
 import { sha256Hex } from '../../domain/secrets.js';
-import { merchantRefusal } from '../../http/auth.js';
+import { merchantRefusal } from '../merchants/auth.js';
 import { headersOf, type Decision } from '../../http/rate-limit.js';
 import type { MerchantRow } from '../merchants/merchant-repo.js';
 import type { KeyCache } from '../merchants/key-cache.js';

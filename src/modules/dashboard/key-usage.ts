@@ -4,7 +4,7 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
-import { normaliseIp } from '../../http/auth.js';
+import { normaliseIp } from '../../http/client-ip.js';
 
 const EVERY_MS = 60_000;
 const MAX_TRACKED = 50_000;

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebDeps } from './deps.js';
 import { AppError, forbidden, httpStatusOf, notFound } from '../../http/errors.js';
-import { createAccountsService, type SessionUser } from '../accounts/accounts-service.js';
+import type { AccountsService, SessionUser } from '../accounts/accounts-service.js';
 import { installWebBasics, SignInRequired } from '../accounts/web-session.js';
 import { accountPages, homeOf } from '../accounts/account-pages.js';
 import { findById as findMerchant } from '../merchants/merchant-repo.js';
@@ -47,8 +47,8 @@ function loadAssets() {
   return assets;
 }
 
-export const webAppRoutes = (ctx: WebDeps): FastifyPluginAsync => async (app) => {
-  const accounts = createAccountsService(ctx);
+export const webAppRoutes = (ctx: WebDeps & { accounts: AccountsService }): FastifyPluginAsync => async (app) => {
+  const { accounts } = ctx;
   const assets = loadAssets();
   // HTML pages are not part of the JSON API's OpenAPI document.
   app.addHook('onRoute', (r) => {

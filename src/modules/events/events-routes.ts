@@ -1,14 +1,12 @@
 // The events API (beyond the spec): the merchant's webhook events. Thin: schemas and one service call.
 import type { FastifyPluginAsync } from 'fastify';
-import type { Db } from '../../db/database.js';
 import { envelopeOf, merchantSecurity } from '../../http/schemas.js';
 import { ok } from '../../http/envelope.js';
-import { createEventsService, type ListEventsInput } from './events-service.js';
+import type { EventsService, ListEventsInput } from './events-service.js';
 import { EventIdParam, EventListSchema, EventWithAttemptsSchema, ListEventsQuery } from './events-schemas.js';
 
-export const eventsRoutes = (ctx: { db: Db }): FastifyPluginAsync => async (app) => {
-  // A reader of the webhook tables with no state of its own: built here, not in the composition root.
-  const events = createEventsService(ctx);
+export const eventsRoutes = (ctx: { events: EventsService }): FastifyPluginAsync => async (app) => {
+  const { events } = ctx;
   const common = { tags: ['events'], security: merchantSecurity };
 
   app.get(

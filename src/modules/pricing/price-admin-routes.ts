@@ -10,8 +10,7 @@ import type { Game } from '../../domain/games.js';
 import { clientIp } from '../accounts/web-session.js';
 import { amountToMills } from '../admin/admin-routes.js';
 import { LISTED_FLAGS, type ItemBasisView, type PricingService } from './pricing-service.js';
-import { createPriceAdminService, type PriceActor } from './price-admin-service.js';
-import type { Db } from '../../db/database.js';
+import type { PriceActor, PriceAdminService } from './price-admin-service.js';
 
 const Usd = Nullable(Type.Number());
 const ReadingSchema = Type.Object({
@@ -82,8 +81,8 @@ export function basisWire(b: ItemBasisView) {
   return { ...b, reference: usd(b.reference), deposit_price: usd(b.deposit_price), sale_price: usd(b.sale_price), pending_jump: usd(b.pending_jump), readings: b.readings.map((r) => ({ ...r, price: millsToUsd(r.price) })) };
 }
 
-export const priceAdminRoutes = (ctx: { db: Db; pricing: PricingService }): FastifyPluginAsync => async (app) => {
-  const admin = createPriceAdminService(ctx);
+export const priceAdminRoutes = (ctx: { pricing: PricingService; priceAdmin: PriceAdminService }): FastifyPluginAsync => async (app) => {
+  const admin = ctx.priceAdmin;
   const common = { tags: ['admin'], security: adminSecurity };
   const by = (req: Parameters<typeof clientIp>[0]): PriceActor => ({ actor: 'admin-token', userId: null, ip: clientIp(req) });
 

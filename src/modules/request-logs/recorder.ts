@@ -6,7 +6,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { Db } from '../../db/database.js';
-import { normaliseIp } from '../../http/auth.js';
+import { normaliseIp } from '../../http/client-ip.js';
 import { insertBatch, pruneOlderThan, type RequestLogEntry } from './request-log-repo.js';
 
 const FLUSH_MS = 1000;

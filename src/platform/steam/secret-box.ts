@@ -20,16 +20,8 @@ export interface BotSecrets {
 export const secretsAad = (accountName: string) => `bot:${accountName.toLowerCase()}`;
 export const refreshTokenAad = (accountName: string) => `bot-refresh:${accountName.toLowerCase()}`;
 
-/** Parses BOT_SECRETS_KEY: 64 hex characters or base64 of exactly 32 bytes. */
-export function parseSecretsKey(raw: string): Buffer {
-  const s = raw.trim();
-  const hex = /^[0-9a-f]{64}$/i.test(s);
-  const key = hex ? Buffer.from(s, 'hex') : /^[A-Za-z0-9+/_-]{43}=?$/.test(s) ? Buffer.from(s, 'base64') : Buffer.alloc(0);
-  if (key.length !== 32) {
-    throw new SecretKeyError('BOT_SECRETS_KEY must be 32 bytes as 64 hex characters or base64 (e.g. `openssl rand -base64 32`)');
-  }
-  return key;
-}
+// The key's format is a setting's: config-parse.ts reads it (config.ts checks it at start).
+export { parseSecretsKey } from '../../config-parse.js';
 
 export interface SecretBox {
   seal(plain: string, aad: string): Buffer;

@@ -2,17 +2,17 @@
 import crypto from 'node:crypto';
 import type http from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyError } from 'fastify';
-import { AppError, httpStatusOf, validationError } from './errors.js';
-import { validatorCompiler } from './validation.js';
+import { AppError, httpStatusOf, validationError } from '../http/errors.js';
+import { validatorCompiler } from '../http/validation.js';
 import { registerMetrics } from './metrics.js';
-import { clientErrorHandler, closeIfBodyUnread, findBadString, frameworkErrors, hasBadQueryEncoding, timeoutOptions, useStrictJsonParser } from './edges.js';
+import { clientErrorHandler, closeIfBodyUnread, findBadString, frameworkErrors, hasBadQueryEncoding, timeoutOptions, useStrictJsonParser } from '../http/edges.js';
 import { ping } from '../db/database.js';
 import { registerRoutes } from './routes.js';
 import { registerOpenApi } from './openapi.js';
-import type { AppContext } from '../context.js';
-import { AccessLog, maskTokens } from './access-log.js';
+import type { AppContext } from './context.js';
+import { AccessLog, maskTokens } from '../http/access-log.js';
 import { AVAILABLE_PATH, notModifiedLane } from '../modules/catalogue/not-modified-lane.js';
-import { createRateLimits } from './rate-limit.js';
+import { createRateLimits } from '../http/rate-limit.js';
 
 export { maskTokens };
 

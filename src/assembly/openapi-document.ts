@@ -4,7 +4,7 @@
 // Pure: document in, document out.
 import { Type } from '@sinclair/typebox';
 import { OPERATIONS, type ErrorStatus } from './openapi-operations.js';
-import { DESCRIPTIONS, INTRO, TAGS, TAG_GROUPS } from './openapi-guide.js';
+import { DESCRIPTIONS, INTRO, TAGS, TAG_GROUPS } from '../http/openapi-guide.js';
 import { DepositWebhookBody, PurchaseWebhookBody } from '../modules/webhooks/webhook-schemas.js';
 import { depositWebhook, purchaseWebhook } from './openapi-examples.js';
 

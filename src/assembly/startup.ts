@@ -1,9 +1,9 @@
 // Feature start-up hooks (price book load, sandbox seed…), run once per instance before serving.
-import type { AppContext } from '../context.js';
-import { catalogueStartup } from './catalogue/catalogue-tasks.js';
-import { webhookStartup } from './webhooks/webhook-tasks.js';
-import { reconcileStartup } from './reconcile/reconcile-tasks.js';
-import { retentionStartup } from './retention/retention-tasks.js';
+import type { AppContext } from './context.js';
+import { catalogueStartup } from '../modules/catalogue/catalogue-tasks.js';
+import { webhookStartup } from '../modules/webhooks/webhook-tasks.js';
+import { reconcileStartup } from '../modules/reconcile/reconcile-tasks.js';
+import { retentionStartup } from '../modules/retention/retention-tasks.js';
 
 export type StartupHook = (ctx: AppContext) => Promise<void>;
 

@@ -7,8 +7,8 @@ import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../db/database.js';
 import { safeEqual } from '../domain/secrets.js';
-import { AppError } from './errors.js';
-import { registerRouteStats, type RouteStats } from './route-stats.js';
+import { AppError } from '../http/errors.js';
+import { registerRouteStats, type RouteStats } from '../http/route-stats.js';
 import { rotationOf } from '../modules/bots/bot-service.js';
 import { listBots } from '../platform/steam/bot-repo.js';
 

@@ -2,26 +2,29 @@
 // only what it uses. Routes and task handlers receive the finished context.
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
-import type { Db } from './db/database.js';
-import type { Clock } from './domain/clock.js';
-import { createMerchantService } from './modules/merchants/merchant-service.js';
-import { createLedgerService } from './modules/ledger/ledger-service.js';
-import { createWebhookService } from './modules/webhooks/webhook-service.js';
-import { createPricingService } from './modules/pricing/pricing-service.js';
-import { createDepositService } from './modules/deposits/deposit-service.js';
-import { createPlatform } from './platform/index.js';
-import type { TradingPlatform } from './platform/port.js';
-import type { SessionProvider } from './platform/steam/session.js';
-import { createCatalogueService } from './modules/catalogue/catalogue-service.js';
-import { createPurchaseService } from './modules/purchases/purchase-service.js';
-import { createIntentService } from './modules/intents/intent-service.js';
-import { createHostedService } from './modules/hosted/hosted-service.js';
-import { createBotService } from './modules/bots/bot-service.js';
-import { createBotStockSync } from './modules/catalogue/bot-stock.js';
-import { createReconcileService } from './modules/reconcile/reconcile-service.js';
-import { createJobRelay } from './jobs/relay.js';
-import type { CommitTaps } from './db/commit-taps.js';
+import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
+import type { Clock } from '../domain/clock.js';
+import { createMerchantService } from '../modules/merchants/merchant-service.js';
+import { createLedgerService } from '../modules/ledger/ledger-service.js';
+import { createWebhookService } from '../modules/webhooks/webhook-service.js';
+import { createPricingService } from '../modules/pricing/pricing-service.js';
+import { createDepositService } from '../modules/deposits/deposit-service.js';
+import { createPlatform } from '../platform/index.js';
+import type { TradingPlatform } from '../platform/port.js';
+import type { SessionProvider } from '../platform/steam/session.js';
+import { createCatalogueService } from '../modules/catalogue/catalogue-service.js';
+import { createPurchaseService } from '../modules/purchases/purchase-service.js';
+import { createIntentService } from '../modules/intents/intent-service.js';
+import { createHostedService } from '../modules/hosted/hosted-service.js';
+import { createBotService } from '../modules/bots/bot-service.js';
+import { createBotStockSync } from '../modules/catalogue/bot-stock.js';
+import { createReconcileService } from '../modules/reconcile/reconcile-service.js';
+import { createAccountsService } from '../modules/accounts/accounts-service.js';
+import { createEventsService } from '../modules/events/events-service.js';
+import { createPriceAdminService } from '../modules/pricing/price-admin-service.js';
+import { createJobRelay } from '../jobs/relay.js';
+import type { CommitTaps } from '../db/commit-taps.js';
 
 export interface BaseContext {
   config: Config;
@@ -51,13 +54,16 @@ export function createContext(base: BaseContext) {
   const hosted = createHostedService({ db, config, clock, deposits });
   const bots = createBotService({ db, config, platform });
   const reconcile = createReconcileService({ db, log, clock, settings: config.reconcile, platform });
+  const accounts = createAccountsService({ db, config, clock });
+  const events = createEventsService({ db });
+  const priceAdmin = createPriceAdminService({ db, pricing });
   const botStock = createBotStockSync({ db, log, settings: config.botSync, platform, pricing, state: catalogue.pageState });
   // Offer changes the platform reports (accepted, declined, expired, canceled, hold ended,
   // reverted) become deposit / purchase transitions (through the offer layer, src/platform/offers.ts).
   platform.onOfferChange((change) => (change.offer === 'deposit' ? deposits.applyOfferChange(change) : purchases.applyOfferChange(change)));
   // A real platform confirms (and keeps) an offer only while its record still wants it.
   platform.onOfferGuard?.((offer, id, tradeOfferId) => (offer === 'deposit' ? deposits.wantsOffer(id, tradeOfferId) : purchases.wantsOffer(id, tradeOfferId)));
-  return { ...base, jobRelay, merchants, ledger, webhooks, pricing, platform, deposits, catalogue, purchases, intents, hosted, bots, botStock, reconcile };
+  return { ...base, jobRelay, merchants, ledger, webhooks, pricing, platform, deposits, catalogue, purchases, intents, hosted, bots, botStock, reconcile, accounts, events, priceAdmin };
 }
 
 export type AppContext = ReturnType<typeof createContext>;

@@ -1,14 +1,14 @@
 // Every route of the service, grouped by audience. Each feature exports a Fastify plugin.
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../context.js';
-import { adminAuth, merchantAuth } from './auth.js';
+import type { AppContext } from './context.js';
+import { adminAuth, merchantAuth } from '../modules/merchants/auth.js';
 import { createKeyCache, type KeyCache } from '../modules/merchants/key-cache.js';
 import { balanceRoutes } from '../modules/ledger/balance-routes.js';
 import { adminRoutes } from '../modules/admin/admin-routes.js';
-import { merchantFeatureRoutes, adminFeatureRoutes, publicFeatureRoutes } from '../modules/index.js';
+import { merchantFeatureRoutes, adminFeatureRoutes, publicFeatureRoutes } from './feature-routes.js';
 import { recordKeyUsage, type KeyUsage } from '../modules/dashboard/key-usage.js';
 import { createRequestLogRecorder, type RequestLogRecorder } from '../modules/request-logs/recorder.js';
-import type { RateLimits } from './rate-limit.js';
+import type { RateLimits } from '../http/rate-limit.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

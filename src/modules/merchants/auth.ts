@@ -1,20 +1,17 @@
-// Merchant authentication (spec 5) and operator authentication (DESIGN 5).
+// Merchant authentication (spec 5) and operator authentication (DESIGN 5): the hooks the
+// assembly puts on the merchant and operator APIs, and merchantRefusal for the 304 lane.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { digestsEqual, sha256Hex, safeEqual } from '../domain/secrets.js';
-import { AppError } from './errors.js';
-import type { MerchantRow } from '../modules/merchants/merchant-repo.js';
-import type { KeyCache } from '../modules/merchants/key-cache.js';
-import { disabledRefusal } from '../modules/merchants/disabled.js';
+import { digestsEqual, sha256Hex, safeEqual } from '../../domain/secrets.js';
+import { AppError } from '../../http/errors.js';
+import { normaliseIp } from '../../http/client-ip.js';
+import type { MerchantRow } from './merchant-repo.js';
+import type { KeyCache } from './key-cache.js';
+import { disabledRefusal } from './disabled.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     merchant: MerchantRow;
   }
-}
-
-/** IPv4-mapped IPv6 (::ffff:1.2.3.4) is the same client as 1.2.3.4. */
-export function normaliseIp(ip: string): string {
-  return ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip;
 }
 
 /** Why `merchant` may not use the key hashed as `hash` from `ip` (undefined: it may). */

@@ -1,8 +1,8 @@
 // The job queue: graphile-worker on the same database. Features contribute task handlers.
 import { run, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
-import type { AppContext } from '../context.js';
+import type { AppContext } from './context.js';
 import { workerLogger } from '../logging.js';
-import { featureTasks } from '../modules/tasks.js';
+import { featureTasks } from './tasks.js';
 
 export function buildTaskList(ctx: AppContext): TaskList {
   const list: TaskList = {};
