@@ -1,5 +1,6 @@
 // The composition root: every service is built here, once, from the base dependencies, and given
-// only what it uses. Routes and task handlers receive the finished context.
+// only what it uses. The route, task and start-up lists of this folder hand the finished context to
+// the features, each of which declares the narrow part it takes (features never import this folder).
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';

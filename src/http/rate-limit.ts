@@ -8,7 +8,7 @@
 //   merchant  /api/v1/merchant/…  per merchant (its API key), RATE_LIMIT_MERCHANT_PER_MINUTE or the
 //             merchant's own rate_limit_per_minute; counted after authentication (merchantHook). A key
 //             the cache does not know costs a database lookup: those count on the caller's address
-//             (the public limit) before the lookup (unknownKey, called by http/auth.ts).
+//             (the public limit) before the lookup (unknownKey, called by modules/merchants/auth.ts).
 //   hosted    /api/v1/hosted/…, /deposit/…, /hosted/…   per address
 //   sign_in   POST /dashboard/sign-in, POST /dashboard/invite/…   per address
 //   public    everything else unauthenticated (docs, item images, dashboard and console pages)
@@ -138,7 +138,7 @@ export interface RateLimits {
   onRequest(request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void;
   /** onRequest hook of the merchant API, after authentication (request.merchant is set). */
   merchantHook(request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void;
-  /** Before a database lookup of a key the cache does not know: the caller's address pays (http/auth.ts). */
+  /** Before a database lookup of a key the cache does not know: the caller's address pays (modules/merchants/auth.ts). */
   unknownKey(request: FastifyRequest, reply: FastifyReply): AppError | undefined;
   /** The merchant's decision for an answer made outside Fastify (the catalogue's 304 lane); counts it when allowed. */
   merchant(merchant: { id: number; rate_limit_per_minute: number | null }): Decision | undefined;

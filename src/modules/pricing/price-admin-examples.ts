@@ -1,4 +1,4 @@
-// Examples of the operator price API for the OpenAPI document (src/http/openapi-operations.ts).
+// Examples of the operator price API for the OpenAPI document (src/assembly/openapi-operations.ts).
 const AT = '2026-11-23T10:15:02.417Z';
 const env = (message: string, data: unknown) => ({ success: true, message, data });
 const NAME = 'AK-47 | Redline (Field-Tested)';
