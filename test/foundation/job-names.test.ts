@@ -6,7 +6,7 @@ import { buildTaskList } from '../../src/assembly/worker.js';
 import { DEPOSIT_TASKS, depositJobKey } from '../../src/modules/deposits/deposit-jobs.js';
 import { PURCHASE_TASKS, purchaseJobKey } from '../../src/modules/purchases/purchase-jobs.js';
 import { CATALOGUE_TASKS, catalogueJobKey } from '../../src/modules/catalogue/catalogue-jobs.js';
-import { WEBHOOK_DELIVER_TASK, WEBHOOK_PRUNE_TASK, WEBHOOK_SWEEP_TASK, jobKeyOf } from '../../src/modules/webhooks/webhook-jobs.js';
+import { WEBHOOK_PRUNE_TASK, WEBHOOK_SWEEP_TASK } from '../../src/modules/webhooks/webhook-jobs.js';
 import { idField, stringField } from '../../src/jobs/enqueue.js';
 import { RECONCILE_TASKS } from '../../src/modules/reconcile/reconcile-jobs.js';
 import { RETENTION_TASKS } from '../../src/modules/retention/retention-jobs.js';
@@ -21,7 +21,6 @@ describe('typed jobs', () => {
       ...Object.values(CATALOGUE_TASKS),
       ...Object.values(RECONCILE_TASKS),
       ...Object.values(RETENTION_TASKS),
-      WEBHOOK_DELIVER_TASK,
       WEBHOOK_SWEEP_TASK,
       WEBHOOK_PRUNE_TASK,
     ].sort();
@@ -34,14 +33,11 @@ describe('typed jobs', () => {
     expect(depositJobKey.holdEnd(7)).toBe('deposit:7:hold_end');
     expect(depositJobKey.pendingWatchdog(7)).toBe('deposit:7:pending');
     expect(depositJobKey.cancelOffer(7, '99')).toBe('deposit:7:cancel_offer:99');
-    expect(purchaseJobKey.dispatch(7)).toBe('purchase_dispatch:7');
     expect(purchaseJobKey.offerExpire(7)).toBe('purchase_offer_expire:7');
     expect(purchaseJobKey.holdEnd(7)).toBe('purchase_hold_end:7');
-    expect(purchaseJobKey.pendingWatchdog(7)).toBe('purchase_pending_watchdog:7');
     expect(purchaseJobKey.cancelOffer(7, '99')).toBe('purchase:7:cancel_offer:99');
     expect(catalogueJobKey.addDepositItems(7)).toBe('catalogue_add_deposit_items:7');
     expect(catalogueJobKey.eventsPrune()).toBe('catalogue_events_prune');
-    expect(jobKeyOf(7)).toBe('webhook_event:7');
   });
 
   it('stored payloads are checked, not trusted', () => {

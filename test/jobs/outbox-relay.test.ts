@@ -36,7 +36,7 @@ describe('addJob writes the outbox in the caller transaction', () => {
   it('inside the transaction the job is in job_outbox and not in graphile-worker (add_jobs, and its NOTIFY, not called)', async () => {
     const key = 'probe:in-trx';
     await a.ctx.db.transaction().execute(async (trx) => {
-      await addJob(trx, 'purchase_dispatch', { purchase_id: 1 }, { jobKey: key, runAt: LATER });
+      await addJob(trx, 'purchase_offer_expire', { purchase_id: 1 }, { jobKey: key, runAt: LATER });
       const inTrx = (await sql<{ q: number; o: number }>`
         select (select count(*)::int from graphile_worker.jobs where key = ${key}) as q,
                (select count(*)::int from job_outbox where job_key = ${key}) as o`.execute(trx)).rows[0];
@@ -45,7 +45,7 @@ describe('addJob writes the outbox in the caller transaction', () => {
     await a.flushJobs();
     expect(await outboxCount(a.ctx.db, key)).toBe(0);
     const [job] = await jobs(a.ctx.db, key);
-    expect(job).toMatchObject({ task_identifier: 'purchase_dispatch', payload: { purchase_id: 1 }, attempts: 0, max_attempts: 25 });
+    expect(job).toMatchObject({ task_identifier: 'purchase_offer_expire', payload: { purchase_id: 1 }, attempts: 0, max_attempts: 25 });
     expect(new Date(job.run_at).getTime()).toBe(LATER.getTime());
   });
 
@@ -53,7 +53,7 @@ describe('addJob writes the outbox in the caller transaction', () => {
     const key = 'probe:rolled-back';
     await expect(
       a.ctx.db.transaction().execute(async (trx) => {
-        await addJob(trx, 'purchase_dispatch', { purchase_id: 2 }, { jobKey: key });
+        await addJob(trx, 'purchase_offer_expire', { purchase_id: 2 }, { jobKey: key });
         throw new Error('undo');
       }),
     ).rejects.toThrow('undo');
@@ -64,7 +64,7 @@ describe('addJob writes the outbox in the caller transaction', () => {
 
   it('the commit wakes the relay: the job reaches graphile-worker with no poll (the poll here is a minute)', async () => {
     const key = 'probe:woken';
-    await a.ctx.db.transaction().execute((trx) => addJob(trx, 'purchase_dispatch', { purchase_id: 3 }, { jobKey: key, runAt: LATER }));
+    await a.ctx.db.transaction().execute((trx) => addJob(trx, 'purchase_offer_expire', { purchase_id: 3 }, { jobKey: key, runAt: LATER }));
     await eventually(async () => (await jobs(a.ctx.db, key)).length === 1, 5_000, 10);
   });
 });
@@ -87,14 +87,14 @@ describe('keyed jobs end as if added directly, in order', () => {
       addJobs(
         trx,
         steps.flatMap((s) => [
-          { task: 'purchase_dispatch' as const, payload: { purchase_id: s.n }, opts: { jobKey: 'order:outbox', jobKeyMode: s.mode, runAt: s.runAt } },
+          { task: 'purchase_offer_expire' as const, payload: { purchase_id: s.n }, opts: { jobKey: 'order:outbox', jobKeyMode: s.mode, runAt: s.runAt } },
           { task: 'purchase_hold_end' as const, payload: { purchase_id: 100 + s.n }, opts: { jobKey: `order:other:${s.n}`, runAt: s.runAt } },
           { task: 'purchase_offer_expire' as const, payload: { purchase_id: 200 + s.n } },
         ]),
       ),
     );
     for (const s of steps) {
-      await sql`select graphile_worker.add_job('purchase_dispatch', ${JSON.stringify({ purchase_id: s.n })}::json,
+      await sql`select graphile_worker.add_job('purchase_offer_expire', ${JSON.stringify({ purchase_id: s.n })}::json,
                   run_at => ${s.runAt.toISOString()}::timestamptz, job_key => 'order:direct', job_key_mode => ${s.mode}::text)`.execute(a.ctx.db);
     }
     await a.flushJobs();
@@ -112,10 +112,10 @@ describe('keyed jobs end as if added directly, in order', () => {
 
   it('a job locked by a worker is not moved: a new one is added next to it, as add_job does', async () => {
     const key = 'order:locked';
-    await addJob(a.ctx.db, 'purchase_dispatch', { purchase_id: 7 }, { jobKey: key, runAt: LATER });
+    await addJob(a.ctx.db, 'purchase_offer_expire', { purchase_id: 7 }, { jobKey: key, runAt: LATER });
     await a.flushJobs();
     await sql`update graphile_worker._private_jobs set locked_at = now(), locked_by = 'someone' where key = ${key}`.execute(a.ctx.db);
-    await addJob(a.ctx.db, 'purchase_dispatch', { purchase_id: 8 }, { jobKey: key });
+    await addJob(a.ctx.db, 'purchase_offer_expire', { purchase_id: 8 }, { jobKey: key });
     await a.flushJobs();
     const both = (await sql<{ key: string | null; payload: any; locked_by: string | null }>`
       select key, payload, locked_by from graphile_worker._private_jobs where payload->>'purchase_id' in ('7', '8') order by id`.execute(a.ctx.db)).rows;
@@ -135,7 +135,7 @@ describe('keyed jobs end as if added directly, in order', () => {
       keys.map(async (key) => {
         for (let n = 1; n <= 40; n++) {
           const g = n % 2 ? a : b;
-          await g.ctx.db.transaction().execute((trx) => addJob(trx, 'purchase_dispatch', { purchase_id: n }, { jobKey: key, runAt: LATER }));
+          await g.ctx.db.transaction().execute((trx) => addJob(trx, 'purchase_offer_expire', { purchase_id: n }, { jobKey: key, runAt: LATER }));
           last[key] = n;
         }
       }),
@@ -156,7 +156,7 @@ describe('crash safety', () => {
     const pool = createPool(databaseUrl, 2);
     const db = createDb(pool);
     try {
-      await addJob(db, 'purchase_dispatch', { purchase_id: 9 }, { jobKey: 'crash:1', runAt: LATER });
+      await addJob(db, 'purchase_offer_expire', { purchase_id: 9 }, { jobKey: 'crash:1', runAt: LATER });
       expect(await outboxCount(db, 'crash:1')).toBe(1);
       const g = await startTestGateway({ SANDBOX_CATALOGUE_SIZE: '0', JOB_RELAY_POLL_MS: '50' }, { databaseUrl, worker: false });
       try {
@@ -180,7 +180,7 @@ describe('after-commit taps (src/db/commit-taps.ts)', () => {
     taps.on(JOB_OUTBOX, () => seen.push('fired'));
     try {
       await db.transaction().execute(async (trx) => {
-        await addJob(trx, 'purchase_dispatch', { purchase_id: 11 }, { jobKey: 'tap:1', runAt: LATER });
+        await addJob(trx, 'purchase_offer_expire', { purchase_id: 11 }, { jobKey: 'tap:1', runAt: LATER });
         await sql`select 1`.execute(trx);
         seen.push('before commit');
       });
@@ -190,12 +190,12 @@ describe('after-commit taps (src/db/commit-taps.ts)', () => {
       await db
         .transaction()
         .execute(async (trx) => {
-          await addJob(trx, 'purchase_dispatch', { purchase_id: 12 }, { jobKey: 'tap:2' });
+          await addJob(trx, 'purchase_offer_expire', { purchase_id: 12 }, { jobKey: 'tap:2' });
           throw new Error('undo');
         })
         .catch(() => {});
       expect(seen).toHaveLength(2);
-      await addJob(db, 'purchase_dispatch', { purchase_id: 13 }, { jobKey: 'tap:3', runAt: LATER });
+      await addJob(db, 'purchase_offer_expire', { purchase_id: 13 }, { jobKey: 'tap:3', runAt: LATER });
       expect(seen).toEqual(['before commit', 'fired', 'fired']);
     } finally {
       await db.destroy();
@@ -207,9 +207,9 @@ describe('a job the queue refuses', () => {
   it('is set aside in job_outbox_failed with the error; the jobs before and after it still move, in order', async () => {
     const long = 'x'.repeat(200); // graphile-worker refuses a task name over 128 characters
     await sql`insert into job_outbox (task, payload, run_at, job_key) values
-      ('purchase_dispatch', '{"n":1}', ${LATER}, 'poison:before'),
+      ('purchase_offer_expire', '{"n":1}', ${LATER}, 'poison:before'),
       (${long}, '{"n":2}', ${LATER}, 'poison:bad'),
-      ('purchase_dispatch', '{"n":3}', ${LATER}, 'poison:after')`.execute(a.ctx.db);
+      ('purchase_offer_expire', '{"n":3}', ${LATER}, 'poison:after')`.execute(a.ctx.db);
     await a.flushJobs();
     expect((await jobs(a.ctx.db, 'poison:before')).map((j) => j.payload)).toEqual([{ n: 1 }]);
     expect((await jobs(a.ctx.db, 'poison:after')).map((j) => j.payload)).toEqual([{ n: 3 }]);
@@ -221,7 +221,7 @@ describe('a job the queue refuses', () => {
     expect(Number((await sql<{ n: number }>`select count(*)::int as n from job_outbox`.execute(a.ctx.db)).rows[0].n)).toBe(0);
 
     // and the relay goes on: the next job moves as usual (in one batch again)
-    await addJob(a.ctx.db, 'purchase_dispatch', { purchase_id: 99 }, { jobKey: 'poison:next', runAt: LATER });
+    await addJob(a.ctx.db, 'purchase_offer_expire', { purchase_id: 99 }, { jobKey: 'poison:next', runAt: LATER });
     await a.flushJobs();
     expect(await jobs(a.ctx.db, 'poison:next')).toHaveLength(1);
   });

@@ -7,7 +7,6 @@ import { startTestGateway, type TestGateway } from '../helpers.js';
 import { failRecording, installRecordFault } from './record-fault.js';
 import { OffsetClock } from '../../src/domain/clock.js';
 import { createPurchaseService, dispatchInFlightMs, pendingLimitMs } from '../../src/modules/purchases/purchase-service.js';
-import { purchaseTasks } from '../../src/modules/purchases/purchase-tasks.js';
 import type { TradingPlatform } from '../../src/platform/port.js';
 
 let gw: TestGateway;
@@ -83,7 +82,7 @@ describe('purchase dispatch', () => {
   });
 });
 
-describe('pending watchdog (the dispatcher\'s sweep; job purchase_pending_watchdog of older versions)', () => {
+describe('pending watchdog (the dispatcher\'s sweep)', () => {
   it('is no job: the dispatcher sweeps for purchases pending past pendingLimitMs and fails them, not before', async () => {
     const { p } = await buy();
     await gw.flushJobs();
@@ -111,13 +110,12 @@ describe('pending watchdog (the dispatcher\'s sweep; job purchase_pending_watchd
     expect((await sandboxOffers(p.id)).length).toBe(1); // one offer for five attempts
 
     // not yet: the watchdog comes back at its time
-    const tasks = purchaseTasks(gw.ctx);
     expect(await gw.ctx.purchases.failIfStuckPending(p.id)).toEqual({ retryAt: expect.any(Date) });
-    await (tasks.purchase_pending_watchdog as any)({ purchase_id: p.id }, {});
+    await gw.ctx.purchases.dispatcher.sweep();
     expect((await row(p.id)).status).toBe('pending');
 
     clock.advance(pendingLimitMs(gw.ctx.config) + 1000);
-    await (tasks.purchase_pending_watchdog as any)({ purchase_id: p.id }, {});
+    await gw.ctx.purchases.dispatcher.sweep();
     const failed = await gw.merchant(m.api_key, 'GET', '/purchase/status?merchant_tx_id=stuck-1');
     expect(failed.body.data).toMatchObject({ status: 'failed', fail_reason: 'gateway_too_slow', amount: l.price });
     expect(await available()).toBeCloseTo(before, 3);
@@ -144,11 +142,9 @@ describe('pending watchdog (the dispatcher\'s sweep; job purchase_pending_watchd
     expect(r).not.toBe('done');
     expect((r as { retryAt: Date }).retryAt.getTime()).toBe(started.getTime() + dispatchInFlightMs(gw.ctx.config));
     expect((await row(p.id)).status).toBe('pending');
-    // the watchdog job re-arms itself for that time
-    await (purchaseTasks(gw.ctx).purchase_pending_watchdog as any)({ purchase_id: p.id }, {});
-    await gw.flushJobs();
-    const job = await sql<{ n: number }>`select count(*)::int as n from graphile_worker.jobs where key = ${`purchase_pending_watchdog:${p.id}`}`.execute(gw.ctx.db);
-    expect(job.rows[0].n).toBe(1);
+    // the sweep leaves it for that time
+    await gw.ctx.purchases.dispatcher.sweep();
+    expect((await row(p.id)).status).toBe('pending');
     clock.advance(dispatchInFlightMs(gw.ctx.config) + 1000);
     expect(await gw.ctx.purchases.failIfStuckPending(p.id)).toBe('done');
     expect(await row(p.id)).toMatchObject({ status: 'failed', fail_reason: 'gateway_too_slow' });

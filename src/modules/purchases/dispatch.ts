@@ -167,7 +167,7 @@ export function createDispatchStage(deps: DispatchDeps) {
   }
 
   /**
-   * The pending watchdog (the dispatcher's sweep; job purchase_pending_watchdog of older versions):
+   * The pending watchdog (the dispatcher's sweep, sweepStuckPending):
    * a purchase still pending pendingLimitMs after its creation lost its dispatch; it ends failed
    * gateway_too_slow, amount refunded, listing back on sale. Decided under the purchase row lock against the dispatch marker, so it never fails
    * a purchase whose dispatch attempt may still be sending (it comes back later instead).
@@ -277,7 +277,7 @@ export function createDispatchStage(deps: DispatchDeps) {
     /** Job purchase_cancel_offer. */
     cancelUnrecordedOffer: offers.cancelUnrecorded,
 
-    /** Job purchase_pending_watchdog (queued by older versions) and the sweep. */
+    /** The sweep's decision for one purchase. */
     failIfStuckPending,
 
     /**

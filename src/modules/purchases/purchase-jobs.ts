@@ -6,20 +6,10 @@ import type { Db, Trx } from '../../db/database.js';
 import { addJob, addJobs, type JobSpec } from '../../jobs/enqueue.js';
 
 export const PURCHASE_TASKS = {
-  /**
-   * Formerly the dispatch of one purchase; the per-instance dispatcher (dispatcher.ts) sends every
-   * pending purchase now. Kept so jobs queued by an older version complete (they wake the dispatcher).
-   */
-  dispatch: 'purchase_dispatch',
   /** active → canceled buyer_too_slow when offer_expires_at passes. */
   offerExpire: 'purchase_offer_expire',
   /** hold → completed when hold_end_date passes. */
   holdEnd: 'purchase_hold_end',
-  /**
-   * A purchase whose dispatch was lost ends failed gateway_too_slow, refunded. Formerly a job per
-   * purchase; now the dispatcher's sweep. Kept so jobs queued by an older version still run.
-   */
-  pendingWatchdog: 'purchase_pending_watchdog',
   /**
    * Withdraws a purchase offer the platform sent but the purchase never recorded: a dispatch call
    * that answered after its timeout, or an offer that arrived when the purchase had already failed
@@ -82,10 +72,8 @@ export interface PurchaseCancelOfferPayload extends PurchaseJobPayload {
 declare global {
   namespace GraphileWorker {
     interface Tasks {
-      purchase_dispatch: PurchaseJobPayload;
       purchase_offer_expire: PurchaseJobPayload;
       purchase_hold_end: PurchaseJobPayload;
-      purchase_pending_watchdog: PurchaseJobPayload;
       purchase_cancel_offer: PurchaseCancelOfferPayload;
     }
   }
@@ -93,10 +81,8 @@ declare global {
 
 /** Job keys (stored in graphile_worker.jobs: never change one for a running deployment). */
 export const purchaseJobKey = {
-  dispatch: (id: number) => `${PURCHASE_TASKS.dispatch}:${id}`,
   offerExpire: (id: number) => `${PURCHASE_TASKS.offerExpire}:${id}`,
   holdEnd: (id: number) => `${PURCHASE_TASKS.holdEnd}:${id}`,
-  pendingWatchdog: (id: number) => `${PURCHASE_TASKS.pendingWatchdog}:${id}`,
   cancelOffer: (id: number, offerId: string) => `purchase:${id}:cancel_offer:${offerId}`,
 };
 
@@ -121,10 +107,6 @@ export function purchaseHoldEndJob(purchaseId: number, runAt: Date): JobSpec {
 
 export function schedulePurchaseHoldEnd(db: Db | Trx, purchaseId: number, runAt: Date): Promise<void> {
   return addJobs(db, [purchaseHoldEndJob(purchaseId, runAt)]);
-}
-
-export function schedulePurchaseWatchdog(db: Db | Trx, purchaseId: number, runAt: Date): Promise<void> {
-  return addJob(db, PURCHASE_TASKS.pendingWatchdog, { purchase_id: purchaseId }, { runAt, jobKey: purchaseJobKey.pendingWatchdog(purchaseId) });
 }
 
 export function schedulePurchaseOfferCancel(db: Db | Trx, purchaseId: number, tradeOfferId: string, runAt?: Date): Promise<void> {

@@ -1,32 +1,21 @@
 // Purchase job handlers (names, payloads and keys: purchase-jobs.ts): offer expiry and hold end by
-// time, the pending watchdog (a purchase whose dispatch was lost ends failed gateway_too_slow,
-// refunded), and the withdrawal of offers a purchase never recorded. Offers are sent by the
-// dispatcher (dispatcher.ts), not by a job.
+// time, and the withdrawal of offers a purchase never recorded. Offers are sent, and purchases
+// pending too long failed, by the dispatcher (dispatcher.ts), not by a job.
 // A handler whose purchase is not due yet (the service clock can run ahead of or behind the
 // database's, or a dispatch attempt is still in flight) puts itself back at the due time.
 import type { TaskList } from 'graphile-worker';
 import type { Db } from '../../db/database.js';
 import type { PurchaseService } from './purchase-service.js';
 import { idField, stringField } from '../../jobs/enqueue.js';
-import { PURCHASE_TASKS, schedulePurchaseExpiry, schedulePurchaseHoldEnd, schedulePurchaseOfferCancel, schedulePurchaseWatchdog } from './purchase-jobs.js';
+import { PURCHASE_TASKS, schedulePurchaseExpiry, schedulePurchaseHoldEnd, schedulePurchaseOfferCancel } from './purchase-jobs.js';
 
 export function purchaseTasks(ctx: { db: Db; purchases: PurchaseService }): TaskList {
   return {
-    // A job queued by an older version: the dispatcher sends every pending purchase; wake it.
-    [PURCHASE_TASKS.dispatch]: async () => {
-      ctx.purchases.dispatcher.wake();
-    },
     [PURCHASE_TASKS.offerExpire]: async (payload) => {
       const id = idField(payload, 'purchase_id');
       if (id === undefined) return;
       const r = await ctx.purchases.expireIfDue(id);
       if (r !== 'done') await schedulePurchaseExpiry(ctx.db, id, r.retryAt);
-    },
-    [PURCHASE_TASKS.pendingWatchdog]: async (payload) => {
-      const id = idField(payload, 'purchase_id');
-      if (id === undefined) return;
-      const r = await ctx.purchases.failIfStuckPending(id);
-      if (r !== 'done') await schedulePurchaseWatchdog(ctx.db, id, r.retryAt);
     },
     [PURCHASE_TASKS.cancelOffer]: async (payload) => {
       const id = idField(payload, 'purchase_id');

@@ -1,11 +1,9 @@
 // Webhook maintenance jobs, each one keyed job for all instances that reschedules itself:
 // `webhook_sweep` (attempts lost with their instance) and `webhook_prune` (retention).
-// Delivery itself is not a job any more (dispatcher.ts); `webhook_deliver` stays declared so that
-// jobs queued by an older version are consumed (their handler just wakes the dispatcher).
+// Delivery is not a job: the per-instance dispatcher sends (dispatcher.ts).
 import type { Db, Trx } from '../../db/database.js';
 import { addJob } from '../../jobs/enqueue.js';
 
-export const WEBHOOK_DELIVER_TASK = 'webhook_deliver';
 export const WEBHOOK_SWEEP_TASK = 'webhook_sweep';
 export const WEBHOOK_PRUNE_TASK = 'webhook_prune';
 export const WEBHOOK_PRUNE_EVERY_MS = 3_600_000;
@@ -13,15 +11,11 @@ export const WEBHOOK_PRUNE_EVERY_MS = 3_600_000;
 declare global {
   namespace GraphileWorker {
     interface Tasks {
-      webhook_deliver: { event_id: number };
       webhook_sweep: Record<string, never>;
       webhook_prune: Record<string, never>;
     }
   }
 }
-
-/** The key older versions gave an event's delivery job. */
-export const jobKeyOf = (eventId: number) => `webhook_event:${eventId}`;
 
 /** Keeps one maintenance job of `task` waiting at `runAt` (an earlier waiting one is kept). */
 export async function scheduleMaintenance(db: Db | Trx, task: typeof WEBHOOK_SWEEP_TASK | typeof WEBHOOK_PRUNE_TASK, runAt: Date): Promise<void> {

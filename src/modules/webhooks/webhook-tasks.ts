@@ -2,13 +2,12 @@
 // instance as interrupted and schedules their retries; `webhook_prune` (hourly) deletes delivered events past WEBHOOK_RETENTION_DAYS.
 // The two maintenance jobs are one keyed job each for all instances, rescheduled by themselves
 // (first thing, so a failing run does not end the chain) and by every instance's start-up.
-// `webhook_deliver` is a job of older versions only: it wakes the dispatcher.
 import type { TaskList } from 'graphile-worker';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import type { WebhookService } from './webhook-service.js';
-import { scheduleMaintenance, WEBHOOK_DELIVER_TASK, WEBHOOK_PRUNE_EVERY_MS, WEBHOOK_PRUNE_TASK, WEBHOOK_SWEEP_TASK } from './webhook-jobs.js';
+import { scheduleMaintenance, WEBHOOK_PRUNE_EVERY_MS, WEBHOOK_PRUNE_TASK, WEBHOOK_SWEEP_TASK } from './webhook-jobs.js';
 
 /** What the webhook jobs use. */
 export interface WebhookTaskDeps {
@@ -22,9 +21,6 @@ const nextSweep = (ctx: WebhookTaskDeps) => new Date(Date.now() + ctx.config.web
 const nextPrune = () => new Date(Date.now() + WEBHOOK_PRUNE_EVERY_MS);
 
 export const webhookTasks = (ctx: WebhookTaskDeps): TaskList => ({
-  [WEBHOOK_DELIVER_TASK]: async () => {
-    ctx.webhooks.dispatcher.wake();
-  },
   [WEBHOOK_SWEEP_TASK]: async () => {
     await scheduleMaintenance(ctx.db, WEBHOOK_SWEEP_TASK, nextSweep(ctx));
     await ctx.webhooks.sweep();
