@@ -461,7 +461,7 @@ describe('POST /create-deposit-by-hash-name', () => {
 describe('the quote of a draft (014_deposit_quotes.sql, packed since 019_packed_quotes.sql)', () => {
   const linesOf = (d: Draft) => d.items.map((i) => [i.name, Math.round(i.price * 1000), Math.round(i.originalPrice * 1000)] as [string, number, number]);
 
-  it('is one deposit_quotes row holding every priced line packed, 2000 names included, and nothing in deposit_quote_items', async () => {
+  it('is one deposit_quotes row holding every priced line packed, 2000 names included', async () => {
     const priced = gw.ctx.pricing.namesFor('csgo');
     const many = Array.from({ length: 2000 }, (_, i) => (i < priced.length ? priced[i] : `Unpriced name #${i}`));
     const res = await quote(m.api_key, { game: 'csgo', marketHashNames: many });
@@ -470,12 +470,10 @@ describe('the quote of a draft (014_deposit_quotes.sql, packed since 019_packed_
     expect(d.total).toBe(Math.min(2000, priced.length));
     const rows = await gw.ctx.db.selectFrom('deposit_quotes').selectAll().where('deposit_id', '=', d.id).execute();
     expect(rows).toHaveLength(1);
-    expect(rows[0].lines).toBeNull();
     expect(rows[0].packed!.length).toBe(24 * d.total);
-    const lookup = unpackQuote(rows[0].packed!);
+    const lookup = unpackQuote(rows[0].packed);
     for (const [name, price, original_price] of linesOf(d)) expect(lookup(name)).toEqual({ price, original_price });
     expect(lookup('Unpriced name #1999')).toBeUndefined();
-    expect(await gw.ctx.db.selectFrom('deposit_quote_items').select('deposit_id').where('deposit_id', '=', d.id).execute()).toHaveLength(0);
   });
 
   it('a packed quote is honoured after the price book changes: the commit credits the quoted prices', async () => {
@@ -490,26 +488,13 @@ describe('the quote of a draft (014_deposit_quotes.sql, packed since 019_packed_
     expect(Number((await row(q.id)).amount)).toBe(raised.reduce((s, l) => s + l[1], 0));
   });
 
-  it('a draft whose lines are JSON (quoted between 014 and 019, or by the previous version) still commits at its quoted prices', async () => {
-    const q = await draft();
-    await gw.ctx.db.updateTable('deposit_quotes').set({ packed: null, lines: JSON.stringify(linesOf(q)) }).where('deposit_id', '=', q.id).execute();
-    const res = await commit(m.api_key, commitBody(q));
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body.data).toMatchObject({ id: q.id, status: 'active', amount: q.sum });
-  });
-
-  it('a draft whose lines are in deposit_quote_items (quoted before 014) still commits at its quoted prices', async () => {
+  it('a draft without its quote (one of the forms before 019, removed by migration 071) is refused: nothing was quoted', async () => {
     const q = await draft();
     await gw.ctx.db.deleteFrom('deposit_quotes').where('deposit_id', '=', q.id).execute();
-    await gw.ctx.db
-      .insertInto('deposit_quote_items')
-      .values(linesOf(q).map(([name, price, original]) => ({ deposit_id: q.id, market_hash_name: name, price, original_price: original })))
-      .execute();
     const res = await commit(m.api_key, commitBody(q));
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body.data).toMatchObject({ id: q.id, status: 'active', amount: q.sum });
-    const none = await commit(m.api_key, { ...commitBody(q), merchant_tx_id: nextTx('h') });
-    expect(none.status).not.toBe(200);
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(res.body)).toContain('was not quoted by get-prices');
+    expect((await row(q.id)).status).toBe('new');
   });
 
   it('a name the packed quote does not hold is refused as not quoted', async () => {

@@ -1,9 +1,8 @@
-// The packed form of a get-prices quote (quote-pack.ts, 019_packed_quotes.sql): what a line holds,
-// what the table accepts, and a database holding quotes of the 014 form upgraded by 019.
+// The packed form of a get-prices quote (quote-pack.ts, 019_packed_quotes.sql): what a line holds
+// and what the table accepts (the upgrade that removed the older forms: test/trust/unreleased-compat.test.ts).
 import crypto from 'node:crypto';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { migrate } from '../../src/db/migrate.js';
 import { LINE_BYTES, packedLine, unpackQuote } from '../../src/modules/deposits/quote-pack.js';
 import { freshDatabase } from '../helpers.js';
 
@@ -37,31 +36,18 @@ describe('packed quote lines', () => {
 });
 
 describe('019_packed_quotes.sql', () => {
-  it('upgrades a database holding quotes of the 014 form: they stay as they were; the table takes one form per row, packed stored uncompressed', async () => {
-    // A database migrated up to everything but 019, with a JSON quote.
+  it('the table takes the packed form only (the older forms went in 071), stored uncompressed', async () => {
     const url = await freshDatabase();
     const p = new pg.Pool({ connectionString: url, max: 2 });
     p.on('error', () => {});
     pools.push(p);
-    // freshDatabase is migrated to today: undo 019 to stand where a database without it stands.
-    await p.query(`alter table deposit_quotes drop constraint deposit_quotes_one_form, drop constraint deposit_quotes_packed_lines, drop column packed;
-                   alter table deposit_quotes alter column lines set not null;
-                   delete from schema_migrations where name = '019_packed_quotes.sql'`);
-    const m = await p.query(`insert into merchants (name, api_key_hash, api_key_prefix, webhook_secret) values ('old', 'h', 'sk_', 's') returning id`);
-    const d = await p.query(`insert into deposits (merchant_id, flow, status, game) values ($1, 'hash_name', 'new', 'csgo') returning id`, [m.rows[0].id]);
-    const id = d.rows[0].id;
-    await p.query(`insert into deposit_quotes (deposit_id, lines) values ($1, $2::json)`, [id, JSON.stringify([['AK', 900, 1000]])]);
-
-    expect(await migrate(p)).toEqual(['019_packed_quotes.sql']);
-    expect((await p.query(`select lines, packed from deposit_quotes where deposit_id = $1`, [id])).rows).toEqual([{ lines: [['AK', 900, 1000]], packed: null }]);
-
+    const m = await p.query(`insert into merchants (name, api_key_hash, api_key_prefix, webhook_secret) values ('q', 'h', 'sk_', 's') returning id`);
     const d2 = (await p.query(`insert into deposits (merchant_id, flow, status, game) values ($1, 'hash_name', 'new', 'csgo') returning id`, [m.rows[0].id])).rows[0].id;
     const line = packedLine('AK', 900, 1000);
-    const refused = async (sql: string, values: unknown[]) => expect(p.query(sql, values)).rejects.toThrow(/deposit_quotes_(one_form|packed_lines)/);
-    await refused(`insert into deposit_quotes (deposit_id) values ($1)`, [d2]);
-    await refused(`insert into deposit_quotes (deposit_id, lines, packed) values ($1, '[]', $2)`, [d2, line]);
-    await refused(`insert into deposit_quotes (deposit_id, packed) values ($1, $2)`, [d2, line.subarray(1)]);
-    await refused(`insert into deposit_quotes (deposit_id, packed) values ($1, '')`, [d2]);
+    const refused = async (sql: string, values: unknown[], why: RegExp) => expect(p.query(sql, values)).rejects.toThrow(why);
+    await refused(`insert into deposit_quotes (deposit_id) values ($1)`, [d2], /null value in column "packed"/);
+    await refused(`insert into deposit_quotes (deposit_id, packed) values ($1, $2)`, [d2, line.subarray(1)], /deposit_quotes_packed_lines/);
+    await refused(`insert into deposit_quotes (deposit_id, packed) values ($1, '')`, [d2], /deposit_quotes_packed_lines/);
     await p.query(`insert into deposit_quotes (deposit_id, packed) values ($1, $2)`, [d2, line]);
     expect((await p.query(`select packed from deposit_quotes where deposit_id = $1`, [d2])).rows[0].packed).toEqual(line);
     const storage = await p.query(`select attstorage from pg_attribute where attrelid = 'deposit_quotes'::regclass and attname = 'packed'`);

@@ -72,18 +72,10 @@ export interface DepositItemsTable {
   price_basis_id: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
-export interface DepositQuoteItemsTable {
-  deposit_id: number;
-  market_hash_name: string;
-  price: number;
-  original_price: number;
-}
-
-/** A get-prices quote: its lines packed (019, quote-pack.ts), or as one JSON array of [market_hash_name, price, original_price] (014). */
+/** A get-prices quote: its lines packed (019, quote-pack.ts; the older forms went in 071). */
 export interface DepositQuotesTable {
   deposit_id: number;
-  lines: ColumnType<[string, number, number][] | null, string | null, string | null>;
-  packed: ColumnType<Buffer | null, Buffer | null, Buffer | null>;
+  packed: Buffer;
   /** highest price_bases id published when quoted (migration 046) */
   price_version: ColumnType<number | null, number | null | undefined, number | null>;
 }
@@ -117,7 +109,6 @@ export interface DepositTables {
   bots: BotsTable;
   deposits: DepositsTable;
   deposit_items: DepositItemsTable;
-  deposit_quote_items: DepositQuoteItemsTable;
   deposit_quotes: DepositQuotesTable;
   inventory_snapshots: InventorySnapshotsTable;
 }

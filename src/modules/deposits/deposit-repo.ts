@@ -140,19 +140,11 @@ export async function insertQuoteDraft(
   return row!.id;
 }
 
-/**
- * A draft's quote: a name's quoted prices, or undefined. Packed since 019; JSON lines from 014 (or
- * an instance of the previous version); drafts quoted before 014 have theirs in deposit_quote_items.
- */
+/** A draft's quote: a name's quoted prices, or undefined (a draft without a quote quoted nothing). */
 export async function quotedPrices(q: Q, depositId: number): Promise<((name: string) => QuotedPrice | undefined) & { priceVersion?: number }> {
-  const quote = await q.selectFrom('deposit_quotes').select(['lines', 'packed', 'price_version']).where('deposit_id', '=', depositId).executeTakeFirst();
-  if (quote?.packed) return Object.assign(unpackQuote(quote.packed), quote.price_version != null ? { priceVersion: Number(quote.price_version) } : {});
-  const rows = quote?.lines
-    ? quote.lines.map(([market_hash_name, price, original_price]) => ({ market_hash_name, price, original_price }))
-    : await q.selectFrom('deposit_quote_items').select(['market_hash_name', 'price', 'original_price']).where('deposit_id', '=', depositId).execute();
-  const byName = new Map<string, QuotedPrice>();
-  for (const r of rows) if (!byName.has(r.market_hash_name)) byName.set(r.market_hash_name, { price: r.price, original_price: r.original_price });
-  return (name) => byName.get(name);
+  const quote = await q.selectFrom('deposit_quotes').select(['packed', 'price_version']).where('deposit_id', '=', depositId).executeTakeFirst();
+  if (!quote) return () => undefined;
+  return Object.assign(unpackQuote(quote.packed), quote.price_version != null ? { priceVersion: Number(quote.price_version) } : {});
 }
 
 /** One live snapshot per merchant, user and game: a new inventory call replaces the old one. */

@@ -8,3 +8,12 @@ delete from job_outbox where task in ('purchase_dispatch', 'purchase_pending_wat
 delete from graphile_worker._private_jobs j
  using graphile_worker._private_tasks t
  where t.id = j.task_id and t.identifier in ('purchase_dispatch', 'purchase_pending_watchdog', 'webhook_deliver');
+
+-- Quotes in the forms before 019 (JSON lines of 014; deposit_quote_items before 014): only drafts
+-- quoted by such a version hold them, and a draft lives QUOTE_TTL_SECONDS. Their drafts stay: a
+-- commit of one answers that its items were not quoted by get-prices (quote again).
+alter table deposit_quotes drop constraint deposit_quotes_one_form;
+delete from deposit_quotes where packed is null;
+alter table deposit_quotes drop column lines;
+alter table deposit_quotes alter column packed set not null;
+drop table deposit_quote_items;
