@@ -119,3 +119,22 @@ export async function pruneJobHistory(db: Db, days: number, limit: number): Prom
     select (select count(*) from j) + (select count(*) from f) as n`.execute(db);
   return Number(r.rows[0]?.n ?? 0);
 }
+
+/**
+ * Folds up to `limit` purchase count deltas (migration 067) into the base row of their merchant and
+ * status, in one statement: the deltas deleted and their sums added together, so the count a
+ * reader sums is the same before and after. Returns how many deltas went.
+ */
+export async function foldPurchaseCounts(db: Db, limit: number): Promise<number> {
+  const r = await sql<{ n: string }>`
+    with d as (
+      delete from purchase_counts where ctid = any(array(
+        select ctid from purchase_counts where not base limit ${limit} for update skip locked))
+      returning merchant_id, status, n),
+    u as (
+      insert into purchase_counts (merchant_id, status, n, base)
+      select merchant_id, status, sum(n), true from d group by merchant_id, status
+      on conflict (merchant_id, status) where base do update set n = purchase_counts.n + excluded.n)
+    select count(*) as n from d`.execute(db);
+  return Number(r.rows[0]?.n ?? 0);
+}

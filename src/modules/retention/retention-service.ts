@@ -99,3 +99,13 @@ export async function pruneAll(db: Db, config: RetentionConfig, only?: Retention
   run.ms = Date.now() - started;
   return run;
 }
+
+/** Folds every purchase count delta there is now, `limit` per statement; returns how many. */
+export async function foldAllPurchaseCounts(db: Db, limit: number): Promise<number> {
+  let all = 0;
+  for (;;) {
+    const n = await repo.foldPurchaseCounts(db, limit);
+    all += n;
+    if (n < limit) return all;
+  }
+}
