@@ -13,6 +13,9 @@ create table purchase_counts (
 create index purchase_counts_merchant_idx on purchase_counts (merchant_id, status) include (n);
 create unique index purchase_counts_base_key on purchase_counts (merchant_id, status) where base;
 
--- The counts of the purchases stored so far (the trigger counts every later write).
+-- The counts of the purchases stored so far (the trigger counts every later write). The trigger is
+-- created right after the migrations (src/db/functions); an instance of the previous version
+-- writing purchases in between (a rolling upgrade) would go uncounted: upgrade one instance first
+-- (docs/operations.md#upgrades).
 insert into purchase_counts (merchant_id, status, n, base)
 select merchant_id, status, count(*), true from purchases group by merchant_id, status;
