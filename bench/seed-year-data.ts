@@ -135,6 +135,11 @@ export async function seedYear(c: pg.ClientBase, opts: SeedOptions): Promise<{ t
                    case when ${u('g', 16)} < 0.10 then 'failed' when ${u('g', 16)} < 0.17 then 'canceled' when ${u('g', 16)} < 0.18 then 'reverted'
                         when ${at('g', P)} > now() - interval '7 days' and ${gameOf('g + 5')} = 'csgo' then 'hold' else 'completed' end as st
               from generate_series(1, ${P}) g) s`);
+  // GET /purchase's kept counts (migration 067; its trigger is off during the load).
+  await step('purchase_counts', `
+    insert into purchase_counts (merchant_id, status, n, base)
+    select merchant_id, status, count(*), true from purchases where merchant_tx_id like 'pur-%' group by merchant_id, status
+    on conflict (merchant_id, status) where base do update set n = purchase_counts.n + excluded.n`);
   // The listing each delivered purchase bought, sold (canceled and failed ones went back on sale, bought again later).
   await step('listings', `
     insert into listings (id, game, name, base_price, image_url, asset_id, source, source_ref, status, reserved_by, created_at, updated_at)

@@ -101,6 +101,8 @@ export interface RetentionSettings {
   intervalSeconds: number;
   /** Rows deleted per statement (each its own short transaction). */
   batchSize: number;
+  /** Seconds between folds of the purchase count deltas (job `purchase_counts_fold`; GET /purchase `total`). */
+  countFoldSeconds: number;
   /** record_status_history rows older than this. */
   statusHistoryDays: number;
   /** Uncommitted drafts (get-prices quotes, intents never opened) this long past their expiry; expired inventory snapshots. */
@@ -111,6 +113,12 @@ export interface RetentionSettings {
   sandboxDays: number;
   /** Job history: permanently failed jobs, poisoned outbox rows, heartbeats of gone workers. */
   jobHistoryDays: number;
+  /** Sold and delisted catalogue listings whose last change is older than this (no open purchase names them). */
+  listingDays: number;
+  /** Price bases superseded this long ago that no deposit item or quote names. */
+  priceBasisDays: number;
+  /** Reconciliation runs started this long ago, with their discrepancies (the latest finished run is kept). */
+  reconcileDays: number;
 }
 
 /** Requests per minute per API key or client address, and the in-flight cap (src/http/rate-limit.ts). */
@@ -290,12 +298,16 @@ export function loadConfig(env: Env = process.env): Config {
     retention: {
       intervalSeconds: int(env, 'RETENTION_INTERVAL_SECONDS', 3600, 0, 86400 * 7),
       batchSize: int(env, 'RETENTION_BATCH', 1000, 1, 100_000),
+      countFoldSeconds: int(env, 'PURCHASE_COUNT_FOLD_SECONDS', 10, 1, 3600),
       statusHistoryDays: int(env, 'STATUS_HISTORY_DAYS', 365, 0, 36500),
       draftDays: int(env, 'DRAFT_RETENTION_DAYS', 7, 0, 36500),
       sessionDays: int(env, 'SESSION_RETENTION_DAYS', 30, 0, 36500),
       // Past the reconciliation window (8 days) and the 7-day trade protection.
       sandboxDays: int(env, 'SANDBOX_RETENTION_DAYS', 30, 0, 36500),
       jobHistoryDays: int(env, 'JOB_HISTORY_DAYS', 14, 0, 36500),
+      listingDays: int(env, 'LISTING_RETENTION_DAYS', 90, 0, 36500),
+      priceBasisDays: int(env, 'PRICE_BASIS_RETENTION_DAYS', 90, 0, 36500),
+      reconcileDays: int(env, 'RECONCILE_RETENTION_DAYS', 90, 0, 36500),
     },
     rateLimits: {
       merchantPerMinute: int(env, 'RATE_LIMIT_MERCHANT_PER_MINUTE', 6000, 0, RATE_LIMIT_MAX_PER_MINUTE),

@@ -11,9 +11,9 @@ beforeAll(async () => {
 });
 afterAll(async () => gw?.stop());
 
-const job = async () => {
+const job = async (key: string = RETENTION_TASKS.prune) => {
   await gw.flushJobs();
-  const r = await gw.ctx.pool.query(`select extract(epoch from run_at - now())::int as in_s from graphile_worker.jobs where key = $1`, [RETENTION_TASKS.prune]);
+  const r = await gw.ctx.pool.query(`select extract(epoch from run_at - now())::int as in_s from graphile_worker.jobs where key = $1`, [key]);
   return r.rows[0] as { in_s: number } | undefined;
 };
 
@@ -33,5 +33,17 @@ describe('retention job', () => {
     await handler({}, {});
     const next = await job();
     expect(next!.in_s).toBeGreaterThan(7000);
+  });
+
+  it('purchase_counts_fold: scheduled at start, folds the count deltas (sums kept), schedules the next run', async () => {
+    const first = await job(RETENTION_TASKS.fold);
+    expect(first).toBeDefined();
+    expect(first!.in_s).toBeLessThanOrEqual(10); // PURCHASE_COUNT_FOLD_SECONDS
+    await gw.ctx.pool.query(`insert into purchase_counts (merchant_id, status, n) values (424242, 'pending', 1), (424242, 'pending', 1), (424242, 'pending', -1), (424242, 'failed', 1)`);
+    const handler = buildTaskList(gw.ctx)[RETENTION_TASKS.fold] as (payload: unknown, helpers: unknown) => Promise<void>;
+    await handler({}, {});
+    const rows = await gw.ctx.pool.query(`select status, n::int, base from purchase_counts where merchant_id = 424242 order by status`);
+    expect(rows.rows).toEqual([{ status: 'failed', n: 1, base: true }, { status: 'pending', n: 1, base: true }]);
+    expect(await job(RETENTION_TASKS.fold)).toBeDefined();
   });
 });

@@ -227,7 +227,19 @@ export async function listPurchases(db: Db, merchantId: number, q: HistoryQuery)
       .limit(q.limit)
       .offset(q.offset)
       .execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    q.sinceDate || q.search ? base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow() : keptCount(db, merchantId, q.status),
   ]);
   return { rows, total: Number(count.n) };
+}
+
+/**
+ * The merchant's purchases (of one status) from the kept counts (migration 067): a few rows per
+ * merchant and status, whatever the merchant's size, and exact — the deltas are written in the
+ * transaction that writes the purchase. A date range or a search is counted on the purchases
+ * themselves (through the merchant's index: what matches, never the whole table).
+ */
+async function keptCount(db: Db, merchantId: number, status?: PurchaseStatus): Promise<{ n: string }> {
+  const r = await sql<{ n: string }>`select coalesce(sum(n), 0) as n from purchase_counts
+     where merchant_id = ${merchantId} ${status ? sql`and status = ${status}` : sql``}`.execute(db);
+  return r.rows[0] ?? { n: '0' };
 }

@@ -5,20 +5,22 @@ import { addJob } from '../../jobs/enqueue.js';
 
 export const RETENTION_TASKS = {
   prune: 'retention_prune',
+  fold: 'purchase_counts_fold',
 } as const;
 
 declare global {
   namespace GraphileWorker {
     interface Tasks {
       retention_prune: Record<string, never>;
+      purchase_counts_fold: Record<string, never>;
     }
   }
 }
 
 /** The next run in `seconds`; preserve_run_at keeps an earlier waiting one. */
-export function scheduleRetention(db: Db | Trx, seconds: number): Promise<void> {
-  return addJob(db, RETENTION_TASKS.prune, {}, {
-    jobKey: RETENTION_TASKS.prune,
+export function scheduleRetention(db: Db | Trx, seconds: number, task: (typeof RETENTION_TASKS)[keyof typeof RETENTION_TASKS] = RETENTION_TASKS.prune): Promise<void> {
+  return addJob(db, task, {}, {
+    jobKey: task,
     jobKeyMode: 'preserve_run_at',
     runAt: new Date(Date.now() + seconds * 1000),
   });

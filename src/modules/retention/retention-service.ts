@@ -2,7 +2,8 @@
 // RETENTION_BATCH rows (one short statement each), until nothing past its cutoff is left. A kind
 // whose setting is 0 is kept forever. Delivered webhook events are webhook_prune's
 // (WEBHOOK_RETENTION_DAYS), request logs the recorder's (REQUEST_LOG_DAYS), the catalogue feed
-// catalogue_events_prune's. The ledger and the money records are never pruned.
+// catalogue_events_prune's. The ledger and the money records are never pruned, nor anything a
+// credit's explanation names (a deposit item's price basis, a stored quote's).
 import type { Config, RetentionSettings } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import * as repo from './retention-repo.js';
@@ -12,7 +13,9 @@ export type RetentionKind =
   | keyof typeof repo.PAGE_WALKS
   | 'drafts'
   | 'webhook_exhausted'
-  | 'job_history';
+  | 'job_history'
+  | 'price_bases'
+  | 'reconcile_runs';
 
 /** Heap pages per page-walk statement (512 KiB at the default block size). */
 const PAGES_PER_BATCH = 64;
@@ -46,6 +49,10 @@ export function daysOf(config: RetentionConfig): Record<RetentionKind, number> {
     sandbox_purchase_offers: sandbox,
     sandbox_trades: sandbox,
     sandbox_bot_items: sandbox,
+    sandbox_departed_assets: sandbox,
+    listings: r.listingDays,
+    price_bases: r.priceBasisDays,
+    reconcile_runs: r.reconcileDays,
     webhook_exhausted: config.webhookRetentionDays,
     job_history: r.jobHistoryDays,
   };
@@ -76,6 +83,17 @@ export async function pruneAll(db: Db, config: RetentionConfig, only?: Retention
       after = last;
     }
   }
+  // Price bases: every basis computed before the cutoff is looked at (one a credit names is kept,
+  // so a batch deleting nothing does not mean the walk is done).
+  if (wanted('price_bases')) {
+    mark = Date.now();
+    for (let after = 0; ; ) {
+      const { deleted, taken, last } = await repo.prunePriceBases(db, days.price_bases, limit, after);
+      add('price_bases', deleted);
+      if (taken < limit) break;
+      after = last;
+    }
+  }
   for (const [k, w] of Object.entries(repo.PAGE_WALKS) as [keyof typeof repo.PAGE_WALKS, (typeof repo.PAGE_WALKS)[keyof typeof repo.PAGE_WALKS]][]) {
     if (!wanted(k)) continue;
     const pages = await repo.pagesOf(db, w.table);
@@ -86,6 +104,7 @@ export async function pruneAll(db: Db, config: RetentionConfig, only?: Retention
     ['drafts', repo.pruneDrafts],
     ['webhook_exhausted', repo.pruneExhaustedEvents],
     ['job_history', repo.pruneJobHistory],
+    ['reconcile_runs', repo.pruneReconcileRuns],
   ];
   for (const [k, fn] of byIndex) {
     if (!wanted(k)) continue;
@@ -98,4 +117,14 @@ export async function pruneAll(db: Db, config: RetentionConfig, only?: Retention
   }
   run.ms = Date.now() - started;
   return run;
+}
+
+/** Folds every purchase count delta there is now, `limit` per statement; returns how many. */
+export async function foldAllPurchaseCounts(db: Db, limit: number): Promise<number> {
+  let all = 0;
+  for (;;) {
+    const n = await repo.foldPurchaseCounts(db, limit);
+    all += n;
+    if (n < limit) return all;
+  }
 }

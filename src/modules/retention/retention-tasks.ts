@@ -4,7 +4,7 @@ import type { TaskList } from 'graphile-worker';
 import type { Logger } from 'pino';
 import type { Db } from '../../db/database.js';
 import { RETENTION_TASKS, scheduleRetention } from './retention-jobs.js';
-import { pruneAll, type RetentionConfig } from './retention-service.js';
+import { foldAllPurchaseCounts, pruneAll, type RetentionConfig } from './retention-service.js';
 
 export interface RetentionTaskDeps {
   db: Db;
@@ -21,10 +21,16 @@ export function retentionTasks(ctx: RetentionTaskDeps): TaskList {
       const total = Object.values(run.deleted).reduce((a, b) => a + (b ?? 0), 0);
       if (total > 0) ctx.log.info({ deleted: run.deleted, batches: run.batches, ms: run.ms }, 'retention: old rows pruned');
     },
+    // GET /purchase's `total` sums the deltas not folded yet: folded often, they stay few.
+    [RETENTION_TASKS.fold]: async () => {
+      await scheduleRetention(ctx.db, ctx.config.retention.countFoldSeconds, RETENTION_TASKS.fold);
+      await foldAllPurchaseCounts(ctx.db, ctx.config.retention.batchSize);
+    },
   };
 }
 
 /** Start-up: the first run soon after start (a waiting one keeps its time). */
 export async function retentionStartup(ctx: RetentionTaskDeps): Promise<void> {
   if (ctx.config.retention.intervalSeconds > 0) await scheduleRetention(ctx.db, 60);
+  await scheduleRetention(ctx.db, ctx.config.retention.countFoldSeconds, RETENTION_TASKS.fold);
 }
