@@ -1,0 +1,59 @@
+// CPU time of one refused request on the gateway's own Fastify app (light-my-request, no sockets:
+// what differs between a refusal and an answer is inside the app), beside GET /healthz through the
+// same app (every global hook, a constant answer). process.cpuUsage() of this process, so the
+// machine's other load barely moves it. Development aid for issue 22 point 5 (bench/RESULTS.md):
+// `npx tsx bench/refusal-cost.ts [requests] [rounds] > /dev/null` (results on stderr; the access log, on
+// stdout, is written as in production). GW_ENV='{"LOG_REQUESTS":"errors"}' adds settings.
+import { loadConfig } from '../src/config.js';
+import { startGateway } from '../src/app.js';
+import { startDurableCluster } from './durable-pg.js';
+
+const N = Number(process.argv[2] ?? 5000);
+const ROUNDS = Number(process.argv[3] ?? 5);
+
+async function main() {
+  const cluster = await startDurableCluster();
+  const admin = 'refusal-cost-admin-token-0123456789';
+  const gw = await startGateway(
+    loadConfig({ DATABASE_URL: cluster.url, PORT: '0', PLATFORM: 'sandbox', ADMIN_TOKEN: admin, SANDBOX_CATALOGUE_SIZE: '200', RATE_LIMIT_HOSTED_PER_MINUTE: '1', ...(process.env.GW_ENV ? JSON.parse(process.env.GW_ENV) : {}) }),
+    { listen: false, worker: false },
+  );
+  try {
+    const m = await gw.app.inject({ method: 'POST', url: '/api/admin/merchants', headers: { authorization: `Bearer ${admin}` }, payload: { name: 'cost' } });
+    const key = JSON.parse(m.body).data.api_key as string;
+    const intent = await gw.app.inject({ method: 'POST', url: '/api/v1/merchant/create-intent', headers: { 'x-api-key': key }, payload: { merchant_tx_id: 'cost-1' } });
+    const token = new URL(JSON.parse(intent.body).data.url).pathname.split('/').pop()!;
+    const cases: [string, string][] = [
+      ['GET /healthz (not limited, constant answer)', '/healthz'],
+      ['GET hosted status, refused 429', `/api/v1/hosted/${token}/status`],
+    ];
+    for (const [, url] of cases) for (let i = 0; i < 500; i++) await gw.app.inject({ method: 'GET', url }); // warm-up (and empties the bucket)
+    // Rounds interleaved, the least of each kept: the machine's other load only ever adds.
+    const least = new Map<string, number>();
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [name, url] of cases) {
+        const c0 = process.cpuUsage();
+        const statuses = new Map<number, number>();
+        for (let i = 0; i < N; i++) {
+          const r = await gw.app.inject({ method: 'GET', url });
+          statuses.set(r.statusCode, (statuses.get(r.statusCode) ?? 0) + 1);
+        }
+        await new Promise((r) => setImmediate(r)); // the access log's lines of the last turn
+        const c = process.cpuUsage(c0);
+        const us = (c.user + c.system) / N;
+        least.set(name, Math.min(least.get(name) ?? Infinity, us));
+        process.stderr.write(`${name}: ${us.toFixed(1)} µs CPU per request (${[...statuses].map(([s, n]) => `${n} × ${s}`).join(', ')})\n`);
+      }
+    }
+    const [bare, refused] = cases.map(([name]) => least.get(name)!);
+    process.stderr.write(`least of ${ROUNDS}: healthz ${bare.toFixed(1)} µs, refusal ${refused.toFixed(1)} µs (×${(refused / bare).toFixed(2)})\n`);
+  } finally {
+    await gw.stop();
+    await cluster.stop();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
