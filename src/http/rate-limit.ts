@@ -200,10 +200,15 @@ export function createRateLimits(settings: RateLimitSettings, opts: RateLimitOpt
     l.n503 = c[503];
   }
 
-  /** Answers the refusal from the hook itself: a prebuilt body, no Error through the error handler. */
-  function refuse(request: FastifyRequest, reply: FastifyReply, door: Door, status: 429 | 503, headers: Record<string, string>): void {
+  /**
+   * Answers the refusal of an API (/api/…) from the hook itself: a prebuilt body, no Error through
+   * the error handler. A page (dashboard, console, hosted page) gets it through its own error
+   * handler, which renders the refusal as a page.
+   */
+  function refuse(request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void, door: Door, status: 429 | 503, headers: Record<string, string>): void {
     count(door, status, request);
     refusedReplies.add(reply);
+    if (!request.url.startsWith('/api/')) return done(status === 429 ? new AppError('rate_limited', TOO_MANY_REQUESTS, undefined, headers) : new AppError('unavailable', BUSY, undefined, headers));
     closeIfBodyUnread(request, reply); // a refused post's body is not read: that connection closes
     void reply.code(status).headers(headers).type(JSON_TYPE).send(status === 429 ? TOO_MANY_BODY : BUSY_BODY);
   }
@@ -230,11 +235,11 @@ export function createRateLimits(settings: RateLimitSettings, opts: RateLimitOpt
       const limit = perMinute[door];
       if (limit > 0) {
         const d = doors[door].take(addressKey(request.ip), limit);
-        if (!d.ok) return refuse(request, reply, door, 429, headersOf(d));
+        if (!d.ok) return refuse(request, reply, done, door, 429, headersOf(d));
         reply.headers(headersOf(d));
       }
       if (settings.inFlight > 0) {
-        if (inFlight >= settings.inFlight) return refuse(request, reply, door, 503, RETRY_SOON);
+        if (inFlight >= settings.inFlight) return refuse(request, reply, done, door, 503, RETRY_SOON);
         if (++inFlight > peakInFlight) peakInFlight = inFlight;
         reply.raw.once('close', release);
       }
@@ -243,7 +248,7 @@ export function createRateLimits(settings: RateLimitSettings, opts: RateLimitOpt
     merchantHook(request, reply, done) {
       const d = merchant(request.merchant);
       if (!d) return done();
-      if (!d.ok) return refuse(request, reply, 'merchant', 429, headersOf(d));
+      if (!d.ok) return refuse(request, reply, done, 'merchant', 429, headersOf(d));
       reply.headers(headersOf(d));
       done();
     },

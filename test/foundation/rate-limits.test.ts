@@ -272,7 +272,7 @@ describe('limits on a gateway', () => {
 
   it('sign-in posts are limited per address (the form page shows the refusal)', async () => {
     const statuses: number[] = [];
-    let last: { headers: Record<string, unknown> } | undefined;
+    let last: { headers: Record<string, unknown>; body: string } | undefined;
     for (let i = 0; i < SIGN_IN + 2; i++) {
       const r = await gw.app.inject({ method: 'POST', url: '/dashboard/sign-in', payload: 'email=a%40b.example&password=x', headers: { 'content-type': 'application/x-www-form-urlencoded' }, remoteAddress: '198.51.100.30' });
       statuses.push(r.statusCode);
@@ -282,6 +282,9 @@ describe('limits on a gateway', () => {
     expect(statuses.slice(SIGN_IN)).toEqual([429, 429]);
     expect(Number(last!.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(last!.headers['ratelimit-limit']).toBe(String(SIGN_IN));
+    // a page, not the API's JSON envelope (the dashboard's own error handler renders the refusal)
+    expect(String(last!.headers['content-type'])).toMatch(/^text\/html/);
+    expect(last!.body).toContain(TOO_MANY_REQUESTS);
     // another address is not affected
     const other = await gw.app.inject({ method: 'POST', url: '/dashboard/sign-in', payload: 'email=a%40b.example&password=x', headers: { 'content-type': 'application/x-www-form-urlencoded' }, remoteAddress: '198.51.100.31' });
     expect(other.statusCode).not.toBe(429);
