@@ -20,7 +20,7 @@ import pg from 'pg';
 import { startDurableCluster } from './durable-pg.js';
 import { startGateway as startGatewayProcess, stopProcess, peakRssMb, startToReady } from './gateway-process.js';
 import { ADMIN, DURATION_S, call, load } from './harness.js';
-import type { Row } from './row.js';
+import { table } from './row.js';
 import { scenarioPlan } from './scenarios.js';
 import { cpuMeter, postmasterPid } from './proc-cpu.js';
 
@@ -81,23 +81,6 @@ async function topStatements(url: string): Promise<string> {
   );
   const lines = r.rows.map((x) => `| ${x.calls} | ${x.total_ms} | ${x.mean_us} | ${x.blocks} | \`${String(x.query).replace(/\s+/g, ' ').slice(0, 140).replace(/\|/g, '\\|').replace(/`/g, "'")}\` |`);
   return ['| calls | total ms | mean µs | blocks | statement |', '| --- | --- | --- | --- | --- |', ...lines].join('\n');
-}
-
-function table(rows: Row[]): string {
-  const head = ['scenario', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx/err', 'baseline', 'ratio', 'target'];
-  const lines = rows.map((r) => [
-    r.name,
-    String(r.connections ?? ''),
-    r.rps === undefined ? '' : Math.round(r.rps).toLocaleString('en-US'),
-    r.p50 === undefined ? '' : String(r.p50),
-    r.p99 === undefined ? '' : String(r.p99),
-    r.bad === undefined ? '' : String(r.bad),
-    r.baseline ?? '',
-    r.ratio === undefined ? '' : r.ratio.toFixed(2),
-    r.target ?? '',
-  ]);
-  const md = [head, head.map(() => '---'), ...lines].map((l) => `| ${l.join(' | ')} |`);
-  return md.join('\n');
 }
 
 async function main() {

@@ -13,6 +13,7 @@ import { createLedgerService } from '../src/modules/ledger/ledger-service.js';
 import { GAMES } from '../src/domain/games.js';
 import { webhookBacklog } from './webhook-backlog.js';
 import { priceRefreshRows } from './price-refresh-gateway.js';
+import { floodRows, refusalCostRows } from './flood-rows.js';
 
 
 interface PlanEnv {
@@ -34,7 +35,7 @@ function row(name: string, connections: number, r: LoadResult, extra: Partial<Ro
   return { name, connections, rps: r.rps, p50: r.p50, p99: r.p99, bad: r.non2xx + r.errors + r.refused, ...extra };
 }
 
-async function startBaselineServer(dbUrl: string, merchantId: number, procs: ChildProcess[]): Promise<string> {
+export async function startBaselineServer(dbUrl: string, merchantId: number, procs: ChildProcess[]): Promise<string> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('bench/baseline-server.ts'), dbUrl, String(merchantId)], { stdio: ['ignore', 'pipe', 'inherit'] });
   procs.push(child);
   return new Promise((resolve, reject) => {
@@ -204,22 +205,12 @@ export async function scenarioPlan(env: PlanEnv) {
           row(`grouped catalogue (no page, ${kib(r)} KiB)`, 16, r, { baseline: '(e)', ratio: r.rps / e.rps, target: '≥ 0.50' }),
         ];
       });
-      // Issue 22: one client floods the unauthenticated hosted status door at 1000 req/s (more
-      // connections than the in-flight cap) while a second client reads its balance at a modest,
-      // fixed rate; its p50 against the same client alone just before, in the same run.
+      // Issue 22: the cost of a refusal and the hosted status flood (bench/flood-rows.ts).
       await step('hosted status flood', async () => {
         const intent = await call(`${api}/create-intent`, 'POST', { merchant_tx_id: `bench-${runId}-flood` }, key);
         const token = new URL(intent.body.data.url).pathname.split('/').pop()!;
-        const calmKey = { 'x-api-key': spread[0].key };
-        const calm = () => load({ url: gw, connections: 4, rate: 200, paths: ['/api/v1/merchant/balance'], headers: calmKey });
-        const idle = await calm();
-        const [flood, busy] = await Promise.all([load({ url: gw, connections: 300, rate: 1000, paths: [`/api/v1/hosted/${token}/status`] }), calm()]);
-        const codes = Object.entries(flood.statusCodes).map(([s, n]) => `${n} × ${s}`).join(', ');
-        return [
-          row(`second client: GET balance alone (4 conns, 200 req/s; mean ${idle.mean.toFixed(2)} ms)`, 4, idle),
-          row(`flood: GET hosted status at 1000 req/s, 300 conns (${codes})`, 300, { ...flood, non2xx: 0 }),
-          row(`second client: GET balance during the flood (mean ${busy.mean.toFixed(2)} ms)`, 4, busy, { baseline: 'alone', ratio: busy.p50 / Math.max(idle.p50, 0.001), target: 'p50 ratio ≤ 2.00' }),
-        ];
+        const flood = { gatewayUrl: gw, token, calmKey: spread[0].key, baselineUrl };
+        return [...(await refusalCostRows(flood)), ...(await floodRows(flood))];
       });
       await step('POST get-prices, 2000 names', async () => {
         const r = await load({ url: gw, connections: 4, method: 'POST', paths: ['/api/v1/merchant/get-prices'], headers: key, body: { game: 'csgo', marketHashNames: names } });

@@ -97,6 +97,21 @@ export function registerMetrics(app: FastifyInstance, db: Db, opts: MetricsOptio
     registers: [registry],
   });
 
+  // Refusals of the limits (rate-limit.ts), counted there in plain numbers and read at scrape time.
+  // Labelled by door and status only: a merchant or address label would be one series per merchant
+  // or per flooding address (unbounded, chosen by the flooder); the sampled log line names those.
+  const refusals = app.rateLimits.refusals;
+  new client.Counter({
+    name: 'gateway_rate_limit_refusals_total',
+    help: 'Requests refused by a limit, by door (merchant: per API key; hosted, sign_in, public: per client address) and status (429 over the limit, 503 over the in-flight cap)',
+    labelNames: ['door', 'status'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [door, c] of Object.entries(refusals)) for (const status of [429, 503] as const) this.inc({ door, status: String(status) }, c[status]);
+    },
+  });
+
   let refreshing: Promise<void> | undefined;
   const refresh = () =>
     (refreshing ??= readDbGauges(db)

@@ -62,7 +62,9 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
       }),
     },
   });
-  const accessLog = new AccessLog(ctx.config.logRequests, logger);
+  // Limits on every door (rate-limit.ts); its refusals are counted, not written one line each.
+  const limits = createRateLimits(ctx.config.rateLimits, { log: logger as unknown as FastifyBaseLogger });
+  const accessLog = new AccessLog(ctx.config.logRequests, logger, limits.refused);
   const app = Fastify({
     loggerInstance: logger as unknown as FastifyBaseLogger,
     bodyLimit: ctx.config.bodyLimitBytes,
@@ -92,7 +94,6 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
   });
   // Limits on every door (rate-limit.ts): the address doors and the in-flight cap here, before any
   // route; the merchant API's per-key limit in its scope (routes.ts), after authentication.
-  const limits = createRateLimits(ctx.config.rateLimits);
   app.decorate('rateLimits', limits);
   app.addHook('onRequest', limits.onRequest);
   const pruner = setInterval(() => limits.prune(), 60_000);

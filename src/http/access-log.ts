@@ -30,7 +30,8 @@ export class AccessLog extends LogController {
   /** pino's destination and the logger's serialised bindings (`,"pid":…,"hostname":…`), when the logger is pino's. */
   private readonly direct?: { sink: LineSink; bindings: string; enabled: () => boolean };
 
-  constructor(mode: Config['logRequests'], logger?: Logger) {
+  /** `quiet`: answers that get no line (the limits' refusals, counted in /metrics instead: rate-limit.ts). */
+  constructor(mode: Config['logRequests'], logger?: Logger, private readonly quiet: (reply: FastifyReply) => boolean = () => false) {
     super();
     this.minStatus = mode === 'all' ? 0 : mode === 'errors' ? 400 : Infinity;
     const l = logger as unknown as Record<symbol, unknown> | undefined;
@@ -68,7 +69,7 @@ export class AccessLog extends LogController {
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     if (error) {
       reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
-    } else if (reply.statusCode >= this.minStatus) {
+    } else if (reply.statusCode >= this.minStatus && !this.quiet(reply)) {
       if (this.direct) {
         if (this.direct.enabled()) this.write(accessLine(this.direct.bindings, request, reply.statusCode, reply.elapsedTime));
       } else {

@@ -17,10 +17,17 @@
 // A bucket holds `limit` requests and refills at limit per minute. Every answer of a limited door
 // carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset (seconds until the bucket is full
 // again); a refusal is 429 `too many requests` with Retry-After (seconds until one request is
-// allowed), through the one error type (AppError kind rate_limited, mapped in errors.ts).
-import type { FastifyReply, FastifyRequest } from 'fastify';
+// allowed), the envelope of AppError kind rate_limited (errors.ts).
+//
+// A refusal must stay cheap, or a flood of refused requests starves everyone else: the hooks answer
+// it themselves with a prebuilt body (no Error, no stack, no error handler, no serializer), it is
+// counted by door and status (gateway_rate_limit_refusals_total, metrics.ts) instead of an access
+// line each (AccessLog asks `refused`), and one sampled log line per door per REFUSAL_LOG_MS says
+// how many were refused since the last one. bench/RESULTS.md (issue 22, point 5) has the costs.
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from './errors.js';
 import { normaliseIp } from './client-ip.js';
+import { closeIfBodyUnread } from './edges.js';
 import type { RateLimitSettings } from '../config.js';
 
 export type Door = 'merchant' | 'hosted' | 'sign_in' | 'public';
@@ -125,15 +132,30 @@ export function headersOf(d: Decision): Record<string, string> {
 
 export const TOO_MANY_REQUESTS = 'too many requests';
 export const BUSY = 'the gateway is busy: retry shortly';
+const TOO_MANY_BODY = JSON.stringify({ success: false, message: TOO_MANY_REQUESTS });
+const BUSY_BODY = JSON.stringify({ success: false, message: BUSY });
+const JSON_TYPE = 'application/json; charset=utf-8';
+const RETRY_SOON = { 'retry-after': '1' };
 
 function refusal(d: Decision): AppError {
   return new AppError('rate_limited', TOO_MANY_REQUESTS, undefined, headersOf(d));
 }
 
+/** Refusals since start by door and status (counters only grow). */
+export type RefusalCounts = Record<Door, { 429: number; 503: number }>;
+
+/** At most one log line per door in this time, with the refusals counted since the last one. */
+export const REFUSAL_LOG_MS = 10_000;
+
 export interface RateLimits {
   readonly settings: RateLimitSettings;
-  /** Requests in flight now on the capped doors. */
+  /** Requests in flight now on the capped doors, and the most there have been at once. */
   readonly inFlight: number;
+  readonly peakInFlight: number;
+  /** Refusals by door and status since start (the metrics module exports them). */
+  readonly refusals: RefusalCounts;
+  /** Whether this reply is a refusal of the limits (the access log writes no line for it). */
+  refused(reply: FastifyReply): boolean;
   /** Global onRequest hook: the address doors and the in-flight cap. */
   onRequest(request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void;
   /** onRequest hook of the merchant API, after authentication (request.merchant is set). */
@@ -146,13 +168,50 @@ export interface RateLimits {
   prune(): void;
 }
 
-export function createRateLimits(settings: RateLimitSettings, now?: () => number): RateLimits {
+export interface RateLimitOptions {
+  now?: () => number;
+  /** Where the sampled refusal lines go (none: not logged, still counted). */
+  log?: FastifyBaseLogger;
+}
+
+export function createRateLimits(settings: RateLimitSettings, opts: RateLimitOptions = {}): RateLimits {
+  const { now, log } = opts;
   const doors: Record<Door, Buckets> = { merchant: new Buckets(now), hosted: new Buckets(now), sign_in: new Buckets(now), public: new Buckets(now) };
   const perMinute: Record<Exclude<Door, 'merchant'>, number> = { hosted: settings.hostedPerMinute, sign_in: settings.signInPerMinute, public: settings.publicPerMinute };
   let inFlight = 0;
+  let peakInFlight = 0;
   const release = () => {
     inFlight--;
   };
+  const refusals: RefusalCounts = { merchant: { 429: 0, 503: 0 }, hosted: { 429: 0, 503: 0 }, sign_in: { 429: 0, 503: 0 }, public: { 429: 0, 503: 0 } };
+  const refusedReplies = new WeakSet<FastifyReply>();
+  // The sampled line: per door, when the last one was written and the counts at that time.
+  const logged = Object.fromEntries(Object.keys(refusals).map((d) => [d, { at: -Infinity, n429: 0, n503: 0 }])) as Record<Door, { at: number; n429: number; n503: number }>;
+
+  function count(door: Door, status: 429 | 503, request: FastifyRequest): void {
+    const c = refusals[door];
+    c[status]++;
+    const l = logged[door];
+    const t = performance.now();
+    if (!log || t - l.at < REFUSAL_LOG_MS) return;
+    log.warn({ door, refused429: c[429] - l.n429, refused503: c[503] - l.n503, remoteAddress: request.ip, reqId: request.id }, 'requests refused by a limit (one line per door per 10 s at most)');
+    l.at = t;
+    l.n429 = c[429];
+    l.n503 = c[503];
+  }
+
+  /**
+   * Answers the refusal of an API (/api/…) from the hook itself: a prebuilt body, no Error through
+   * the error handler. A page (dashboard, console, hosted page) gets it through its own error
+   * handler, which renders the refusal as a page.
+   */
+  function refuse(request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void, door: Door, status: 429 | 503, headers: Record<string, string>): void {
+    count(door, status, request);
+    refusedReplies.add(reply);
+    if (!request.url.startsWith('/api/')) return done(status === 429 ? new AppError('rate_limited', TOO_MANY_REQUESTS, undefined, headers) : new AppError('unavailable', BUSY, undefined, headers));
+    closeIfBodyUnread(request, reply); // a refused post's body is not read: that connection closes
+    void reply.code(status).headers(headers).type(JSON_TYPE).send(status === 429 ? TOO_MANY_BODY : BUSY_BODY);
+  }
 
   function merchant(m: { id: number; rate_limit_per_minute: number | null }): Decision | undefined {
     const limit = m.rate_limit_per_minute ?? settings.merchantPerMinute;
@@ -164,18 +223,24 @@ export function createRateLimits(settings: RateLimitSettings, now?: () => number
     get inFlight() {
       return inFlight;
     },
+    get peakInFlight() {
+      return peakInFlight;
+    },
+    refusals,
+    refused: (reply) => refusedReplies.has(reply),
+    // A refusal is answered here and `done` is not called: Fastify then runs no further hook.
     onRequest(request, reply, done) {
       const door = doorOf(request.method, request.url);
       if (door === undefined || door === 'merchant') return done();
       const limit = perMinute[door];
       if (limit > 0) {
         const d = doors[door].take(addressKey(request.ip), limit);
-        if (!d.ok) return done(refusal(d));
+        if (!d.ok) return refuse(request, reply, done, door, 429, headersOf(d));
         reply.headers(headersOf(d));
       }
       if (settings.inFlight > 0) {
-        if (inFlight >= settings.inFlight) return done(new AppError('unavailable', BUSY, undefined, { 'retry-after': '1' }));
-        inFlight++;
+        if (inFlight >= settings.inFlight) return refuse(request, reply, done, door, 503, RETRY_SOON);
+        if (++inFlight > peakInFlight) peakInFlight = inFlight;
         reply.raw.once('close', release);
       }
       done();
@@ -183,14 +248,18 @@ export function createRateLimits(settings: RateLimitSettings, now?: () => number
     merchantHook(request, reply, done) {
       const d = merchant(request.merchant);
       if (!d) return done();
-      if (!d.ok) return done(refusal(d));
+      if (!d.ok) return refuse(request, reply, done, 'merchant', 429, headersOf(d));
       reply.headers(headersOf(d));
       done();
     },
     unknownKey(request, reply) {
       if (settings.publicPerMinute <= 0) return undefined;
       const d = doors.public.take(addressKey(request.ip), settings.publicPerMinute);
-      if (!d.ok) return refusal(d);
+      if (!d.ok) {
+        count('public', 429, request);
+        refusedReplies.add(reply);
+        return refusal(d);
+      }
       reply.headers(headersOf(d));
       return undefined;
     },
