@@ -7,7 +7,8 @@ import { catalogueTasks } from './catalogue/catalogue-tasks.js';
 import { purchaseTasks } from './purchases/purchase-tasks.js';
 import { reconcileTasks } from './reconcile/reconcile-tasks.js';
 import { retentionTasks } from './retention/retention-tasks.js';
+import { mailTasks } from './mail/mail-tasks.js';
 
 export type TaskFactory = (ctx: AppContext) => TaskList;
 
-export const featureTasks: TaskFactory[] = [webhookTasks, depositTasks, catalogueTasks, purchaseTasks, reconcileTasks, retentionTasks];
+export const featureTasks: TaskFactory[] = [webhookTasks, depositTasks, catalogueTasks, purchaseTasks, reconcileTasks, retentionTasks, mailTasks];
