@@ -90,6 +90,8 @@ export interface Config {
   retention: RetentionSettings;
   /** Limits on every door (issue 22; src/http/rate-limit.ts), counted per instance. */
   rateLimits: RateLimitSettings;
+  /** E-mail (issue 24): reset links and invitations are sent when set; off (undefined) by default. */
+  smtp: SmtpSettings | undefined;
 }
 
 /**
@@ -316,6 +318,7 @@ export function loadConfig(env: Env = process.env): Config {
       publicPerMinute: int(env, 'RATE_LIMIT_PUBLIC_PER_MINUTE', 3000, 0, RATE_LIMIT_MAX_PER_MINUTE),
       inFlight: int(env, 'RATE_LIMIT_IN_FLIGHT', 256, 0, 100_000),
     },
+    smtp: smtpSettings(env),
   };
 }
 
@@ -361,4 +364,29 @@ function pricingConfig(env: Env): PricingConfig {
     maxBackoffSeconds: int(env, 'PRICE_MAX_BACKOFF_SECONDS', 1800, 1),
     sandboxCases: bool(env, 'PRICE_SANDBOX_CASES', false),
   };
+}
+
+/** SMTP_URL (a secret: it may carry the password; never logged nor echoed), SMTP_FROM, SMTP_TIMEOUT_MS. */
+export interface SmtpSettings {
+  url: string;
+  from: string;
+  /** Connection, greeting and socket timeout of one send (a job: a slow server never holds a page). */
+  timeoutMs: number;
+}
+
+function smtpSettings(env: Env): SmtpSettings | undefined {
+  const url = env.SMTP_URL?.trim();
+  if (!url) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError('SMTP_URL must be a URL like smtp://user:password@host:587 or smtps://user:password@host:465 (the value is not shown: it may hold a password)');
+  }
+  if (!['smtp:', 'smtps:'].includes(parsed.protocol) || !parsed.hostname) {
+    throw new ConfigError(`SMTP_URL must start with smtp:// or smtps:// and name a host, got a ${parsed.protocol} URL`);
+  }
+  const from = env.SMTP_FROM?.trim() ?? '';
+  if (!/^[^<>]*<?[^\s@<>]+@[^\s@<>]+>?$/.test(from)) throw new ConfigError(`SMTP_FROM must be the sender's address (e.g. "Gateway <no-reply@example.com>") when SMTP_URL is set, got "${from}"`);
+  return { url, from, timeoutMs: int(env, 'SMTP_TIMEOUT_MS', 15_000, 100, 600_000) };
 }

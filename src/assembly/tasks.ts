@@ -7,7 +7,8 @@ import { catalogueTasks } from '../modules/catalogue/catalogue-tasks.js';
 import { purchaseTasks } from '../modules/purchases/purchase-tasks.js';
 import { reconcileTasks } from '../modules/reconcile/reconcile-tasks.js';
 import { retentionTasks } from '../modules/retention/retention-tasks.js';
+import { mailTasks } from '../modules/mail/mail-tasks.js';
 
 export type TaskFactory = (ctx: AppContext) => TaskList;
 
-export const featureTasks: TaskFactory[] = [webhookTasks, depositTasks, catalogueTasks, purchaseTasks, reconcileTasks, retentionTasks];
+export const featureTasks: TaskFactory[] = [webhookTasks, depositTasks, catalogueTasks, purchaseTasks, reconcileTasks, retentionTasks, mailTasks];

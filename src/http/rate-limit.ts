@@ -10,7 +10,7 @@
 //             the cache does not know costs a database lookup: those count on the caller's address
 //             (the public limit) before the lookup (unknownKey, called by modules/merchants/auth.ts).
 //   hosted    /api/v1/hosted/…, /deposit/…, /hosted/…   per address
-//   sign_in   POST /dashboard/sign-in, POST /dashboard/invite/…   per address
+//   sign_in   POST /dashboard/sign-in, POST /dashboard/invite/…, POST /dashboard/forgot   per address
 //   public    everything else unauthenticated (docs, item images, dashboard and console pages)
 //   (none)    /api/admin (the operator's bearer token), /healthz, /readyz, /metrics
 //
@@ -119,7 +119,7 @@ export function doorOf(method: string, url: string): Door | undefined {
   if (url.startsWith('/api/v1/merchant/')) return 'merchant';
   if (url.startsWith('/api/admin/') || url === '/healthz' || url === '/readyz' || url.startsWith('/metrics')) return undefined;
   if (url.startsWith('/api/v1/hosted/') || url.startsWith('/deposit/') || url.startsWith('/hosted/')) return 'hosted';
-  if (method === 'POST' && (url.startsWith('/dashboard/sign-in') || url.startsWith('/dashboard/invite/'))) return 'sign_in';
+  if (method === 'POST' && (url.startsWith('/dashboard/sign-in') || url.startsWith('/dashboard/invite/') || url.startsWith('/dashboard/forgot'))) return 'sign_in';
   return 'public';
 }
 

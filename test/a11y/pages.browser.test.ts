@@ -5,11 +5,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import type { Page } from 'playwright-core';
-import { startTestGateway, type TestGateway } from '../helpers.js';
+import { eventually, startTestGateway, type TestGateway } from '../helpers.js';
 import { chromiumAvailable, collectErrors, launchBrowser, outputPath, type Browser } from '../hosted/browser.js';
 import { axeViolations } from './axe.js';
 import { userOf, type WebClient } from '../dashboard/web-client.js';
 import { activeDeposit } from '../deposits/deposit-helpers.js';
+import { startSmtpReceiver, type SmtpReceiver } from '../dashboard/smtp-receiver.js';
 
 const run = chromiumAvailable();
 const WIDTHS = [1280, 375];
@@ -23,10 +24,13 @@ describe.skipIf(!run)('accessibility of every page in chromium', () => {
   let m: Awaited<ReturnType<TestGateway['createMerchant']>>;
   let depositId: number;
   let purchaseId: number;
+  let rx: SmtpReceiver;
   const pages: { who: 'owner' | 'operator' | 'anonymous'; path: string; status?: number }[] = [];
 
   beforeAll(async () => {
-    [gw, browser] = await Promise.all([startTestGateway(), launchBrowser()]);
+    // With SMTP (a receiver in the test): the "forgot password" form is shown, reset links are e-mailed.
+    rx = await startSmtpReceiver();
+    [gw, browser] = await Promise.all([startTestGateway({ SMTP_URL: rx.url, SMTP_FROM: 'no-reply@a11y.example' }), launchBrowser()]);
     m = await gw.createMerchant({ name: 'Accessible Shop', max_items: 4 });
     await gw.topUp(m.id, 1001.243);
     const d = await activeDeposit(gw, m.api_key);
@@ -47,7 +51,8 @@ describe.skipIf(!run)('accessibility of every page in chromium', () => {
     const invite = await gw.admin('POST', `/merchants/${m.id}/invitations`, { email: 'new@a11y.example', role: 'viewer' });
     const devId = Number((await sql<{ id: number }>`select id from dashboard_users where email = 'dev@a11y.example'`.execute(gw.ctx.db)).rows[0].id);
     await owner.get('/dashboard/team');
-    const reset = /id="secret-value">([^<]+)</.exec((await owner.post(`/dashboard/team/${devId}/password-reset`)).body)![1];
+    await owner.post(`/dashboard/team/${devId}/password-reset`);
+    const reset = (await eventually(async () => rx.mails.find((x) => x.to.includes('dev@a11y.example')), 30_000)).link!;
 
     for (const path of ['/dashboard', '/dashboard/deposits', `/dashboard/deposits/${depositId}`, '/dashboard/purchases', `/dashboard/purchases/${purchaseId}`, '/dashboard/ledger',
       '/dashboard/withdrawals', '/dashboard/webhooks', '/dashboard/developers', '/dashboard/requests', '/dashboard/team', '/dashboard/audit', '/dashboard/account']) pages.push({ who: 'owner', path });
@@ -55,6 +60,7 @@ describe.skipIf(!run)('accessibility of every page in chromium', () => {
       '/console/system', '/console/bots', '/console/reconciliation', '/console/operators', '/console/audit', '/console?done=withdrawal_completed', '/dashboard/account']) pages.push({ who: 'operator', path });
     pages.push({ who: 'operator', path: '/console/find?q=nothing-has-this', status: 404 });
     pages.push({ who: 'anonymous', path: '/dashboard/sign-in' });
+    pages.push({ who: 'anonymous', path: '/dashboard/forgot' });
     pages.push({ who: 'anonymous', path: new URL(invite.body.data.url).pathname });
     pages.push({ who: 'anonymous', path: new URL(reset).pathname });
     pages.push({ who: 'anonymous', path: '/dashboard/no-such-page', status: 404 });
@@ -62,6 +68,7 @@ describe.skipIf(!run)('accessibility of every page in chromium', () => {
   afterAll(async () => {
     await browser?.close();
     await gw?.stop();
+    await rx?.close();
   });
 
   async function open(who: 'owner' | 'operator' | 'anonymous', width: number): Promise<Page> {

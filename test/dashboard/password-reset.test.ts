@@ -198,4 +198,55 @@ describe('the second factor', () => {
     expect((await o.post('/dashboard/team/require-totp', { required: 'false' })).status).toBe(200);
     expect((await audit('team_totp_optional')).length).toBeGreaterThan(0);
   });
+
+  it('an operator sets a team’s rule from the console (audited, as the operator); owners still can; CSRF, roles and bad input refused', async () => {
+    const m = await gw.createMerchant({ name: 'Console Strict' });
+    const e = email('member');
+    const member = await userOf(gw, m.id, e, 'viewer');
+    const page = await operator.get(`/console/merchants/${m.id}`);
+    expect(text(page.body)).toContain('Optional: each user decides');
+    const on = await operator.post(`/console/merchants/${m.id}/require-totp`, { required: 'true' });
+    expect(on.status).toBe(303);
+    expect(on.location).toBe(`/console/merchants/${m.id}?done=team_totp_required`);
+    const after = await operator.get(on.location!);
+    expect(text(after.body)).toContain('An authenticator is now required of everyone on the team.');
+    expect(text(after.body)).toContain('Required: every user of this merchant signs in with an authenticator.');
+    expect((await member.get('/dashboard/deposits')).location).toBe('/dashboard/account');
+    const row = (await sql<{ actor: string; merchant_id: number; detail: Record<string, unknown> }>`select actor, merchant_id, detail from audit_log where action = 'team_totp_required' order by id desc limit 1`.execute(gw.ctx.db)).rows[0];
+    expect(row).toMatchObject({ actor: expect.stringMatching(/^op\d+@reset\.example$/), detail: { by_operator: true } });
+    expect(Number(row.merchant_id)).toBe(m.id);
+    // another merchant is not affected
+    expect((await ownerB.get('/dashboard/deposits')).status).toBe(200);
+    // refused: a wrong CSRF token, an owner at the console door, a bad value, an unknown merchant
+    expect((await operator.post(`/console/merchants/${m.id}/require-totp`, { required: 'false', _csrf: 'wrong' })).status).toBe(403);
+    await owner.get('/dashboard/team');
+    expect((await owner.post(`/console/merchants/${m.id}/require-totp`, { required: 'false' })).status).toBe(403);
+    await operator.get(`/console/merchants/${m.id}`);
+    expect((await operator.post(`/console/merchants/${m.id}/require-totp`, { required: 'maybe' })).status).toBe(400);
+    expect((await operator.post('/console/merchants/999999/require-totp', { required: 'true' })).status).toBe(404);
+    const off = await operator.post(`/console/merchants/${m.id}/require-totp`, { required: 'false' });
+    expect(off.location).toBe(`/console/merchants/${m.id}?done=team_totp_optional`);
+    expect((await member.get('/dashboard/deposits')).status).toBe(200);
+    expect((await sql<{ n: number }>`select count(*)::int as n from audit_log where action = 'team_totp_optional' and merchant_id = ${m.id}`.execute(gw.ctx.db)).rows[0].n).toBe(1);
+  });
+});
+
+describe('without SMTP (the default)', () => {
+  it('"forgot password" says whom to ask, sends nothing and queues nothing; issued links are shown to the issuer', async () => {
+    const c = new WebClient(gw);
+    const page = await c.get('/dashboard/forgot');
+    expect(page.status).toBe(200);
+    expect(text(page.body)).toContain('This gateway sends no e-mail');
+    expect(page.body).not.toContain('name="email"');
+    // there is no form, so no token: a post is refused; with a token (from the sign-in page) it changes nothing
+    expect((await c.post('/dashboard/forgot', { email: 'someone@reset.example' })).status).toBe(403);
+    await c.get('/dashboard/sign-in');
+    const posted = await c.post('/dashboard/forgot', { email: 'someone@reset.example' });
+    expect(posted.status).toBe(200);
+    expect(text(posted.body)).toContain('This gateway sends no e-mail');
+    await gw.flushJobs();
+    const queued = await sql<{ n: number }>`select (select count(*) from job_outbox where task = 'mail_send') + (select count(*) from graphile_worker.jobs where task_identifier = 'mail_send') as n`.execute(gw.ctx.db);
+    expect(Number(queued.rows[0].n)).toBe(0);
+    expect((await sql<{ n: number }>`select count(*)::int as n from audit_log where action = 'password_reset_requested'`.execute(gw.ctx.db)).rows[0].n).toBe(0);
+  });
 });

@@ -46,6 +46,26 @@ describe('settings', () => {
     expect(() => loadConfig({ BOT_LEASE_SECONDS: '2' })).toThrow(/BOT_LEASE_SECONDS/);
   });
 
+  it('SMTP: off by default; SMTP_URL smtp:// or smtps:// with SMTP_FROM; a bad value is refused without echoing the URL (it holds a password)', () => {
+    expect(loadConfig({}).smtp).toBeUndefined();
+    expect(loadConfig({ SMTP_URL: 'smtps://u:p@mail.example:465', SMTP_FROM: 'Gateway <no-reply@example.com>' }).smtp).toEqual({ url: 'smtps://u:p@mail.example:465', from: 'Gateway <no-reply@example.com>', timeoutMs: 15_000 });
+    expect(loadConfig({ SMTP_URL: 'smtp://mail.example:587', SMTP_FROM: 'no-reply@example.com', SMTP_TIMEOUT_MS: '100' }).smtp?.timeoutMs).toBe(100);
+    expect(() => loadConfig({ SMTP_URL: 'smtp://mail.example:587', SMTP_FROM: 'no-reply@example.com', SMTP_TIMEOUT_MS: '99' })).toThrow(/SMTP_TIMEOUT_MS/);
+    expect(() => loadConfig({ SMTP_URL: 'smtp://mail.example:587' })).toThrow(/SMTP_FROM/);
+    expect(() => loadConfig({ SMTP_URL: 'smtp://mail.example:587', SMTP_FROM: 'no address' })).toThrow(/SMTP_FROM/);
+    for (const bad of ['https://user:s3cr3t-pw@mail.example', 'smtp//user:s3cr3t-pw@mail.example', 'smtp://user:s3cr3t-pw@']) {
+      let message = '';
+      try {
+        loadConfig({ SMTP_URL: bad, SMTP_FROM: 'no-reply@example.com' });
+      } catch (err) {
+        expect(err).toBeInstanceOf(ConfigError);
+        message = (err as Error).message;
+      }
+      expect(message, bad).toMatch(/SMTP_URL/);
+      expect(message, bad).not.toContain('s3cr3t-pw');
+    }
+  });
+
   it('TRUST_PROXY: off by default, true, or a list of proxies', () => {
     expect(loadConfig({}).trustProxy).toBe(false);
     expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);

@@ -10,6 +10,7 @@ import { WEBHOOK_PRUNE_TASK, WEBHOOK_SWEEP_TASK } from '../../src/modules/webhoo
 import { idField, stringField } from '../../src/jobs/enqueue.js';
 import { RECONCILE_TASKS } from '../../src/modules/reconcile/reconcile-jobs.js';
 import { RETENTION_TASKS } from '../../src/modules/retention/retention-jobs.js';
+import { MAIL_TASK } from '../../src/modules/mail/mail-jobs.js';
 
 describe('typed jobs', () => {
   it('the worker handles exactly the declared task names', () => {
@@ -23,6 +24,7 @@ describe('typed jobs', () => {
       ...Object.values(RETENTION_TASKS),
       WEBHOOK_SWEEP_TASK,
       WEBHOOK_PRUNE_TASK,
+      MAIL_TASK,
     ].sort();
     expect(new Set(declared).size).toBe(declared.length);
     expect(handled).toEqual(declared);

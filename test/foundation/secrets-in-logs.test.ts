@@ -5,10 +5,17 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, startTestGateway, type TestGateway } from '../helpers.js';
-import { WebClient } from '../dashboard/web-client.js';
+import { userOf, WebClient } from '../dashboard/web-client.js';
+import { SMTP_PASS, startSmtpReceiver, type SmtpReceiver } from '../dashboard/smtp-receiver.js';
+import { eventually } from '../helpers.js';
 
 let gw: TestGateway | undefined;
-afterAll(async () => gw?.stop());
+let mailGw: TestGateway | undefined;
+let rx: SmtpReceiver | undefined;
+afterAll(async () => {
+  await Promise.all([gw?.stop(), mailGw?.stop()]);
+  await rx?.close();
+});
 
 describe('secrets in logs', () => {
   it('no secret, key, password, session id, CSRF, invitation or hosted token appears in any log line', async () => {
@@ -72,4 +79,47 @@ describe('secrets in logs', () => {
       expect(log.includes(value), `${what} is in the log`).toBe(false);
     }
   });
+
+  it('the mail path (SMTP configured): the SMTP password, e-mailed reset and invitation links and the new password appear in no log line, a failed send included', async () => {
+    let log = '';
+    const sink = new Writable({
+      write(chunk, _enc, cb) {
+        log += String(chunk);
+        cb();
+      },
+    });
+    rx = await startSmtpReceiver(0, 1); // the first login is refused: the failure path is logged too
+    mailGw = await startTestGateway({ LOG_REQUESTS: 'all', SMTP_URL: rx.url, SMTP_FROM: 'no-reply@secret.example' }, { logger: pino({ level: 'trace' }, sink) });
+    const g = mailGw;
+    const secrets: Record<string, string> = { 'SMTP password': SMTP_PASS };
+    const m = await g.createMerchant({ name: 'Mail secrets' });
+    const owner = await userOf(g, m.id, 'owner@mail-secret.example');
+    const mailTo = (to: string) => eventually(async () => rx!.mails.find((x) => x.to.includes(to)), 30_000);
+
+    await owner.get('/dashboard/team');
+    expect((await owner.post('/dashboard/team/invite', { email: 'dev@mail-secret.example', role: 'developer' })).status).toBe(200);
+    const invitation = await mailTo('dev@mail-secret.example');
+    secrets['e-mailed invitation token'] = new URL(invitation.link!).pathname.split('/').pop()!;
+    expect((await new WebClient(g).get(new URL(invitation.link!).pathname)).status).toBe(200);
+    // then the owner forgets the password (the reset ends the owner's sessions)
+    const web = new WebClient(g);
+    await web.get('/dashboard/forgot');
+    expect((await web.post('/dashboard/forgot', { email: 'owner@mail-secret.example' })).status).toBe(200);
+    const reset = await mailTo('owner@mail-secret.example');
+    const resetPath = new URL(reset.link!).pathname;
+    secrets['e-mailed reset token'] = resetPath.split('/').pop()!;
+    const password = 'Mailed-new-passphrase-77';
+    secrets['new password'] = password;
+    await web.get(resetPath);
+    expect((await web.post(resetPath, { password, password2: password })).status).toBe(200);
+
+    await new Promise((r) => setImmediate(r));
+    expect(log).toContain('"url":"/dashboard/reset/***"');
+    expect(log).toContain('mail: sent');
+    expect(log).toMatch(/SMTP send failed \(EAUTH/); // the refused first login was logged, without its credentials
+    for (const [what, value] of Object.entries(secrets)) {
+      expect(value.length, what).toBeGreaterThanOrEqual(8);
+      expect(log.includes(value), `${what} is in the log`).toBe(false);
+    }
+  }, 90_000);
 });

@@ -27,6 +27,21 @@ ${csrfField(csrf)}${next ? html`<input type="hidden" name="next" value="${next}"
 <label for="code">Authentication code <span class="hint">(if you set up an authenticator)</span></label>
 <input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6">
 <button type="submit" id="sign-in">Sign in</button>
+<p><a href="/dashboard/forgot" id="forgot-link">Forgot your password?</a></p>
+</form>`;
+}
+
+const FORGOT_SENT = 'If an account has this address, a link to choose a new password is on its way to it. It works once, for 24 hours. Nothing arrived after a few minutes? Check the spam folder, or ask an owner of your team.';
+const FORGOT_NO_MAIL = html`<p id="forgot-no-mail">This gateway sends no e-mail. Ask an owner of your team (operators: another operator) for a password reset link: it works once, for 24 hours.</p>
+<p><a href="/dashboard/sign-in">Back to sign-in</a></p>`;
+
+function forgotForm(csrf: string, email = ''): Html {
+  return html`<p>Enter the address of your account: we e-mail it a link to choose a new password.</p>
+<form method="post" action="/dashboard/forgot" class="card narrow">${csrfField(csrf)}
+<label for="email">E-mail</label>
+<input id="email" name="email" type="email" autocomplete="username" required maxlength="254" value="${email}">
+<button type="submit" id="send-reset">Send me a link</button>
+<p><a href="/dashboard/sign-in">Back to sign-in</a></p>
 </form>`;
 }
 
@@ -57,6 +72,28 @@ export function accountPages(app: FastifyInstance, ctx: WebDeps, accounts: Accou
         .type('text/html')
         .send(page({ title: 'Sign in', flash: { kind: 'error', text: err.message } }, signInForm(csrf, safeNext(f.next), f.email ?? '')));
     }
+  });
+
+  // "Forgot your password?": the same answer whatever the address (the mail job resolves it).
+  app.get('/dashboard/forgot', async (req, reply) => {
+    if (!ctx.config.smtp) return reply.type('text/html').send(page({ title: 'Forgot your password?' }, FORGOT_NO_MAIL));
+    const csrf = preToken(req, reply, publicUrl, await accounts.preSignInKey());
+    return reply.type('text/html').send(page({ title: 'Forgot your password?' }, forgotForm(csrf)));
+  });
+
+  app.post('/dashboard/forgot', async (req, reply) => {
+    checkPreCsrf(req, await accounts.preSignInKey());
+    const email = req.form.email ?? '';
+    try {
+      if (!(await accounts.requestPasswordReset({ email, ip: clientIp(req) }))) return reply.type('text/html').send(page({ title: 'Forgot your password?' }, FORGOT_NO_MAIL));
+    } catch (err) {
+      if (!(err instanceof SignInError)) throw err;
+      reply.headers(err.headers);
+      const csrf = preToken(req, reply, publicUrl, await accounts.preSignInKey());
+      return reply.code(err.status).type('text/html').send(page({ title: 'Forgot your password?', flash: { kind: 'error', text: err.message } }, forgotForm(csrf, email)));
+    }
+    const csrf = preToken(req, reply, publicUrl, await accounts.preSignInKey());
+    return reply.type('text/html').send(page({ title: 'Sign in', flash: { kind: 'ok', text: FORGOT_SENT } }, signInForm(csrf)));
   });
 
   app.get('/dashboard/invite/:token', async (req, reply) => {

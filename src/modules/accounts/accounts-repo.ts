@@ -295,3 +295,27 @@ export async function setTeamRequiresTotp(db: Conn, merchantId: number, required
     .onConflict((oc) => oc.column('merchant_id').doUpdateSet({ require_totp: required, updated_at: sql`now()` as never }))
     .execute();
 }
+
+// --- mailed links (issue 24: src/modules/mail/letters.ts) ---------------------------------------
+
+/** Ends a reset link whose e-mail could not be sent (only a delivered link should work). */
+export async function voidPasswordReset(db: Conn, id: number): Promise<void> {
+  await tables(db).updateTable('dashboard_password_resets').set({ used_at: sql`now()` as never }).where('id', '=', id).where('used_at', 'is', null).execute();
+}
+
+/** Ends an invitation link whose e-mail could not be sent. */
+export async function voidInvitation(db: Conn, id: number): Promise<void> {
+  await tables(db).updateTable('dashboard_invitations').set({ expires_at: sql`now()` as never }).where('id', '=', id).where('accepted_at', 'is', null).execute();
+}
+
+/** Whether the user got a live reset link within the last `seconds` (self-service requests wait that long). */
+export async function hasRecentPasswordReset(db: Conn, userId: number, seconds: number): Promise<boolean> {
+  const r = await tables(db)
+    .selectFrom('dashboard_password_resets')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('used_at', 'is', null)
+    .where('created_at', '>', sql<Date>`now() - make_interval(secs => ${seconds})`)
+    .executeTakeFirst();
+  return r !== undefined;
+}

@@ -9,6 +9,7 @@ import * as repo from './accounts-repo.js';
 import { hashPassword, passwordProblem, verifyPassword } from './passwords.js';
 import { matchTotp, newTotpSecret, otpauthUri } from './totp.js';
 import { MERCHANT_ROLES, tables, type Role, type UserRow } from './accounts-types.js';
+import { enqueueMail } from '../mail/mail-jobs.js';
 
 export const INVITATION_TTL_SECONDS = 7 * 24 * 3600;
 /** How long a password reset link works (once). */
@@ -66,6 +67,11 @@ function emailProblem(email: string): string | undefined {
   return undefined;
 }
 
+type InviteInput = { merchantId: number | null; email: string; role: Role };
+/** An invitation answered as its one-time link, or (e-mailed by a job) as the address it goes to. */
+export type InviteLink = { user_id: number; merchant_id: number | null; email: string; role: Role; url: string; expires_at: string };
+export type InviteSent = { user_id: number; merchant_id: number | null; email: string; role: Role; sent_to: string };
+
 /** The answer to an address that cannot be invited, when the inviter may not learn why. */
 export const INVITE_REFUSED_SILENTLY = 'user_invite_refused';
 
@@ -81,8 +87,13 @@ export function createAccountsService(base: AccountDeps) {
    * at another merchant or as an operator gets the same answer as a new one (a link that will not
    * work), so an owner cannot learn which addresses have accounts elsewhere; the refusal is in the
    * operators' audit log. Operators, who see every account anyway, get the clear error.
+   * `byMail` (the pages) with SMTP configured: the link is e-mailed by a job and answered to nobody
+   * (`sent_to` instead of `url`); the admin API and the CLI always answer the link (break-glass).
    */
-  async function invite(input: { merchantId: number | null; email: string; role: Role }, by: Actor, opts: { hideOtherAccounts?: boolean } = {}) {
+  function invite(input: InviteInput, by: Actor, opts?: { hideOtherAccounts?: boolean }): Promise<InviteLink>;
+  function invite(input: InviteInput, by: Actor, opts: { hideOtherAccounts?: boolean; byMail: true }): Promise<InviteLink | InviteSent>;
+  async function invite(input: InviteInput, by: Actor, opts: { hideOtherAccounts?: boolean; byMail?: boolean } = {}): Promise<InviteLink | InviteSent> {
+    const mail = opts.byMail === true && config.smtp !== undefined;
     const email = input.email.trim();
     const problem = emailProblem(email);
     if (problem) throw validationError([{ field: 'email', code: 'email', message: problem }]);
@@ -92,7 +103,7 @@ export function createAccountsService(base: AccountDeps) {
     }
     if (!operator && !(await findMerchant(db, input.merchantId!))) throw notFound();
     const token = randomSecret('inv_');
-    const result = await tables(db).transaction().execute(async (trx) => {
+    const result = await db.transaction().execute(async (trx) => {
       const user = await repo.upsertInvitedUser(trx, { merchantId: input.merchantId, email, role: input.role });
       // An address that already has an account (here or at another merchant) is not invited again.
       if (opts.hideOtherAccounts && user.merchant_id !== input.merchantId) {
@@ -103,10 +114,14 @@ export function createAccountsService(base: AccountDeps) {
         throw validationError([{ field: 'email', code: 'exist', message: 'this e-mail address already has an account' }]);
       }
       if (user.role !== input.role) await repo.setRole(trx, user.id, input.role);
-      const inv = await repo.insertInvitation(trx, { userId: user.id, tokenHash: sha256Hex(token), invitedBy: by.actor, ttlSeconds: INVITATION_TTL_SECONDS });
-      await repo.insertAudit(trx, { merchantId: input.merchantId, userId: by.userId, actor: by.actor, action: 'user_invited', detail: { email, role: input.role }, ip: by.ip });
+      // By mail, the job mints the link (src/modules/mail/letters.ts): it never waits in a payload.
+      const inv = mail
+        ? (await enqueueMail(trx, { kind: 'invitation', user_id: user.id, by: by.actor }), { expires_at: new Date(clock.now().getTime() + INVITATION_TTL_SECONDS * 1000) })
+        : await repo.insertInvitation(trx, { userId: user.id, tokenHash: sha256Hex(token), invitedBy: by.actor, ttlSeconds: INVITATION_TTL_SECONDS });
+      await repo.insertAudit(trx, { merchantId: input.merchantId, userId: by.userId, actor: by.actor, action: 'user_invited', detail: { email, role: input.role, ...(mail ? { by_mail: true } : {}) }, ip: by.ip });
       return { user, inv };
     });
+    if (mail) return { user_id: result.user.id, merchant_id: input.merchantId, email, role: input.role, sent_to: email };
     return {
       user_id: result.user.id,
       merchant_id: input.merchantId,
@@ -199,13 +214,21 @@ export function createAccountsService(base: AccountDeps) {
   /**
    * A one-time password reset link for a user (an owner: of its merchant; an operator: anyone, the
    * scope given as the user's merchant, null for operators). Only the token's hash is stored; the
-   * link is answered to the issuer to hand over (the gateway sends no e-mail), never logged.
+   * link is answered to the issuer to hand over, never logged. With SMTP configured the link is
+   * e-mailed to the user by a job (which mints it) and shown to nobody: `sent_to` instead of `url`.
    */
-  async function issuePasswordReset(scope: number | null, userId: number, by: Actor) {
+  async function issuePasswordReset(scope: number | null, userId: number, by: Actor): Promise<{ email: string; sent_to: string } | { email: string; url: string; expires_at: string }> {
     const u = await repo.findUser(db, userId);
     if (!u || u.merchant_id !== scope) throw notFound();
     if (u.disabled) throw validationError([{ field: 'user', code: 'state', message: 'this account is disabled: enable it first' }]);
     if (u.password_hash === null) throw validationError([{ field: 'user', code: 'state', message: 'this user has not accepted the invitation yet: invite the address again for a new link' }]);
+    if (config.smtp) {
+      await db.transaction().execute(async (trx) => {
+        await enqueueMail(trx, { kind: 'password_reset', user_id: userId, by: by.actor });
+        await repo.insertAudit(trx, { merchantId: u.merchant_id, userId: by.userId, actor: by.actor, action: 'password_reset_issued', detail: { email: u.email, by_mail: true }, ip: by.ip });
+      });
+      return { email: u.email, sent_to: u.email };
+    }
     const token = randomSecret('pwr_');
     const r = await tables(db).transaction().execute(async (trx) => {
       const row = await repo.insertPasswordReset(trx, { userId, tokenHash: sha256Hex(token), issuedBy: by.actor, ttlSeconds: PASSWORD_RESET_TTL_SECONDS });
@@ -237,6 +260,35 @@ export function createAccountsService(base: AccountDeps) {
     });
   }
 
+  /**
+   * "Forgot your password?" (sign-in page), with SMTP configured: the same answer and the same work
+   * whatever the address (the job resolves it: no enumeration); each request counts against the
+   * address's sign-in limit. Answers false when the gateway sends no e-mail.
+   */
+  async function requestPasswordReset(input: { email: string; ip: string | null }): Promise<boolean> {
+    if (!config.smtp) return false;
+    const email = input.email.trim();
+    const problem = emailProblem(email);
+    if (problem) throw validationError([{ field: 'email', code: 'email', message: problem }]);
+    const ip = input.ip ?? 'unknown';
+    const place = await repo.reserveAddressAttempt(db, ip, IP_FAILURE_WINDOW_SECONDS);
+    if (place.attempts > IP_FAILURE_LIMIT) {
+      throw new SignInError(429, 'too many requests from this address: try again later', { 'retry-after': String(place.secondsLeft) });
+    }
+    await db.transaction().execute(async (trx) => {
+      await enqueueMail(trx, { kind: 'forgot_password', email, ip });
+      await repo.insertAudit(trx, { merchantId: null, userId: null, actor: email, action: 'password_reset_requested', ip });
+    });
+    return true;
+  }
+
+  async function setTeamRule(merchantId: number, required: boolean, a: Actor, detail?: Record<string, unknown>) {
+    await db.transaction().execute(async (trx) => {
+      await repo.setTeamRequiresTotp(trx, merchantId, required);
+      await repo.insertAudit(trx, { merchantId, userId: a.userId, actor: a.actor, action: required ? 'team_totp_required' : 'team_totp_optional', detail, ip: a.ip });
+    });
+  }
+
   let preKey: Promise<Buffer> | undefined;
 
   return {
@@ -250,6 +302,7 @@ export function createAccountsService(base: AccountDeps) {
     invitation,
     acceptInvitation,
     issuePasswordReset,
+    requestPasswordReset,
     passwordReset,
     completePasswordReset,
     teamRequiresTotp: (merchantId: number) => repo.teamRequiresTotp(db, merchantId),
@@ -260,8 +313,13 @@ export function createAccountsService(base: AccountDeps) {
       if (required && !user.totp_enabled) {
         throw validationError([{ field: 'require_totp', code: 'state', message: 'set up your own authenticator first (Your account), then require one of the team' }]);
       }
-      await repo.setTeamRequiresTotp(db, user.merchant_id, required);
-      await audit(a, required ? 'team_totp_required' : 'team_totp_optional', user.merchant_id);
+      await setTeamRule(user.merchant_id, required, a);
+    },
+
+    /** An operator's setting of a team's rule (console): operators always have an authenticator themselves. */
+    async setTeamRequiresTotpAsOperator(merchantId: number, required: boolean, a: Actor) {
+      if (!(await findMerchant(db, merchantId))) throw notFound();
+      await setTeamRule(merchantId, required, a, { by_operator: true });
     },
     signIn,
     authenticate,

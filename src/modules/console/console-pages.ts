@@ -14,7 +14,7 @@ import { MERCHANT_ROLES, type Role } from '../accounts/accounts-types.js';
 import { actionButton, csrfField, doneFlash, facts, html, money, page, pager, shownOnce, statusBadge, table, usd, when, type Html } from '../dashboard/html.js';
 import * as drepo from '../dashboard/dashboard-repo.js';
 import { intParam } from '../dashboard/view.js';
-import { auditTable, inviteForm, resetShown, userActions } from '../dashboard/team-pages.js';
+import { auditTable, inviteForm, inviteShown, resetShown, userActions } from '../dashboard/team-pages.js';
 import { CONSOLE_NAV } from '../dashboard/nav.js';
 import * as repo from './console-repo.js';
 import { LOOKUP_MAX, lookupTerms } from './lookup.js';
@@ -83,10 +83,11 @@ ${pager('/console', {}, more ? shown[shown.length - 1].id : undefined)}</section
 
   async function merchantPage(u: SessionUser, id: number, extra?: Html) {
     const m = await ctx.merchants.get(id); // 404 when missing
-    const [withdrawals, users, audit] = await Promise.all([
+    const [withdrawals, users, audit, requireTotp] = await Promise.all([
       drepo.withdrawals(ctx.db, id, undefined, 50),
       accounts.listUsers(id),
       accounts.listAudit({ merchantId: id, limit: 20 }),
+      accounts.teamRequiresTotp(id),
     ]);
     return html`${extra ?? ''}
 ${facts([['ID', m.id], ['Available', html`<span id="m-available">${usd(Math.round(m.balance.available * 1000))}</span>`], ['Hold', usd(Math.round(m.balance.hold * 1000))], ['API key', `${m.api_key_prefix}…`], ['Created', when(m.created_at)]])}
@@ -111,6 +112,9 @@ ${checkbox('deposit_preview_enabled', 'deposit-preview enabled', m.deposit_previ
 ${table('Users', ['E-mail', 'Role', 'State', 'Authenticator', 'Actions'], users.map((x) => [x.email, x.role, x.disabled ? 'disabled' : x.password_hash ? 'active' : 'invited', x.totp_enabled ? 'on' : 'off',
   userActions(`/console/merchants/${id}/users/${x.id}`, x, u)]), 'No users yet: invite the first owner.')}
 <h3>Invite a user</h3>${inviteForm(`/console/merchants/${id}/invite`, u.csrf, ['owner', 'developer', 'viewer'])}</section>
+<section><h2>Two-step sign-in for the team</h2>
+<p id="team-totp">${requireTotp ? 'Required: every user of this merchant signs in with an authenticator.' : 'Optional: each user decides (an owner may require it).'}</p>
+${actionButton(`/console/merchants/${id}/require-totp`, requireTotp ? 'Make it optional' : 'Require an authenticator of everyone', u.csrf, { fields: { required: requireTotp ? 'false' : 'true' }, danger: requireTotp })}</section>
 <section><h2>Recent audit entries</h2>${auditTable(audit)}</section>`;
   }
 
@@ -169,9 +173,20 @@ ${table('Users', ['E-mail', 'Role', 'State', 'Authenticator', 'Actions'], users.
     checkCsrf(req);
     const id = intParam((req.params as { id: string }).id) ?? 0;
     const role = req.form.role ?? '';
-    const inv = await accounts.invite({ merchantId: id, email: req.form.email ?? '', role: ((MERCHANT_ROLES as readonly string[]).includes(role) ? role : 'invalid') as Role }, actorOf(req));
+    const inv = await accounts.invite({ merchantId: id, email: req.form.email ?? '', role: ((MERCHANT_ROLES as readonly string[]).includes(role) ? role : 'invalid') as Role }, actorOf(req), { byMail: true });
     const m = await ctx.merchants.get(id);
-    return respond(reply, u, `Merchant: ${m.name}`, '/console', await merchantPage(u, id, shownOnce(`Invitation link for ${inv.email} (${inv.role}), valid until ${when(inv.expires_at)}`, inv.url)));
+    return respond(reply, u, `Merchant: ${m.name}`, '/console', await merchantPage(u, id, inviteShown(inv)));
+  });
+
+  // The team's second-factor rule, set by an operator as an owner can (audited with the operator's name).
+  app.post('/console/merchants/:id/require-totp', async (req, reply) => {
+    operator(req);
+    checkCsrf(req);
+    const id = intParam((req.params as { id: string }).id) ?? 0;
+    const required = req.form.required === 'true';
+    if (!required && req.form.required !== 'false') throw validationError([{ field: 'required', code: 'oneof', message: 'required must be true or false' }]);
+    await accounts.setTeamRequiresTotpAsOperator(id, required, actorOf(req));
+    return reply.redirect(`/console/merchants/${id}?done=team_totp_${required ? 'required' : 'optional'}`, 303);
   });
 
   for (const action of ['disable', 'enable'] as const) {
@@ -283,8 +298,8 @@ ${ok ? '' : html`<pre class="excerpt">${JSON.stringify(verify.mismatches, null, 
   app.post('/console/operators/invite', async (req, reply) => {
     const u = operator(req);
     checkCsrf(req);
-    const inv = await accounts.invite({ merchantId: null, email: req.form.email ?? '', role: 'operator' }, actorOf(req));
-    return respond(reply, u, 'Operators', '/console/operators', await operatorsPage(u, shownOnce(`Invitation link for ${inv.email}, valid until ${when(inv.expires_at)}`, inv.url)));
+    const inv = await accounts.invite({ merchantId: null, email: req.form.email ?? '', role: 'operator' }, actorOf(req), { byMail: true });
+    return respond(reply, u, 'Operators', '/console/operators', await operatorsPage(u, inviteShown(inv)));
   });
 
   for (const action of ['disable', 'enable'] as const) {

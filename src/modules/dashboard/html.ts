@@ -81,6 +81,8 @@ export interface PageOptions {
 export const DONE: Record<string, string> = {
   user_disabled: 'The user is disabled and signed out everywhere.',
   user_enabled: 'The user is enabled again.',
+  team_totp_required: 'An authenticator is now required of everyone on the team.',
+  team_totp_optional: 'An authenticator is now optional for the team.',
   withdrawal_completed: 'The withdrawal is completed.',
   withdrawal_failed: 'The withdrawal is marked failed; its amount is back in the available balance.',
   withdrawal_canceled: 'The withdrawal is canceled; its amount is back in the available balance.',

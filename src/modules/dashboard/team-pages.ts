@@ -1,7 +1,7 @@
 // Team (users of the merchant; owners invite and disable) and the audit log (owners).
 import type { FastifyInstance } from 'fastify';
 import type { WebDeps } from './deps.js';
-import type { AccountsService } from '../accounts/accounts-service.js';
+import type { AccountsService, InviteLink, InviteSent } from '../accounts/accounts-service.js';
 import { actorOf, checkCsrf } from '../accounts/web-session.js';
 import type { Role } from '../accounts/accounts-types.js';
 import type { AuditRow } from '../accounts/accounts-types.js';
@@ -39,16 +39,27 @@ export function userActions(base: string, x: { id: number; disabled: boolean; pa
   return html`<div class="buttons">${actionButton(`${base}/${x.disabled ? 'enable' : 'disable'}`, x.disabled ? 'Enable' : 'Disable', by.csrf, { danger: !x.disabled })}${!x.disabled && x.password_hash ? actionButton(`${base}/password-reset`, 'Password reset link', by.csrf) : ''}</div>`;
 }
 
-/** A password reset link just issued: shown once to hand over (the gateway sends no e-mail). */
-export function resetShown(r: { email: string; url: string; expires_at: string }): Html {
+/** What a page says of a link e-mailed by the mail job (SMTP configured): where it went, never the link. */
+const mailSent = (text: string) => html`<p class="flash flash-ok" role="status" id="mail-sent">${text}</p>`;
+
+/** A password reset link just issued: e-mailed to the user, or (no SMTP) shown once to hand over. */
+export function resetShown(r: { email: string; sent_to: string } | { email: string; url: string; expires_at: string }): Html {
+  if ('sent_to' in r) return mailSent(`A password reset link was sent to ${r.sent_to}. It works once, for 24 hours.`);
   return shownOnce(`Password reset link for ${r.email}, valid once until ${when(r.expires_at)} — give it to the user`, r.url);
+}
+
+/** An invitation just created: e-mailed, or (no SMTP) its link shown once. */
+export function inviteShown(inv: InviteLink | InviteSent): Html {
+  const who = inv.role === 'operator' ? inv.email : `${inv.email} (${inv.role})`;
+  if ('sent_to' in inv) return mailSent(`An invitation was sent to ${who}. Its link works once, for 7 days.`);
+  return shownOnce(`Invitation link for ${who}, valid until ${when(inv.expires_at)}`, inv.url);
 }
 
 export function inviteForm(action: string, csrf: string, roles: readonly Role[]): Html {
   return html`<form method="post" action="${action}" class="card narrow">${csrfField(csrf)}
 <label for="invite-email">E-mail address</label><input id="invite-email" name="email" type="email" required>
 ${roles.length > 1 ? html`<label for="invite-role">Role</label><select id="invite-role" name="role">${roles.map((r) => html`<option value="${r}">${r}</option>`)}</select>` : html`<input type="hidden" name="role" value="${roles[0]}">`}
-<button type="submit" id="invite">Create invitation link</button></form>`;
+<button type="submit" id="invite">Invite</button></form>`;
 }
 
 export function teamPages(app: FastifyInstance, ctx: WebDeps, shell: ShellOf, accounts: AccountsService): void {
@@ -74,8 +85,8 @@ ${owner ? html`<h2>Invite someone</h2>${inviteForm('/dashboard/team/invite', u.c
   app.post('/dashboard/team/invite', async (req, reply) => {
     const u = merchantUser(req, OWNER);
     checkCsrf(req);
-    const inv = await accounts.invite({ merchantId: u.merchant_id, email: req.form.email ?? '', role: (req.form.role ?? '') as Role }, actorOf(req), { hideOtherAccounts: true });
-    return respond(reply, shell, u, { title: 'Team', current: '/dashboard/team' }, await teamPage(u, html`${shownOnce(`Invitation link for ${inv.email} (${inv.role}), valid until ${when(inv.expires_at)}`, inv.url)}`));
+    const inv = await accounts.invite({ merchantId: u.merchant_id, email: req.form.email ?? '', role: (req.form.role ?? '') as Role }, actorOf(req), { hideOtherAccounts: true, byMail: true });
+    return respond(reply, shell, u, { title: 'Team', current: '/dashboard/team' }, await teamPage(u, inviteShown(inv)));
   });
 
   for (const action of ['disable', 'enable'] as const) {
