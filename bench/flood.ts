@@ -56,12 +56,12 @@ async function main() {
       console.log(table(rows));
     }
   } finally {
-    for (const p of procs) await stopProcess(p);
+    await Promise.all(procs.map((p) => stopProcess(p)));
     await cluster?.stop();
   }
 }
 
-main().catch((err) => {
+await main().catch((err: unknown) => {
   console.error(err);
-  process.exit(1);
+  process.exitCode = 1;
 });
