@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import LongestFirstSequencer from './test/sequencer.js';
 
 export default defineConfig({
   test: {
@@ -11,6 +12,8 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     fileParallelism: true,
+    // Long files first (test/sequencer.ts): a clean clone has no timing cache to order by.
+    sequence: { sequencer: LongestFirstSequencer },
     reporters: ['default', './test/summary-reporter.ts'],
   },
 });
