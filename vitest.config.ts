@@ -8,7 +8,7 @@ export default defineConfig({
     setupFiles: ['test/contract/response-check-setup.ts'],
     // Generous: the suite must pass on a busy machine (tests wait for conditions; speed is the bench's).
     testTimeout: 180_000,
-    hookTimeout: 120_000,
+    hookTimeout: 300_000, // set-ups start gateways: at load 30 two of them took over 120 s
     pool: 'forks',
     maxWorkers: 2,
     fileParallelism: true,
