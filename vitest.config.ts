@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import LongestFirstSequencer from './test/sequencer.js';
 
 export default defineConfig({
   test: {
@@ -7,10 +8,12 @@ export default defineConfig({
     setupFiles: ['test/contract/response-check-setup.ts'],
     // Generous: the suite must pass on a busy machine (tests wait for conditions; speed is the bench's).
     testTimeout: 180_000,
-    hookTimeout: 120_000,
+    hookTimeout: 300_000, // set-ups start gateways: at load 30 two of them took over 120 s
     pool: 'forks',
     maxWorkers: 2,
     fileParallelism: true,
+    // Long files first (test/sequencer.ts): a clean clone has no timing cache to order by.
+    sequence: { sequencer: LongestFirstSequencer },
     reporters: ['default', './test/summary-reporter.ts'],
   },
 });

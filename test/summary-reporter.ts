@@ -14,8 +14,10 @@ export default class SummaryReporter implements Reporter {
         else if (state === 'failed') failed++;
         else skipped++;
       }
-      // A file that could not even load counts as a failure.
-      if (mod.state() === 'failed' && [...mod.children.allTests()].length === 0) failed++;
+      // A file that failed without a failed test (it could not load, or a beforeAll/afterAll hook
+      // failed and its tests were skipped) counts as one failure: the last line must never say
+      // "0 failed" for a run that failed.
+      if (mod.state() === 'failed' && ![...mod.children.allTests()].some((t) => t.result().state === 'failed')) failed++;
     }
     failed += unhandledErrors.length;
     process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);

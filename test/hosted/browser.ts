@@ -46,7 +46,9 @@ export async function launchBrowser(): Promise<Browser> {
     args: CHROMIUM_ARGS,
     viewport: { width: 1280, height: 900 },
   });
-  context.setDefaultTimeout(15_000);
+  // Actions and navigations wait for their element or load this long: a deadline for a hang, not a
+  // speed bound (a 6 600-node page takes 17 s to load at load 30).
+  context.setDefaultTimeout(60_000);
   return {
     context,
     async newPage(viewport) {
