@@ -17,16 +17,22 @@ afterAll(async () => {
   await rx?.close();
 });
 
+/** Every log line at the most verbose level, kept as text (`captured.log`). */
+function captureLog() {
+  const captured = { log: '', logger: undefined as unknown as pino.Logger };
+  captured.logger = pino({ level: 'trace' }, new Writable({
+    write(chunk, _enc, cb) {
+      captured.log += String(chunk);
+      cb();
+    },
+  }));
+  return captured;
+}
+
 describe('secrets in logs', () => {
   it('no secret, key, password, session id, CSRF, invitation or hosted token appears in any log line', async () => {
-    let log = '';
-    const sink = new Writable({
-      write(chunk, _enc, cb) {
-        log += String(chunk);
-        cb();
-      },
-    });
-    gw = await startTestGateway({ LOG_REQUESTS: 'all' }, { logger: pino({ level: 'trace' }, sink), worker: false });
+    const captured = captureLog();
+    gw = await startTestGateway({ LOG_REQUESTS: 'all' }, { logger: captured.logger, worker: false });
     const secrets: Record<string, string> = { 'admin token': ADMIN_TOKEN };
 
     const m = await gw.createMerchant({ name: 'Secret shop' });
@@ -70,26 +76,20 @@ describe('secrets in logs', () => {
 
     await new Promise((r) => setImmediate(r)); // the access lines of the last turn
     // The flow was logged (one line per answer), with the credentials in its URLs masked.
-    expect(log).toContain('"url":"/dashboard/invite/***"');
-    expect(log).toContain('"url":"/api/v1/hosted/***/status"');
-    expect(log).toContain('"url":"/api/v1/merchant/balance?api_key=***"');
+    expect(captured.log).toContain('"url":"/dashboard/invite/***"');
+    expect(captured.log).toContain('"url":"/api/v1/hosted/***/status"');
+    expect(captured.log).toContain('"url":"/api/v1/merchant/balance?api_key=***"');
     for (const [what, value] of Object.entries(secrets)) {
       expect(value, what).toBeTruthy();
       expect(value.length, what).toBeGreaterThanOrEqual(8);
-      expect(log.includes(value), `${what} is in the log`).toBe(false);
+      expect(captured.log.includes(value), `${what} is in the log`).toBe(false);
     }
   });
 
   it('the mail path (SMTP configured): the SMTP password, e-mailed reset and invitation links and the new password appear in no log line, a failed send included', async () => {
-    let log = '';
-    const sink = new Writable({
-      write(chunk, _enc, cb) {
-        log += String(chunk);
-        cb();
-      },
-    });
+    const captured = captureLog();
     rx = await startSmtpReceiver(0, 1); // the first login is refused: the failure path is logged too
-    mailGw = await startTestGateway({ LOG_REQUESTS: 'all', SMTP_URL: rx.url, SMTP_FROM: 'no-reply@secret.example' }, { logger: pino({ level: 'trace' }, sink) });
+    mailGw = await startTestGateway({ LOG_REQUESTS: 'all', SMTP_URL: rx.url, SMTP_FROM: 'no-reply@secret.example' }, { logger: captured.logger });
     const g = mailGw;
     const secrets: Record<string, string> = { 'SMTP password': SMTP_PASS };
     const m = await g.createMerchant({ name: 'Mail secrets' });
@@ -114,12 +114,12 @@ describe('secrets in logs', () => {
     expect((await web.post(resetPath, { password, password2: password })).status).toBe(200);
 
     await new Promise((r) => setImmediate(r));
-    expect(log).toContain('"url":"/dashboard/reset/***"');
-    expect(log).toContain('mail: sent');
-    expect(log).toMatch(/SMTP send failed \(EAUTH/); // the refused first login was logged, without its credentials
+    expect(captured.log).toContain('"url":"/dashboard/reset/***"');
+    expect(captured.log).toContain('mail: sent');
+    expect(captured.log).toMatch(/SMTP send failed \(EAUTH/); // the refused first login was logged, without its credentials
     for (const [what, value] of Object.entries(secrets)) {
       expect(value.length, what).toBeGreaterThanOrEqual(8);
-      expect(log.includes(value), `${what} is in the log`).toBe(false);
+      expect(captured.log.includes(value), `${what} is in the log`).toBe(false);
     }
   }, 90_000);
 });
