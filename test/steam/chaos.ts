@@ -137,6 +137,8 @@ export async function runChaos(w: SteamWorld, opts: { seed: number; records: num
       }
     }
   }
+  const pendingPurchases = async () =>
+    (await gw.ctx.db.selectFrom('purchases').select('id').where('status', '=', 'pending').where('id', 'in', purchases.length ? purchases : [0]).execute()).map((p) => Number(p.id));
   const pendingDeposits = async () =>
     (await gw.ctx.db.selectFrom('deposits').select('id').where('status', '=', 'pending').where('id', 'in', deposits.length ? deposits : [0]).execute()).map((d) => Number(d.id));
 
@@ -169,10 +171,12 @@ export async function runChaos(w: SteamWorld, opts: { seed: number; records: num
     await platform.pollTick();
     await platform.historyTick();
     for (const id of await pendingDeposits()) await gw.ctx.deposits.resolvePending(id);
+    // A purchase still waiting for its offer's fate (an ambiguous last attempt): its next look.
+    for (const id of await pendingPurchases()) await gw.ctx.purchases.dispatch(id, { attempts: 5, maxAttempts: 5 }).catch(() => {});
     const unsettled = await gw.ctx.db.selectFrom('steam_offers').select('trade_offer_id')
       .where((eb) => eb.or([eb('trade_offer_id', 'is', null), eb.and([eb('state', 'is distinct from', eb.ref('reported_state'))]), eb.and([eb('reverted_at', 'is not', null), eb('reversal_reported', '=', false)])]))
       .execute();
-    const pending = (await pendingDeposits()).length;
+    const pending = (await pendingDeposits()).length + (await pendingPurchases()).length;
     const acceptable = [...fake.offers.values()].filter((o) => o.state === 2 || o.state === 9);
     const wanted = await wantedOffers(acceptable);
     if (!unsettled.length && !pending && acceptable.every((o) => wanted.has(o.id))) break;
