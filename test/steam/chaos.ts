@@ -200,11 +200,12 @@ export async function runChaos(w: SteamWorld, opts: { seed: number; records: num
     const ok = f === 'accepted' ? ['hold', 'completed'].includes(d.status) : f === 'reversed' ? d.status === 'reverted' : ['failed', 'canceled', 'active'].includes(d.status);
     if (!ok) summary.outcomeMismatches.push(`deposit ${d.id}: ${d.status}, offer ${f}`);
   }
-  for (const p of await gw.ctx.db.selectFrom('purchases').select(['id', 'status']).where('id', 'in', purchases.length ? purchases : [0]).execute()) {
+  for (const p of await gw.ctx.db.selectFrom('purchases').select(['id', 'status', 'fail_reason', 'fail_cause']).where('id', 'in', purchases.length ? purchases : [0]).execute()) {
     count(summary.purchases, p.status);
     const f = fate('purchase', Number(p.id));
     const ok = f === 'accepted' ? ['hold', 'completed'].includes(p.status) : f === 'reversed' ? p.status === 'reverted' : ['failed', 'canceled', 'active'].includes(p.status);
     if (!ok) summary.outcomeMismatches.push(`purchase ${p.id}: ${p.status}, offer ${f}`);
+    if (!ok) opts.log?.(`chaos: purchase ${p.id} ${p.status} ${p.fail_reason ?? ''} (${p.fail_cause ?? ''}), offer ${f}`);
   }
   const acceptable = [...fake.offers.values()].filter((o) => o.state === 2 || o.state === 9);
   const wanted = await wantedOffers(acceptable);
