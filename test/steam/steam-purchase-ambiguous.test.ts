@@ -127,4 +127,38 @@ describe('a purchase whose last send attempt is ambiguous waits for the platform
     expect(w.bots[0].fake.items.some((i) => i.assetid === p.assetId)).toBe(true);
     expect(w.fake.users.get(p.partner)!.items).toEqual([]);
   });
+
+  it('the platform shows the closed purchase\'s offer accepted anyway: the purchase follows the trade — charged again, listing its own, webhook, audited', async () => {
+    const p = await kit.create();
+    const before = await balance();
+    await lastAttemptAmbiguous(p);
+    await pastPendingLimit(p.id);
+    await ambiguousSince(p.id, SETTLE_MS + 1_000);
+    expect(await sweep(p.id)).toBe('done');
+    expect((await kit.status(p.id)).status).toBe('failed');
+    expect((await balance()).available).toBeCloseTo(before.available + PRICE, 2);
+    expect(await listingStatus(p.listingId)).toBe('live');
+    // What the guard should never allow: the unseen offer out (confirmed elsewhere) and accepted.
+    const offer = kit.offers(p.id)[0];
+    offer.state = 2;
+    w.fake.accept(offer.id);
+    w.fake.reveal();
+    await w.platform.pollTick();
+    const after = await kit.status(p.id);
+    expect(['hold', 'completed']).toContain(after.status);
+    expect(after).toMatchObject({ trade_offer_id: offer.id });
+    expect(after.fail_reason).toBeUndefined();
+    expect(await balance()).toEqual(before); // the refund taken back: the buyer has the item
+    expect(await listingStatus(p.listingId)).toBe(after.status === 'completed' ? 'sold' : 'reserved');
+    const audit = await w.gw.ctx.db.selectFrom('audit_log' as any).select(['action', 'actor']).where('merchant_id', '=', merchantId)
+      .where(sql<boolean>`(detail->>'purchase_id')::bigint = ${p.id}`).execute();
+    expect(audit).toEqual([{ action: 'purchase_follows_platform', actor: 'platform' }]);
+    const hooks = (await w.gw.ctx.db.selectFrom('webhook_events').select('payload').where('kind', '=', 'purchase').where('record_id', '=', p.id).orderBy('id').execute())
+      .map((e) => (typeof e.payload === 'string' ? JSON.parse(e.payload) : e.payload).status);
+    expect(hooks).toEqual(['failed', after.status]);
+    expect((await w.gw.ctx.ledger.verify()).mismatches).toEqual([]);
+    await w.platform.pollTick(); // reported once
+    expect((await kit.status(p.id)).status).toBe(after.status);
+    expect(await balance()).toEqual(before);
+  });
 });

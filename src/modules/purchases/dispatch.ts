@@ -19,8 +19,6 @@ import type { Clock } from '../../domain/clock.js';
 import type { PurchaseFailReason } from '../../domain/purchase-state.js';
 import { createOffers } from '../../platform/offers.js';
 import { causeOf, platformSilent, refusalOf as platformRefusalOf } from '../../platform/retry.js';
-import { insertAudit } from '../accounts/accounts-repo.js';
-import { applyMovement } from '../ledger/ledger-repo.js';
 import { type OfferChange, type OfferResolution, type PurchaseOfferRequest, type SentOffer, type TradingPlatform } from '../../platform/port.js';
 import {
   DISPATCH_MAX_ATTEMPTS,
@@ -41,6 +39,7 @@ import {
   type PurchaseRow,
 } from './purchase-repo.js';
 import type { PurchaseTransitions } from './purchase-transitions.js';
+import { purchaseCorrections } from './corrections.js';
 
 export interface DispatchDeps {
   db: Db;
@@ -69,35 +68,7 @@ export function createDispatchStage(deps: DispatchDeps) {
       }),
     scheduleCancel: schedulePurchaseOfferCancel,
     pendingRetryMs: 30_000,
-    // A purchase closed (refunded, listing back on sale) whose offer the platform shows accepted:
-    // the buyer has the item. No purchase status can follow a refund back, so the operator is
-    // alerted (log and audit) to settle it with the merchant. The platform's offers needing our
-    // confirmation are only confirmed while the purchase wants them, so this should never happen.
-    follow: async (p, _e, change) => {
-      log.error({ purchaseId: p.id, status: p.status, tradeOfferId: change.tradeOfferId }, 'purchase closed by the gateway was accepted on the platform: the buyer has the item; operator action needed');
-      await insertAudit(db, {
-        merchantId: p.merchant_id, userId: null, actor: 'platform', action: 'purchase_accepted_after_close', ip: null,
-        detail: { purchase_id: p.id, status: p.status, fail_reason: p.fail_reason, trade_offer_id: change.tradeOfferId, amount: p.amount },
-      });
-      return p;
-    },
-    // The buyer reversed a completed purchase's trade (seen after its hold): the item is back with
-    // the bot, so — as a reversal during the hold refunds — the amount returns to the merchant's
-    // available balance as movement purchase_late_revert (key purchase:<id>:late_revert, once), and
-    // the operator is alerted (error log, audit). The purchase stays completed: the spec has no
-    // status after completed, so no webhook; the item is listed again by the next bot sync.
-    reversedAfterCompletion: async (p, change) => {
-      await db.transaction().execute(async (trx) => {
-        const m = await applyMovement(trx, { merchantId: p.merchant_id, key: `purchase:${p.id}:late_revert`, kind: 'purchase_late_revert', availableDelta: p.amount, holdDelta: 0, refType: 'purchase', refId: p.id });
-        if (m.status === 'duplicate') return;
-        await insertAudit(trx, {
-          merchantId: p.merchant_id, userId: null, actor: 'platform', action: 'purchase_reversed_after_completion', ip: null,
-          detail: { purchase_id: p.id, trade_offer_id: change.tradeOfferId, amount: p.amount, refunded: true },
-        });
-      });
-      log.error({ purchaseId: p.id, tradeOfferId: change.tradeOfferId }, 'completed purchase reversed on the platform: the item is back with the bot and the amount back with the merchant (purchase_late_revert)');
-      return p;
-    },
+    ...purchaseCorrections({ db, config, clock, log, transitions }),
   });
 
   const requestOf = (p: PurchaseRow): PurchaseOfferRequest => ({
