@@ -5,10 +5,14 @@
 // every attempt, and the platform's sendPurchaseOffer must be idempotent per purchaseId (the sandbox returns the offer it already sent), so a retry after "offer sent, but
 // recording it failed" adopts the first offer instead of sending a second. When the platform call of
 // the last attempt times out, the purchase ends failed timeout_error (the platform was asked and
-// did not answer in time; any other last-attempt error is gateway_too_slow). A purchase still pending
-// long after every attempt should have ended (the worker died, the database failed the last
-// attempt's bookkeeping) is failed with gateway_too_slow and refunded by the pending watchdog
-// (the dispatcher's sweep, sweepStuckPending); it never fails one while an attempt may be in flight. An offer
+// did not answer in time; any other last-attempt error is gateway_too_slow) — except where the
+// platform can say what became of the offer (resolveOffer, steam): an offer it shows is recorded,
+// and while it cannot say yet the purchase waits pending (issue 20: never failed and refunded while
+// its offer may still be accepted). A purchase still pending long after every attempt should have
+// ended (the worker died, the database failed the last attempt's bookkeeping, or it waits for the
+// platform) goes to the pending watchdog (the dispatcher's sweep, sweepStuckPending), which asks the
+// platform first and fails it (gateway_too_slow, timeout_error after an ambiguous send) and refunds
+// it only when no offer is shown; it never fails one while an attempt may be in flight. An offer
 // the platform sends for a purchase that never records it (a call answering after its timeout, or
 // after the purchase failed) is withdrawn by job purchase_cancel_offer (port cancelOffer), through
 // the offer layer (src/platform/offers.ts), which also turns offer changes into transitions.
