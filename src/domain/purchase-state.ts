@@ -44,10 +44,20 @@ export type PurchaseEvent =
   | 'decline' // user declined → canceled_by_user
   | 'expire' // offer not accepted in time → buyer_too_slow
   | 'cancel' // canceled by the gateway
-  | 'revert'; // reversed during the hold
+  | 'revert' // reversed during the hold
+  // Corrections (issue 20): the platform's own report of an accepted trade for a purchase the
+  // gateway closed (refunded): the buyer has the item, so the purchase follows the trade.
+  | 'follow_hold' // failed / canceled → hold
+  | 'follow_accept'; // failed / canceled → completed
 
-/** The full amount returns to available (`purchase:<id>:refund`, only after a reserve). */
-export type PurchaseMovement = 'refund';
+/** The only events leaving a terminal purchase status. */
+export const PURCHASE_CORRECTIONS: readonly PurchaseEvent[] = ['follow_hold', 'follow_accept'];
+
+/**
+ * refund: the full amount returns to available (`purchase:<id>:refund`, only after a reserve);
+ * charge: a refunded purchase that follows the trade takes its amount again (`purchase:<id>:follow`).
+ */
+export type PurchaseMovement = 'refund' | 'charge';
 
 export interface PurchaseEntry {
   listing: ListingEffect;
@@ -70,6 +80,8 @@ export const PURCHASE_MACHINE = stateMachine<PurchaseStatus, PurchaseEvent, Purc
     expire: { from: ['active'], to: 'canceled', failReason: 'buyer_too_slow', movement: 'refund' },
     cancel: { from: ['new', 'pending', 'active'], to: 'canceled', failReason: 'canceled_by_gateway', movement: 'refund' },
     revert: { from: ['hold'], to: 'reverted', movement: 'refund' },
+    follow_hold: { from: ['failed', 'canceled'], to: 'hold', movement: 'charge' },
+    follow_accept: { from: ['failed', 'canceled'], to: 'completed', movement: 'charge' },
   },
   // Active: the offer-expiry job; hold: the hold-end job.
   onEnter: {

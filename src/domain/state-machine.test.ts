@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { eventsOf, isTerminal, transitionFrom, type StateMachine } from './state-machine.js';
 import { DEPOSIT_CORRECTIONS, DEPOSIT_MACHINE, DEPOSIT_MOVEMENTS } from './deposit-state.js';
-import { CREATION_FAIL_REASONS, LATER_FAIL_REASONS, PURCHASE_MACHINE } from './purchase-state.js';
+import { CREATION_FAIL_REASONS, LATER_FAIL_REASONS, PURCHASE_CORRECTIONS, PURCHASE_MACHINE } from './purchase-state.js';
 import { WITHDRAWAL_MACHINE } from './withdrawal-state.js';
 
 /** Every allowed `from -event-> to (movement)` of a machine. */
@@ -87,14 +87,20 @@ describe('purchase state machine (spec 3.2)', () => {
         'pending -cancel-> canceled (refund)',
         'active -cancel-> canceled (refund)',
         'hold -revert-> reverted (refund)',
+        'failed -follow_hold-> hold (charge)',
+        'canceled -follow_hold-> hold (charge)',
+        'failed -follow_accept-> completed (charge)',
+        'canceled -follow_accept-> completed (charge)',
       ].sort(),
     );
   });
 
-  it('terminal statuses allow nothing', () => {
+  it('terminal statuses allow nothing but the corrections of a closed purchase', () => {
     const terminal = PURCHASE_MACHINE.statuses.filter((s) => isTerminal(PURCHASE_MACHINE, s));
     expect(terminal).toEqual(['completed', 'failed', 'canceled', 'reverted']);
-    for (const s of terminal) for (const e of eventsOf(PURCHASE_MACHINE)) expect(transitionFrom(PURCHASE_MACHINE, e, s)).toBeUndefined();
+    for (const s of terminal) for (const e of eventsOf(PURCHASE_MACHINE).filter((x) => !PURCHASE_CORRECTIONS.includes(x))) expect(transitionFrom(PURCHASE_MACHINE, e, s)).toBeUndefined();
+    // Corrections leave only what the gateway closed itself (failed / canceled), never a delivered or reversed purchase.
+    for (const s of ['completed', 'reverted'] as const) for (const e of PURCHASE_CORRECTIONS) expect(transitionFrom(PURCHASE_MACHINE, e, s)).toBeUndefined();
   });
 
   it('fail reasons fixed by the table (spec 3.3); fail and revert take the caller\'s', () => {

@@ -69,10 +69,10 @@ export class PlatformOfferUncertainError extends Error {
 
 /**
  * What the platform shows of a record's offer after an ambiguous send: the offer (found), none
- * (the settle window has passed with no offer: any that appears later is withdrawn on sight), or
- * not known yet (look again at retryAt).
+ * (the settle window has passed with no offer: any that appears later is withdrawn on sight;
+ * `attempted`: an offer was tried for the record), or not known yet (look again at retryAt).
  */
-export type OfferResolution = { state: 'sent'; offer: SentOffer } | { state: 'none' } | { state: 'unknown'; retryAt: Date };
+export type OfferResolution = { state: 'sent'; offer: SentOffer } | { state: 'none'; attempted?: boolean } | { state: 'unknown'; retryAt: Date };
 
 /** Whether the record still wants this offer (checked before a mobile confirmation, and for late offers). */
 export type OfferGuard = (offer: 'deposit' | 'purchase', recordId: number, tradeOfferId: string) => Promise<boolean>;

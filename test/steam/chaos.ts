@@ -137,6 +137,8 @@ export async function runChaos(w: SteamWorld, opts: { seed: number; records: num
       }
     }
   }
+  const pendingPurchases = async () =>
+    (await gw.ctx.db.selectFrom('purchases').select('id').where('status', '=', 'pending').where('id', 'in', purchases.length ? purchases : [0]).execute()).map((p) => Number(p.id));
   const pendingDeposits = async () =>
     (await gw.ctx.db.selectFrom('deposits').select('id').where('status', '=', 'pending').where('id', 'in', deposits.length ? deposits : [0]).execute()).map((d) => Number(d.id));
 
@@ -169,10 +171,12 @@ export async function runChaos(w: SteamWorld, opts: { seed: number; records: num
     await platform.pollTick();
     await platform.historyTick();
     for (const id of await pendingDeposits()) await gw.ctx.deposits.resolvePending(id);
+    // A purchase still waiting for its offer's fate (an ambiguous last attempt): its next look.
+    for (const id of await pendingPurchases()) await gw.ctx.purchases.dispatch(id, { attempts: 5, maxAttempts: 5 }).catch(() => {});
     const unsettled = await gw.ctx.db.selectFrom('steam_offers').select('trade_offer_id')
       .where((eb) => eb.or([eb('trade_offer_id', 'is', null), eb.and([eb('state', 'is distinct from', eb.ref('reported_state'))]), eb.and([eb('reverted_at', 'is not', null), eb('reversal_reported', '=', false)])]))
       .execute();
-    const pending = (await pendingDeposits()).length;
+    const pending = (await pendingDeposits()).length + (await pendingPurchases()).length;
     const acceptable = [...fake.offers.values()].filter((o) => o.state === 2 || o.state === 9);
     const wanted = await wantedOffers(acceptable);
     if (!unsettled.length && !pending && acceptable.every((o) => wanted.has(o.id))) break;
@@ -196,11 +200,12 @@ export async function runChaos(w: SteamWorld, opts: { seed: number; records: num
     const ok = f === 'accepted' ? ['hold', 'completed'].includes(d.status) : f === 'reversed' ? d.status === 'reverted' : ['failed', 'canceled', 'active'].includes(d.status);
     if (!ok) summary.outcomeMismatches.push(`deposit ${d.id}: ${d.status}, offer ${f}`);
   }
-  for (const p of await gw.ctx.db.selectFrom('purchases').select(['id', 'status']).where('id', 'in', purchases.length ? purchases : [0]).execute()) {
+  for (const p of await gw.ctx.db.selectFrom('purchases').select(['id', 'status', 'fail_reason', 'fail_cause']).where('id', 'in', purchases.length ? purchases : [0]).execute()) {
     count(summary.purchases, p.status);
     const f = fate('purchase', Number(p.id));
     const ok = f === 'accepted' ? ['hold', 'completed'].includes(p.status) : f === 'reversed' ? p.status === 'reverted' : ['failed', 'canceled', 'active'].includes(p.status);
     if (!ok) summary.outcomeMismatches.push(`purchase ${p.id}: ${p.status}, offer ${f}`);
+    if (!ok) opts.log?.(`chaos: purchase ${p.id} ${p.status} ${p.fail_reason ?? ''} (${p.fail_cause ?? ''}), offer ${f}`);
   }
   const acceptable = [...fake.offers.values()].filter((o) => o.state === 2 || o.state === 9);
   const wanted = await wantedOffers(acceptable);

@@ -25,20 +25,9 @@ afterAll(async () => w?.stop());
 it(`${RECORDS} records with faults at random (seed ${SEED}) end where the platform says: 0 discrepancies`, async () => {
   const s = await runChaos(w, { seed: SEED, records: RECORDS, log: (l) => process.env.CHAOS_OUT && console.log(l) });
   if (process.env.CHAOS_OUT) await fs.writeFile(process.env.CHAOS_OUT, JSON.stringify(s, null, 2));
-  // KNOWN GAP, issue 20 (open): a purchase whose last send attempt fails while the platform cannot yet
-  // say whether its offer exists is failed and refunded, and the buyer may still accept that offer.
-  // Until it waits for its offer as a deposit does, such a purchase (and the listing its refund put back
-  // on sale) is set apart here by name — and counted, so the gap stays visible. Everything else must agree.
-  const isGap = (m: string) => /^purchase \d+: failed, offer accepted$/.test(m);
-  const gapPurchases = s.outcomeMismatches.filter(isGap).map((m) => m.split(/[ :]/)[1]);
-  if (gapPurchases.length) console.warn(`issue 20 known gap: purchases ${gapPurchases.join(', ')} failed and refunded, their offers accepted`);
-  const gapDiscrepancy = (d: { kind: string; detail: string }) =>
-    (d.kind === 'purchase_trade_not_recorded' && gapPurchases.some((id) => d.detail.endsWith(`purchase ${id} is failed`))) ||
-    (d.kind === 'listed_item_missing' && gapPurchases.length > 0);
-  expect(s.discrepancies.filter((d) => !gapDiscrepancy(d))).toEqual([]);
-  expect(s.discrepancies.filter((d) => d.kind === 'listed_item_missing').length).toBeLessThanOrEqual(gapPurchases.length);
+  expect(s.discrepancies).toEqual([]);
   expect(s.ledgerMismatches).toBe(0);
-  expect(s.outcomeMismatches.filter((m) => !isGap(m))).toEqual([]);
+  expect(s.outcomeMismatches).toEqual([]);
   expect(s.orphanOffers).toEqual([]);
   expect(Object.values(s.deposits).reduce((a, b) => a + b, 0) + Object.values(s.purchases).reduce((a, b) => a + b, 0)).toBeGreaterThan(RECORDS / 2);
 }, Number(process.env.CHAOS_TIMEOUT_MS ?? 240_000));

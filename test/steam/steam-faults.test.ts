@@ -3,20 +3,18 @@
 // failing cancel, a disabled bot with an offer in flight, a lease under a foreign-key lock, a
 // confirmation for a record already closed. Each asserts where the items and the money end: where
 // the platform says they are.
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { importListings } from '../../src/modules/catalogue/catalogue-import.js';
 import { ADMIN_TOKEN, eventually } from '../helpers.js';
 import { offline, startSteamWorld, type SteamWorld } from './steam-helpers.js';
 import type { FakeOffer } from './fake-steam.js';
+import { purchaseKit, type PurchaseKit } from './steam-purchases.js';
 
 let w: SteamWorld;
 let key: string;
 let merchantId: number;
 let partnerSeq = 61_000_000;
+let kit: PurchaseKit;
 const TOKEN = 'tok12345';
 const NAME = 'AK-47 | Redline (Minimal Wear)';
 
@@ -29,6 +27,7 @@ beforeAll(async () => {
   key = m.api_key;
   merchantId = m.id;
   await w.gw.topUp(m.id, 1000);
+  kit = purchaseKit(w, key, { token: TOKEN, assetBase: 62_000_000_000, prefix: 'fa', nextPartner: () => ++partnerSeq });
 });
 afterAll(async () => w?.stop());
 
@@ -155,95 +154,34 @@ describe('ambiguous send (eresult 16), the offer appears late', () => {
   });
 });
 
-let listingSeq = 0;
-/** A listing of an item bot 0 holds, and a purchase of it (pending: the test drives its dispatch attempts). */
-async function createPurchase(): Promise<{ id: number; assetId: string; partner: number }> {
-  const bot = w.bots[0].fake;
-  const n = ++listingSeq;
-  const assetId = String(62_000_000_000 + n);
-  bot.items.push({ assetid: assetId, classid: '7', name: NAME });
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'steam-faults-'));
-  const file = path.join(dir, 'listings.jsonl');
-  const listingId = `fa${String(n).padStart(14, '0')}`;
-  await fs.writeFile(file, JSON.stringify({ id: listingId, game: 'csgo', name: NAME, price: 3.5, inspect_url: `steam://rungame/730/76561202255233023/+csgo_econ_action_preview%20S${bot.steamId}A${assetId}D4649842965496580321` }) + '\n');
-  expect((await importListings(w.gw.ctx, file, () => {})).errors).toEqual([]);
-  const partner = ++partnerSeq;
-  w.fake.addUser({ partner, token: TOKEN, items: [] });
-  const p = await w.gw.merchant(key, 'POST', '/purchase', { partner, token: TOKEN, game: 'csgo', asset_id: listingId, merchant_tx_id: `fp-${n}` });
-  expect(p.status, JSON.stringify(p.body)).toBe(200);
-  expect(p.body.data.status).toBe('pending');
-  return { id: p.body.data.id, assetId, partner };
-}
-const purchaseStatus = async (id: number) => (await w.gw.merchant(key, 'GET', `/purchase/status?id=${id}`)).body.data;
-const purchaseOffers = (id: number) => [...w.fake.offers.values()].filter((o) => o.message.startsWith(`[gw:purchase:${id}]`));
-/** Dispatch attempts until one ends without asking for a retry (at most the dispatcher's five); answers how many threw. */
-async function dispatchUntilSettled(id: number, afterFailedAttempt?: () => Promise<void>): Promise<number> {
-  let retried = 0;
-  for (let attempts = 1; attempts <= 5; attempts++) {
-    try {
-      await w.gw.ctx.purchases.dispatch(id, { attempts, maxAttempts: 5 });
-      return retried;
-    } catch {
-      retried++;
-      await afterFailedAttempt?.();
-    }
-  }
-  return retried;
-}
-
 describe('transient errors on purchases are retried within the deadline, not answered', () => {
   it('429 bursts on the bot\'s own inventory: the purchase stays pending (not failed) and goes out on a later attempt', async () => {
-    const p = await createPurchase();
+    const p = await kit.create();
     const before = await balance();
     w.fake.limit(new RegExp(`/inventory/${w.bots[0].fake.steamId}/`), 8);
     let sawPending = false;
-    const retried = await dispatchUntilSettled(p.id, async () => {
-      sawPending = (await purchaseStatus(p.id)).status === 'pending';
+    const retried = await kit.dispatchUntilSettled(p.id, async () => {
+      sawPending = (await kit.status(p.id)).status === 'pending';
     });
     expect(retried).toBeGreaterThan(0);
     expect(sawPending).toBe(true);
-    expect((await purchaseStatus(p.id)).status).toBe('active');
-    expect(purchaseOffers(p.id).length).toBe(1);
-    expect(purchaseOffers(p.id)[0].state).toBe(2);
+    expect((await kit.status(p.id)).status).toBe('active');
+    expect(kit.offers(p.id).length).toBe(1);
+    expect(kit.offers(p.id)[0].state).toBe(2);
     expect(await balance()).toEqual(before); // reserved at creation, not refunded
   });
 
   it('429 bursts on mobile confirmations: no `active` (and no webhook) until the offer is really out; then active', async () => {
-    const p = await createPurchase();
+    const p = await kit.create();
     w.fake.limit(/\/mobileconf\//, 5);
     let pendingWhileUnconfirmed = false;
-    await dispatchUntilSettled(p.id, async () => {
-      const o = purchaseOffers(p.id)[0];
-      if (o?.state === 9) pendingWhileUnconfirmed = (await purchaseStatus(p.id)).status === 'pending';
+    await kit.dispatchUntilSettled(p.id, async () => {
+      const o = kit.offers(p.id)[0];
+      if (o?.state === 9) pendingWhileUnconfirmed = (await kit.status(p.id)).status === 'pending';
     });
     expect(pendingWhileUnconfirmed).toBe(true);
-    expect((await purchaseStatus(p.id)).status).toBe('active');
-    expect(purchaseOffers(p.id).map((o) => o.state)).toEqual([2]);
-  });
-
-  it('eresult 16, the offer appears late: the purchase waits and adopts it (one offer); one that never appears fails timeout_error, refunded, and the late offer is never confirmed', async () => {
-    const a = await createPurchase();
-    w.fake.nextSendHidden = true;
-    await expect(w.gw.ctx.purchases.dispatch(a.id, { attempts: 1, maxAttempts: 5 })).rejects.toThrow();
-    expect((await purchaseStatus(a.id)).status).toBe('pending');
-    w.fake.reveal();
-    await w.gw.ctx.purchases.dispatch(a.id, { attempts: 2, maxAttempts: 5 });
-    expect((await purchaseStatus(a.id)).status).toBe('active');
-    expect(purchaseOffers(a.id).map((o) => o.state)).toEqual([2]);
-
-    const b = await createPurchase();
-    const before = await balance();
-    w.fake.nextSendHidden = true;
-    await expect(w.gw.ctx.purchases.dispatch(b.id, { attempts: 4, maxAttempts: 5 })).rejects.toThrow();
-    await w.gw.ctx.purchases.dispatch(b.id, { attempts: 5, maxAttempts: 5 }); // the last attempt: still nothing visible
-    expect(await purchaseStatus(b.id)).toMatchObject({ status: 'failed', fail_reason: 'timeout_error' });
-    const price = 3.5;
-    expect((await balance()).available).toBeCloseTo(before.available + price, 2);
-    w.fake.reveal();
-    await w.platform.pollTick();
-    expect(purchaseOffers(b.id).map((o) => o.state)).toEqual([6]); // withdrawn, never confirmed
-    expect(w.bots[0].fake.items.some((i) => i.assetid === b.assetId)).toBe(true);
-    expect(w.fake.users.get(b.partner)!.items).toEqual([]);
+    expect((await kit.status(p.id)).status).toBe('active');
+    expect(kit.offers(p.id).map((o) => o.state)).toEqual([2]);
   });
 });
 

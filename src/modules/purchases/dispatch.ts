@@ -5,10 +5,14 @@
 // every attempt, and the platform's sendPurchaseOffer must be idempotent per purchaseId (the sandbox returns the offer it already sent), so a retry after "offer sent, but
 // recording it failed" adopts the first offer instead of sending a second. When the platform call of
 // the last attempt times out, the purchase ends failed timeout_error (the platform was asked and
-// did not answer in time; any other last-attempt error is gateway_too_slow). A purchase still pending
-// long after every attempt should have ended (the worker died, the database failed the last
-// attempt's bookkeeping) is failed with gateway_too_slow and refunded by the pending watchdog
-// (the dispatcher's sweep, sweepStuckPending); it never fails one while an attempt may be in flight. An offer
+// did not answer in time; any other last-attempt error is gateway_too_slow) — except where the
+// platform can say what became of the offer (resolveOffer, steam): an offer it shows is recorded,
+// and while it cannot say yet the purchase waits pending (issue 20: never failed and refunded while
+// its offer may still be accepted). A purchase still pending long after every attempt should have
+// ended (the worker died, the database failed the last attempt's bookkeeping, or it waits for the
+// platform) goes to the pending watchdog (the dispatcher's sweep, sweepStuckPending), which asks the
+// platform first and fails it (gateway_too_slow, timeout_error after an ambiguous send) and refunds
+// it only when no offer is shown; it never fails one while an attempt may be in flight. An offer
 // the platform sends for a purchase that never records it (a call answering after its timeout, or
 // after the purchase failed) is withdrawn by job purchase_cancel_offer (port cancelOffer), through
 // the offer layer (src/platform/offers.ts), which also turns offer changes into transitions.
@@ -19,9 +23,7 @@ import type { Clock } from '../../domain/clock.js';
 import type { PurchaseFailReason } from '../../domain/purchase-state.js';
 import { createOffers } from '../../platform/offers.js';
 import { causeOf, platformSilent, refusalOf as platformRefusalOf } from '../../platform/retry.js';
-import { insertAudit } from '../accounts/accounts-repo.js';
-import { applyMovement } from '../ledger/ledger-repo.js';
-import { type OfferChange, type PurchaseOfferRequest, type SentOffer, type TradingPlatform } from '../../platform/port.js';
+import { type OfferChange, type OfferResolution, type PurchaseOfferRequest, type SentOffer, type TradingPlatform } from '../../platform/port.js';
 import {
   DISPATCH_MAX_ATTEMPTS,
   dispatchCallTimeoutMs,
@@ -41,6 +43,7 @@ import {
   type PurchaseRow,
 } from './purchase-repo.js';
 import type { PurchaseTransitions } from './purchase-transitions.js';
+import { purchaseCorrections } from './corrections.js';
 
 export interface DispatchDeps {
   db: Db;
@@ -50,6 +53,9 @@ export interface DispatchDeps {
   platform: Pick<TradingPlatform, 'sendPurchaseOffer' | 'sendPurchaseOffers' | 'cancelOffer' | 'expireOffer' | 'resolveOffer'>;
   transitions: PurchaseTransitions;
 }
+
+/** How soon a platform that could not be asked about a purchase's offer is asked again. */
+const RESOLVE_RETRY_MS = 30_000;
 
 export function createDispatchStage(deps: DispatchDeps) {
   const { db, config, clock, log, platform, transitions } = deps;
@@ -66,35 +72,7 @@ export function createDispatchStage(deps: DispatchDeps) {
       }),
     scheduleCancel: schedulePurchaseOfferCancel,
     pendingRetryMs: 30_000,
-    // A purchase closed (refunded, listing back on sale) whose offer the platform shows accepted:
-    // the buyer has the item. No purchase status can follow a refund back, so the operator is
-    // alerted (log and audit) to settle it with the merchant. The platform's offers needing our
-    // confirmation are only confirmed while the purchase wants them, so this should never happen.
-    follow: async (p, _e, change) => {
-      log.error({ purchaseId: p.id, status: p.status, tradeOfferId: change.tradeOfferId }, 'purchase closed by the gateway was accepted on the platform: the buyer has the item; operator action needed');
-      await insertAudit(db, {
-        merchantId: p.merchant_id, userId: null, actor: 'platform', action: 'purchase_accepted_after_close', ip: null,
-        detail: { purchase_id: p.id, status: p.status, fail_reason: p.fail_reason, trade_offer_id: change.tradeOfferId, amount: p.amount },
-      });
-      return p;
-    },
-    // The buyer reversed a completed purchase's trade (seen after its hold): the item is back with
-    // the bot, so — as a reversal during the hold refunds — the amount returns to the merchant's
-    // available balance as movement purchase_late_revert (key purchase:<id>:late_revert, once), and
-    // the operator is alerted (error log, audit). The purchase stays completed: the spec has no
-    // status after completed, so no webhook; the item is listed again by the next bot sync.
-    reversedAfterCompletion: async (p, change) => {
-      await db.transaction().execute(async (trx) => {
-        const m = await applyMovement(trx, { merchantId: p.merchant_id, key: `purchase:${p.id}:late_revert`, kind: 'purchase_late_revert', availableDelta: p.amount, holdDelta: 0, refType: 'purchase', refId: p.id });
-        if (m.status === 'duplicate') return;
-        await insertAudit(trx, {
-          merchantId: p.merchant_id, userId: null, actor: 'platform', action: 'purchase_reversed_after_completion', ip: null,
-          detail: { purchase_id: p.id, trade_offer_id: change.tradeOfferId, amount: p.amount, refunded: true },
-        });
-      });
-      log.error({ purchaseId: p.id, tradeOfferId: change.tradeOfferId }, 'completed purchase reversed on the platform: the item is back with the bot and the amount back with the merchant (purchase_late_revert)');
-      return p;
-    },
+    ...purchaseCorrections({ db, config, clock, log, transitions }),
   });
 
   const requestOf = (p: PurchaseRow): PurchaseOfferRequest => ({
@@ -129,16 +107,52 @@ export function createDispatchStage(deps: DispatchDeps) {
   };
 
   /**
+   * What the platform shows of the purchase's offer, where it can say (resolveOffer; undefined
+   * elsewhere): an error asking it is "not known yet" (look again later).
+   */
+  async function resolveOnPlatform(id: number): Promise<OfferResolution | undefined> {
+    if (!platform.resolveOffer) return undefined;
+    return platform.resolveOffer('purchase', id).catch((err: unknown) => {
+      log.warn({ err, purchaseId: id }, 'purchase offer could not be looked up on the platform: looked up again later');
+      return { state: 'unknown' as const, retryAt: new Date(clock.now().getTime() + RESOLVE_RETRY_MS) };
+    });
+  }
+
+  /**
+   * The platform shows the purchase's offer (out, confirmed): the purchase follows it (pending →
+   * active); one no longer pending does not want it (the cancel job withdraws it). Answers whether recorded.
+   */
+  async function adopt(p: PurchaseRow, offer: SentOffer, why: string): Promise<boolean> {
+    const ok = (await transitions.apply(p.id, 'send', { offer })).ok;
+    if (ok) log.warn({ purchaseId: p.id, tradeOfferId: offer.tradeOfferId }, `purchase offer found on the platform ${why}: recorded, not failed`);
+    else await offers.scheduleCancel(p.id, offer.tradeOfferId);
+    return ok;
+  }
+
+  /**
+   * The platform cannot say yet whether the purchase's offer exists: the purchase stays pending
+   * (never failed while its offer may still be accepted) and the pending sweep asks again at `at`.
+   */
+  async function waitForPlatform(p: PurchaseRow, at: Date): Promise<{ retryAt: Date }> {
+    await scheduleDispatchRetry(db, p.id, p.dispatch_attempts, at);
+    log.warn({ purchaseId: p.id, retryAt: at }, 'purchase offer may still appear on the platform: the purchase waits pending for what it shows');
+    return { retryAt: at };
+  }
+
+  /**
    * The attempt's end: `reason` (a refusal), else — the last attempt failed — timeout_error when
    * the platform was asked and did not answer in time, gateway_too_slow when it failed on our side.
+   * A silent last attempt (a timeout, eresult 16, a hang-up) may have put the offer out: where the
+   * platform can say (resolveOffer), an offer it shows is recorded instead, and while it cannot say
+   * yet the purchase waits pending (the sweep, failIfStuckPending, asks again) — it fails only
+   * once the platform shows no offer after the settle window (a later one is withdrawn on sight).
    */
   async function failDispatch(p: PurchaseRow, err: unknown, reason: PurchaseFailReason | undefined): Promise<void> {
-    // A silent last attempt may have put the offer out (its call timed out after the offer was
-    // confirmed): where the platform can say (resolveOffer), an offer it shows is recorded instead.
-    if (!reason && platformSilent(err) && platform.resolveOffer) {
-      const r = await platform.resolveOffer('purchase', p.id).catch(() => undefined);
-      if (r?.state === 'sent' && (await transitions.apply(p.id, 'send', { offer: r.offer })).ok) {
-        log.warn({ purchaseId: p.id, tradeOfferId: r.offer.tradeOfferId }, 'purchase offer found out after its last attempt failed silently: recorded, not failed');
+    if (!reason && platformSilent(err)) {
+      const r = await resolveOnPlatform(p.id);
+      if (r?.state === 'sent' && (await adopt(p, r.offer, 'after its last attempt failed silently'))) return;
+      if (r?.state === 'unknown') {
+        await waitForPlatform(p, r.retryAt);
         return;
       }
     }
@@ -168,26 +182,44 @@ export function createDispatchStage(deps: DispatchDeps) {
 
   /**
    * The pending watchdog (the dispatcher's sweep, sweepStuckPending):
-   * a purchase still pending pendingLimitMs after its creation lost its dispatch; it ends failed
-   * gateway_too_slow, amount refunded, listing back on sale. Decided under the purchase row lock against the dispatch marker, so it never fails
-   * a purchase whose dispatch attempt may still be sending (it comes back later instead).
+   * a purchase still pending pendingLimitMs after its creation lost its dispatch, or waits for the
+   * platform's word after an ambiguous send. Where the platform can say (resolveOffer) it is asked
+   * first: the offer it shows → the purchase follows it (active); not known yet → look again at its
+   * retryAt; no offer after the settle window → failed (timeout_error when an offer was attempted,
+   * else gateway_too_slow), amount refunded, listing back on sale. Decided under the purchase row
+   * lock against the dispatch marker, so it never fails a purchase whose dispatch attempt may still
+   * be sending (it comes back later instead).
    */
   async function failIfStuckPending(purchaseId: number): Promise<'done' | { retryAt: Date }> {
+    const dueAtOf = (cur: PurchaseRow) =>
+      Math.max(
+        new Date(cur.created_at).getTime() + pendingLimitMs(config),
+        cur.dispatch_started_at ? new Date(cur.dispatch_started_at).getTime() + dispatchInFlightMs(config) : 0,
+      );
+    const p = await getPurchase(db, purchaseId);
+    if (!p || p.status !== 'pending') return 'done';
+    if (dueAtOf(p) > clock.now().getTime()) return { retryAt: new Date(dueAtOf(p)) };
+    // Asked outside any transaction (a platform call); the row lock below re-checks the marker.
+    const r = await resolveOnPlatform(p.id);
+    if (r?.state === 'sent') {
+      await adopt(p, r.offer, 'by the pending sweep');
+      return 'done';
+    }
+    if (r?.state === 'unknown') return waitForPlatform(p, r.retryAt);
+    const failReason: PurchaseFailReason = r?.attempted ? 'timeout_error' : 'gateway_too_slow';
+    const failCause = r?.attempted ? 'no offer for the purchase on the platform within its settle window' : undefined;
     for (let attempt = 0; ; attempt++) {
-      const r = await db.transaction().execute(async (trx) => {
+      const res = await db.transaction().execute(async (trx) => {
         const cur = await getPurchaseForUpdate(trx, purchaseId);
         if (!cur || cur.status !== 'pending') return 'done' as const;
-        const dueAt = Math.max(
-          new Date(cur.created_at).getTime() + pendingLimitMs(config),
-          cur.dispatch_started_at ? new Date(cur.dispatch_started_at).getTime() + dispatchInFlightMs(config) : 0,
-        );
-        if (dueAt > clock.now().getTime()) return { retryAt: new Date(dueAt) };
-        const failed = await transitions.transitionIn(trx, cur, 'fail', { failReason: 'gateway_too_slow' });
+        // An attempt started since the platform was asked: it decides (or the sweep comes back).
+        if (cur.dispatch_attempts !== p.dispatch_attempts || dueAtOf(cur) > clock.now().getTime()) return { retryAt: new Date(dueAtOf(cur)) };
+        const failed = await transitions.transitionIn(trx, cur, 'fail', { failReason, ...(failCause ? { failCause } : {}) });
         if (!failed.ok) return failed.reason === 'lost_race' ? undefined : ('done' as const);
-        log.warn({ purchaseId, attempts: cur.dispatch_attempts }, 'purchase stuck in pending: failed gateway_too_slow and refunded');
+        log.warn({ purchaseId, attempts: cur.dispatch_attempts, failReason }, `purchase stuck in pending: failed ${failReason} and refunded`);
         return 'done' as const;
       });
-      if (r) return r;
+      if (res) return res;
       if (attempt >= 5) throw new Error(`purchase ${purchaseId}: too many concurrent status changes`);
     }
   }

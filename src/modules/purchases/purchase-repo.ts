@@ -169,6 +169,16 @@ export async function releaseListing(trx: Trx, id: string, purchaseId: number): 
     .execute();
 }
 
+/** A purchase that follows the platform after its refund: its listing, back on sale, is reserved by it again. */
+export async function reserveReleasedListing(trx: Trx, id: string, purchaseId: number): Promise<void> {
+  await trx
+    .updateTable('listings')
+    .set({ status: 'reserved', reserved_by: purchaseId, updated_at: sql`now()` as never })
+    .where('id', '=', id)
+    .where('status', '=', 'live')
+    .execute();
+}
+
 /** Completed purchase: the listing is gone for good (the row stays, status sold). */
 export async function markListingSold(trx: Trx, id: string, purchaseId: number): Promise<void> {
   await trx

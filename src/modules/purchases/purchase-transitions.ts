@@ -21,6 +21,7 @@ import {
   ledgerKeyExists,
   markListingSold,
   releaseListing,
+  reserveReleasedListing,
   type PurchasePatch,
   type PurchaseRow,
 } from './purchase-repo.js';
@@ -85,8 +86,17 @@ export function createPurchaseTransitions(deps: { db: Db; clock: Clock; onListin
     for (const { t, p } of moved) {
       // The refund after the webhook and jobs: the balances row lock it takes is held to the commit.
       if (t.movement === 'refund' && p.amount > 0 && (await ledgerKeyExists(trx, `purchase:${p.id}:reserve`))) {
-        await applyMovement(trx, { merchantId: p.merchant_id, key: `purchase:${p.id}:refund`, kind: 'purchase_refund', availableDelta: p.amount, holdDelta: 0, refType: 'purchase', refId: p.id });
+        // A purchase that followed the platform after its refund was charged again: refunded once more.
+        const key = (await ledgerKeyExists(trx, `purchase:${p.id}:follow`)) ? `purchase:${p.id}:follow_refund` : `purchase:${p.id}:refund`;
+        await applyMovement(trx, { merchantId: p.merchant_id, key, kind: 'purchase_refund', availableDelta: p.amount, holdDelta: 0, refType: 'purchase', refId: p.id });
       }
+      // A correction (the buyer has the item after all): the refund is taken back — refused when the
+      // available balance does not cover it (InsufficientFundsError: the caller alerts the operator)
+      // — and the listing, back on sale since, is the purchase's again.
+      if (t.movement === 'charge' && p.amount > 0 && (await ledgerKeyExists(trx, `purchase:${p.id}:refund`))) {
+        await applyMovement(trx, { merchantId: p.merchant_id, key: `purchase:${p.id}:follow`, kind: 'purchase_follow', availableDelta: -p.amount, holdDelta: 0, refType: 'purchase', refId: p.id });
+      }
+      if (t.movement === 'charge' && p.listing_id) await reserveReleasedListing(trx, p.listing_id, p.id);
       const entry = PURCHASE_MACHINE.onEnter[p.status];
       if (p.listing_id) {
         if (entry.listing === 'release') await releaseListing(trx, p.listing_id, p.id);

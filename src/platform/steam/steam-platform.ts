@@ -340,7 +340,7 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
         return { state: 'sent', offer: { ...sent, expiresAt } };
       }
     } catch (err) {
-      if (err instanceof PlatformUnavailableError && /settle window/.test(err.message)) return { state: 'none' };
+      if (err instanceof PlatformUnavailableError && /settle window/.test(err.message)) return { state: 'none', attempted: true };
       return { state: 'unknown', retryAt };
     }
     // A claim never marked ambiguous and still without an offer: a send in flight, or a crash before it.
@@ -351,7 +351,7 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
       await offers.recordSent(db, kind, recordId, found.id, found.state);
       return { state: 'sent', offer: { bot: { id: driver.bot.id, name: driver.bot.name, platformId: driver.bot.platformId }, tradeOfferId: found.id, expiresAt } };
     }
-    return age > Math.max(2 * settings.callTimeoutMs, settings.sendSettleMs) ? { state: 'none' } : { state: 'unknown', retryAt };
+    return age > Math.max(2 * settings.callTimeoutMs, settings.sendSettleMs) ? { state: 'none', attempted: true } : { state: 'unknown', retryAt };
   }
 
   async function holdMayEnd(req: { offer: offers.OfferKind; recordId: number; game: Game }): Promise<boolean> {

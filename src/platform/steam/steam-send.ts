@@ -49,7 +49,8 @@ export function platformError(err: unknown): Error {
  * again: until the offer is found it answers PlatformOfferUncertainError (the record waits), and
  * once STEAM_SEND_SETTLE_MS has passed with no offer, PlatformUnavailableError (the record may
  * fail; an offer appearing later is withdrawn by the poll, since its record no longer wants it).
- * A crash claim is sent again only when absent and older than twice the call timeout. An offer
+ * A crash claim is sent again only when absent and older than twice the call timeout (a younger
+ * one, still sending, answers PlatformOfferUncertainError too). An offer
  * that needs our mobile confirmation is out only once confirmed — and confirmed only while its
  * record wants it (ctx.guard).
  */
@@ -69,7 +70,8 @@ export async function sendOffer(ctx: SendContext, kind: offers.OfferKind, record
   }
   if (existing) {
     const owner = ctx.driverOf(Number(existing.bot_id));
-    if (!owner) throw new PlatformUnavailableError('an earlier attempt of this offer is on a bot this instance does not drive');
+    // The offer may exist on a bot another instance drives: the record waits (never a second offer).
+    if (!owner) throw new PlatformOfferUncertainError('an earlier attempt of this offer is on a bot this instance does not drive');
     const found = await owner.findSentByMessage(message, new Date(new Date(existing.created_at).getTime() - 60_000)).catch((e) => {
       throw existing.uncertain_since ? new PlatformOfferUncertainError('the offer of an ambiguous send could not be looked up yet') : platformError(e);
     });
@@ -84,7 +86,9 @@ export async function sendOffer(ctx: SendContext, kind: offers.OfferKind, record
     driver = owner;
   }
   if (!(await offers.claimSend(db, { kind, recordId, botId: driver.bot.id, message }, 2 * ctx.callTimeoutMs))) {
-    throw new PlatformUnavailableError('an earlier attempt to send this offer may still be under way');
+    // An attempt still sending (its caller's deadline passed), or one that has just recorded its
+    // offer: the offer may exist and be confirmed any moment, so the record must wait, not fail.
+    throw new PlatformOfferUncertainError('an earlier attempt to send this offer may still be under way');
   }
   const appid = APP_IDS[req.game];
   const item = (assetid: string) => ({ appid, contextid: TRADABLE_CONTEXT, assetid });
