@@ -39,6 +39,16 @@ export async function freshDatabase(): Promise<string> {
   return withDatabase(server, name);
 }
 
+/** A new database with nothing in it (no migration applied); returns its URL. */
+export async function emptyDatabase(prefix = 'empty'): Promise<string> {
+  const server = inject('pgServerUrl');
+  const name = `${prefix}_${crypto.randomBytes(5).toString('hex')}`;
+  const client = new pg.Client({ connectionString: server });
+  await client.connect();
+  await client.query(`create database ${name}`).finally(() => client.end());
+  return withDatabase(server, name);
+}
+
 export interface TestGateway extends Gateway {
   databaseUrl: string;
   admin(method: string, path: string, body?: unknown): Promise<{ status: number; body: any; headers: Record<string, any> }>;

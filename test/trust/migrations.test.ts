@@ -6,10 +6,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { HISTORICAL_CHECKSUMS, migrate, migrationChecksum } from '../../src/db/migrate.js';
 import { StartupError } from '../../src/db/startup-error.js';
-import { freshDatabase } from '../helpers.js';
+import { emptyDatabase, freshDatabase } from '../helpers.js';
 
 const CURRENT = path.resolve('src/db/migrations');
 const LEGACY = path.resolve('test/trust/fixtures/legacy-migrations');
@@ -26,18 +26,6 @@ function pool(url: string): pg.Pool {
   p.on('connect', (c) => c.on('error', () => {}));
   pools.push(p);
   return p;
-}
-
-async function emptyDatabase(): Promise<string> {
-  const server = inject('pgServerUrl');
-  const name = `legacy_${Math.random().toString(36).slice(2, 10)}`;
-  const c = new pg.Client({ connectionString: server });
-  await c.connect();
-  await c.query(`create database ${name}`);
-  await c.end();
-  const u = new URL(server);
-  u.pathname = `/${name}`;
-  return u.toString();
 }
 
 /** Everything a migration defines, independent of column order (ALTER appends columns). */
@@ -58,7 +46,7 @@ async function schema(p: pg.Pool): Promise<Record<string, string[]>> {
 
 /** A database as the commits before the in-place edits left it: old contents, names only. */
 async function legacyDatabase(): Promise<pg.Pool> {
-  const p = pool(await emptyDatabase());
+  const p = pool(await emptyDatabase('legacy'));
   await p.query('create table schema_migrations (name text primary key, applied_at timestamptz not null default now())');
   for (const name of ['001_foundation.sql', '002_deposits.sql', '003_purchases.sql', '004_webhooks.sql', '005_hosted.sql']) {
     const dir = (await fs.access(path.join(LEGACY, name)).then(() => true, () => false)) ? LEGACY : CURRENT;

@@ -6,7 +6,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { emptyDatabase } from '../helpers.js';
 import { migrate } from '../../src/db/migrate.js';
 import { buildTaskList } from '../../src/assembly/worker.js';
 import type { AppContext } from '../../src/assembly/context.js';
@@ -18,16 +19,8 @@ afterAll(async () => {
   for (const d of done.reverse()) await d();
 });
 
-async function emptyDatabase(): Promise<pg.Pool> {
-  const server = inject('pgServerUrl');
-  const name = `legacy_jobs_${Math.random().toString(36).slice(2, 10)}`;
-  const c = new pg.Client({ connectionString: server });
-  await c.connect();
-  await c.query(`create database ${name}`);
-  await c.end();
-  const u = new URL(server);
-  u.pathname = `/${name}`;
-  const p = new pg.Pool({ connectionString: u.toString(), max: 2 });
+async function emptyPool(): Promise<pg.Pool> {
+  const p = new pg.Pool({ connectionString: await emptyDatabase('before071'), max: 2 });
   p.on('error', () => {});
   done.push(() => p.end());
   return p;
@@ -38,7 +31,7 @@ async function before071(): Promise<pg.Pool> {
   const before = await fs.mkdtemp(path.join(os.tmpdir(), 'gw-before-071-'));
   done.push(() => fs.rm(before, { recursive: true, force: true }));
   for (const f of await fs.readdir(CURRENT)) if (f < '071') await fs.copyFile(path.join(CURRENT, f), path.join(before, f));
-  const p = await emptyDatabase();
+  const p = await emptyPool();
   await migrate(p, () => {}, before);
   return p;
 }
