@@ -46,7 +46,6 @@ describe('retention', () => {
     // Drafts: one expired 10 days ago (goes), one 1 day ago (kept: DRAFT_RETENTION_DAYS 7).
     const [draftOld] = await q<{ id: string }>(`insert into deposits (merchant_id, flow, status, game, quote_expires_at, created_at)
              values ($1, 'hash_name', 'new', 'csgo', now() - interval '10 days', now() - interval '10 days') returning id`, [merchantId]);
-    await q(`insert into deposit_quote_items (deposit_id, market_hash_name, price, original_price) values ($1, 'AK', 1, 1)`, [draftOld.id]);
     const [draftNew] = await q<{ id: string }>(`insert into deposits (merchant_id, flow, status, game, quote_expires_at)
              values ($1, 'hash_name', 'new', 'csgo', now() - interval '1 day') returning id`, [merchantId]);
     // Status history: 2 500 rows a year old, then 10 recent ones (the triggers above wrote some recent ones too).
@@ -81,7 +80,6 @@ describe('retention', () => {
     expect(await count('record_status_history', `kind = 'purchase' and at > now() - interval '1 day'`)).toBeGreaterThanOrEqual(10);
     expect(run.deleted.drafts).toBe(1);
     expect(await count('deposits', `id = ${draftOld.id}`)).toBe(0);
-    expect(await count('deposit_quote_items', `deposit_id = ${draftOld.id}`)).toBe(0);
     expect(await count('record_status_history', `kind = 'deposit' and record_id = ${draftOld.id}`)).toBe(0);
     expect(await count('deposits', `id = ${draftNew.id}`)).toBe(1);
     expect(await count('inventory_snapshots')).toBe(1);
