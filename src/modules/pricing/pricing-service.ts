@@ -14,6 +14,7 @@ import { createPriceEngine, type ItemPrice } from './price-engine.js';
 import type { Basis, Flag, PriceRules } from './reference-price.js';
 import * as repo from './price-repo.js';
 import { basisRow } from './price-basis-view.js';
+import { createBaseStore } from './base-store.js';
 import { createPoller, type Poller } from './sources/poller.js';
 import { skinportSource } from './sources/skinport.js';
 import { csfloatSource } from './sources/csfloat.js';
@@ -111,12 +112,8 @@ export function createPricingService(deps: { config: Config; log: Logger; db?: D
     outlierRatio: pc.outlierRatio,
     jumpRatio: pc.jumpRatio,
   };
-  const engine = createPriceEngine({
-    rules,
-    persist: db
-      ? (changed, at) => repo.insertBases(db, changed, (c) => basisRow(c.it.game, c.it.name, c.basis, c.it.readings.values()), new Date(at))
-      : undefined,
-  });
+  const store = db ? createBaseStore(db, log) : undefined;
+  const engine = createPriceEngine({ rules, store, rowOf: (c) => basisRow(c.it.game, c.it.name, c.basis, c.it.readings.values()) });
   /** The own book as last loaded: it knows which names it prices per phase ("<name> - <phase>" entries). */
   let priceBook = new PriceBook();
   let names = new Map<Game, SandboxItemName[]>();
@@ -243,6 +240,8 @@ export function createPricingService(deps: { config: Config; log: Logger; db?: D
     async stop(): Promise<void> {
       await Promise.all(pollers.map((p) => p.stop()));
       await engine.idle();
+      if (store?.pending()) log.info({ rows: store.pending() }, 'writing the price bases left before stopping');
+      await store?.flush(); // a clean stop leaves every published basis written
     },
     reload,
     /** Polls every source once now and publishes what came (tests, operator refresh). */
@@ -297,8 +296,24 @@ export function createPricingService(deps: { config: Config; log: Logger; db?: D
     version: () => engine.version(),
 
     /** The bases a quote made at `version` priced these names at (name → price_bases id). */
-    basesAt: (game: Game, names: readonly string[], version: number): Promise<Map<string, number>> =>
-      db ? repo.basesAt(db, game, names, version) : Promise.resolve(new Map()),
+    async basesAt(game: Game, names: readonly string[], version: number): Promise<Map<string, number>> {
+      if (!db) return new Map();
+      // The rows may still be queued (base-store.ts): the current basis of each name when the quote
+      // saw it, else (changed since) every queued row up to the quote's version, written first.
+      const ids: number[] = [];
+      let older = false;
+      for (const n of names) {
+        const id = engine.get(game, n)?.basisId;
+        if (id !== undefined && id <= version) ids.push(id);
+        else older = true;
+      }
+      await store?.ensure(ids);
+      if (older) await store?.ensureUpTo(version);
+      return repo.basesAt(db, game, names, version);
+    },
+
+    /** Resolves once the rows of these bases are written: a deposit item names one only then. */
+    ensureBases: async (ids: Iterable<number>): Promise<void> => store?.ensure(ids),
 
     /** An item's basis now (admin API, console). */
     basis(game: Game, name: string): ItemBasisView | undefined {
