@@ -356,6 +356,21 @@ export function createPricingService(deps: { config: Config; log: Logger; db?: D
     /** Each source's poll state (no secrets). */
     sources: () => pollers.map((p) => ({ ...p.state })),
 
+    /**
+     * Whether a refresh runs (a market source's poll, its readings taken, or bases still to be
+     * written): the admin API's refresh state.
+     */
+    refreshState: () => {
+      const polling = pollers.filter((p, i) => sources[i]!.role === 'market' && p.state.busySince !== undefined).map((p) => p.state.id);
+      const pending = store?.pending() ?? 0;
+      return { running: polling.length > 0 || pending > 0, polling, basesPending: pending };
+    },
+
+    /** Polls every market source once now, in the background (operator refresh); a poll already running is not doubled. */
+    refreshInBackground(): void {
+      void Promise.all(pollers.filter((_, i) => sources[i]!.role === 'market').map((p) => p.pollNow())).catch((err) => log.error({ err }, 'price refresh failed'));
+    },
+
     /** The deposit price of a platform item (itemEntry's rule), with its card; undefined = unpriced. */
     quoteItem(merchant: Pick<MerchantRow, 'deposit_multiplier'>, game: Game, item: { marketHashName: string; phase?: string }): Quote | undefined {
       return itemEntry(game, item) && quote(merchant, game, item.marketHashName, item.phase);
