@@ -102,7 +102,7 @@ function basisView(it: ItemPrice): ItemBasisView {
 /** Flags the admin API lists items by (outlier, jump, too few sources, stale …). */
 export const LISTED_FLAGS: readonly Flag[] = ['outlier', 'jump', 'too_few_sources', 'stale', 'illiquid', 'guard', 'pinned', 'blocked'];
 
-export function createPricingService(deps: { config: Config; log: Logger; db?: Db }) {
+export function createPricingService(deps: { config: Config; log: Logger; db?: Db; /** tests: the book's size from which it is parsed off-thread */ bookOffThreadBytes?: number }) {
   const { config, log, db } = deps;
   const pc = config.pricing;
   const rules: PriceRules = {
@@ -123,6 +123,7 @@ export function createPricingService(deps: { config: Config; log: Logger; db?: D
   const book = ownBookSource({
     config,
     log,
+    offThreadBytes: deps.bookOffThreadBytes,
     setMeta: (g, name, meta) => engine.setMeta(g, name, meta),
     loaded: (b) => {
       priceBook = b.book;
