@@ -284,6 +284,9 @@ export function createPricingService(deps: { config: Config; log: Logger; db?: D
     /** The entry (sale price in mills: never below the last good price, and card fields), or undefined when unpriced. */
     entry,
 
+    /** The deposit base price (mills) of a name, or undefined: get-prices' fragments are kept while it holds. */
+    depositOf: (game: Game, name: string): number | undefined => engine.get(game, name)?.basis?.deposit,
+
     /** The deposit price alone (get-prices: up to 2 000 names per call, no card shown); undefined = not accepted. */
     price(merchant: Pick<MerchantRow, 'deposit_multiplier'>, game: Game, name: string): Omit<Quote, 'card'> | undefined {
       const d = engine.get(game, name)?.basis?.deposit;
