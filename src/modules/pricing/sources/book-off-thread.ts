@@ -13,6 +13,7 @@ import { stat, readdir } from 'node:fs/promises';
 import { GAMES } from '../../../domain/games.js';
 import { PriceBook, PriceBookError, type PriceBookEntry } from '../pricebook.js';
 import { isSourceList, loadSourceList } from '../price-sources.js';
+import { ender } from './json-off-thread.js';
 
 type Message = { kind: 'entries'; entries: PriceBookEntry[] } | { kind: 'done'; total: number } | { kind: 'error'; message: string; bookError: boolean; issues: PriceBookError['issues'] };
 
@@ -38,13 +39,7 @@ function bookWorker(workerData: Record<string, unknown>): Worker {
 export function loadBookOffThread(source: string, onEntries: (entries: PriceBookEntry[]) => void | Promise<void>, chunk = 2000): Promise<number> {
   return new Promise((resolve, reject) => {
     const w = bookWorker({ source, chunk });
-    let settled = false;
-    const end = (fn: () => void) => {
-      if (settled) return;
-      settled = true;
-      void w.terminate();
-      fn();
-    };
+    const end = ender(w);
     w.on('message', (m: Message) => {
       if (m.kind === 'done') return end(() => resolve(m.total));
       if (m.kind === 'error') return end(() => reject(m.bookError ? new PriceBookError(m.message, m.issues) : new Error(m.message)));
