@@ -11,7 +11,7 @@ import { loadConfig } from '../../src/config.js';
 import { createDb, createPool, type Db } from '../../src/db/database.js';
 import { createPricingService } from '../../src/modules/pricing/pricing-service.js';
 import * as repo from '../../src/modules/pricing/price-repo.js';
-import { freshDatabase } from '../helpers.js';
+import { eventually, freshDatabase, startTestGateway } from '../helpers.js';
 
 let dir = '';
 let url = '';
@@ -85,5 +85,24 @@ describe('price bases written in the background', () => {
     await pricing.stop();
     for (const id of ids) expect(await repo.findBasis(db, id)).toBeDefined();
     expect(await rows()).toBe(before + 3);
+  });
+});
+
+describe('the admin refresh', () => {
+  it('POST starts a refresh (202) and GET follows it until nothing polls or waits; both need the admin token', async () => {
+    const gw = await startTestGateway();
+    try {
+      const started = await gw.admin('POST', '/prices/refresh');
+      expect(started.status).toBe(202);
+      expect(started.body.data).toMatchObject({ running: expect.any(Boolean), polling: expect.any(Array), bases_pending: expect.any(Number) });
+      const done = await eventually(async () => {
+        const r = await gw.admin('GET', '/prices/refresh');
+        return r.body.data.running === false && r.body.data;
+      }, 60_000);
+      expect(done).toEqual({ running: false, polling: [], bases_pending: 0 });
+      expect((await gw.app.inject({ method: 'GET', url: '/api/admin/prices/refresh' })).statusCode).toBe(401);
+    } finally {
+      await gw.stop();
+    }
   });
 });
