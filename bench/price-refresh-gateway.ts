@@ -1,10 +1,14 @@
 // `npm run bench` rows for issue 25's cost: get-prices (2 000 names) on a gateway whose price
-// sources carry BENCH_REFRESH_ITEMS (default 100 000) items per game — its own book (four games,
-// loaded at start), Skinport (four games, one ~20 MB list each), CSFloat (CS2: pages of 5 000
-// listings) and the Steam guard — answered by stand-ins in the sources' formats. Same gateway, same
-// run: get-prices while no source answers (the baseline), then while Skinport's and CSFloat's
-// answers are taken (readings applied, bases computed and stored: a refresh of 500 000 readings).
-// The stand-ins hold the pollers' first requests until the measured window opens.
+// sources carry BENCH_REFRESH_ITEMS (default 100 000) items per game — its own book (four games),
+// Skinport (four games, one ~20 MB list each), CSFloat (CS2: pages of 5 000 listings) and the
+// Steam guard — answered at once by stand-ins in the sources' formats. Same gateway, same run:
+// get-prices while no refresh runs (the baseline), then during a refresh the bench starts itself
+// (POST /api/admin/prices/refresh, after the stand-ins changed 10 % of their prices) and follows
+// (GET /api/admin/prices/refresh every 100 ms, until no source polls and no basis waits to be
+// written). Every request's start and end are kept (timed-load.ts, its own process): the "during"
+// row counts only requests wholly inside the refresh, and says how many there were.
+// Alone: `npx tsx bench/price-refresh-gateway.ts` (a durable cluster of its own, or
+// BENCH_DATABASE_URL; BENCH_REFRESH_ITEMS, BENCH_S for the idle window).
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
@@ -15,13 +19,16 @@ import { GAMES } from '../src/domain/games.js';
 import { startGateway, stopProcess } from './gateway-process.js';
 import { ADMIN, call, load } from './harness.js';
 import type { Row } from './row.js';
+import { timedLoad, within } from './timed-load.js';
+import { startDurableCluster } from './durable-pg.js';
 
 const N = Number(process.env.BENCH_REFRESH_ITEMS ?? 100_000);
-// BENCH_REFRESH_WINDOW_S: the measured window during the refresh (default 30 s).
 const APP: Record<string, string> = { csgo: '730', rust: '252490', dota2: '570', tf2: '440' };
 const GAME_OF = Object.fromEntries(Object.entries(APP).map(([g, a]) => [a, g]));
 const nameOf = (i: number) => `Bench Item ${i} (Field-Tested)`;
-const usd = (i: number, f: number) => Math.round((0.1 + ((i * 7919) % 500_000) / 1000) * f * 100) / 100;
+/** round 1 (the measured refresh) moves 10 % of the prices by 5 % (under the jump ratio) */
+let round = 0;
+const usd = (i: number, f: number) => Math.round((0.1 + ((i * 7919) % 500_000) / 1000) * f * (round > 0 && i % 10 === 0 ? 1.05 : 1) * 100) / 100;
 const PAGE = 5000;
 
 function skinportList(game: string): Buffer {
@@ -45,25 +52,18 @@ function csfloatPage(cursor: string | null): Buffer {
   return Buffer.from(JSON.stringify({ data, cursor: (c + 1) * PAGE < N ? String(c + 1) : 'end' }));
 }
 
-/** Stand-ins for the sources; Skinport's and CSFloat's requests wait for open(). */
+/** Stand-ins for the sources, answering at once. */
 async function standIns() {
-  let open!: () => void;
-  const gate = new Promise<void>((r) => (open = r));
-  let heldTooLong = false;
-  // A poll gives up after 30 s: a request is answered after 25 s even if the window has not opened.
-  const opened = () => Promise.race([gate, new Promise<void>((r) => setTimeout(() => ((heldTooLong = true), r()), 25_000).unref())]);
   const lists = new Map<string, Buffer>();
   const served = { skinport: 0, csfloat: 0, steam: 0 };
-  const server = http.createServer(async (req, res) => {
+  const server = http.createServer((req, res) => {
     const u = new URL(req.url!, 'http://x');
     const send = (b: Buffer) => res.writeHead(200, { 'content-type': 'application/json' }).end(b);
     if (u.pathname === '/skinport') {
-      await opened();
       served.skinport++;
       return send(lists.get(GAME_OF[u.searchParams.get('app_id')!]!)!);
     }
     if (u.pathname === '/csfloat') {
-      await opened();
       served.csfloat++;
       return send(csfloatPage(u.searchParams.get('cursor')));
     }
@@ -79,24 +79,27 @@ async function standIns() {
   return {
     base,
     served,
-    heldTooLong: () => heldTooLong,
     prepare: () => GAMES.forEach((g) => lists.set(g, skinportList(g))),
-    open,
     close: () => {
-      open();
       server.closeAllConnections();
       server.close();
     },
   };
 }
 
+async function writeBook(file: string): Promise<void> {
+  const entries = [];
+  for (const game of GAMES) for (let i = 0; i < N; i++) entries.push({ game, market_hash_name: nameOf(i), price: usd(i, 1) });
+  await fs.writeFile(file, JSON.stringify(entries));
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 export async function priceRefreshRows(env: { gatewayDir: string; dbUrl: string; durationS: number }): Promise<Row[]> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-refresh-'));
   const book = path.join(dir, 'book.json');
-  const entries = [];
-  for (const game of GAMES) for (let i = 0; i < N; i++) entries.push({ game, market_hash_name: nameOf(i), price: usd(i, 1) });
-  await fs.writeFile(book, JSON.stringify(entries));
-  entries.length = 0;
+  round = 0;
+  await writeBook(book);
   const stand = await standIns();
   stand.prepare();
   // A database of its own: the gateway's bases are not the other scenarios'.
@@ -122,52 +125,87 @@ export async function priceRefreshRows(env: { gatewayDir: string; dbUrl: string;
     PRICE_STEAM_MARKET_URL: `${stand.base}/steam`,
     PRICE_MIN_LIQUIDITY: '1',
     LOG_LEVEL: 'warn',
-  }, 20 * 60_000); // the book's 400 000 first bases are stored before ready
+  }, 20 * 60_000);
   const readyMs = performance.now() - t0;
   const bases = new pg.Client({ connectionString: u.toString() });
   await bases.connect();
   const count = async () => Number((await bases.query('select count(*)::bigint as n from price_bases')).rows[0].n);
+  const auth = { authorization: `Bearer ${ADMIN}` };
+  const state = async () => (await call(`${gw.url}/api/admin/prices/refresh`, 'GET', undefined, auth)).body?.data as { running: boolean; polling: string[]; bases_pending: number } | undefined;
+  /** Until the refresh state says no source polls and no basis waits (giving up after 20 min). */
+  const settled = async () => {
+    const giveUp = Date.now() + 20 * 60_000;
+    for (;;) {
+      const s = await state();
+      if (!s) throw new Error('the gateway has no GET /api/admin/prices/refresh');
+      if (!s.running || Date.now() > giveUp) return Date.now();
+      await sleep(100);
+    }
+  };
   try {
-    const m = await call(`${gw.url}/api/admin/merchants`, 'POST', { name: 'bench-refresh' }, { authorization: `Bearer ${ADMIN}` });
+    // The first polls (Skinport, CSFloat) start with the gateway: the first load ends when they are taken and written.
+    await settled();
+    const firstLoadS = (performance.now() - t0) / 1000;
+    const m = await call(`${gw.url}/api/admin/merchants`, 'POST', { name: 'bench-refresh' }, auth);
     const key = { 'x-api-key': m.body.data.api_key as string };
     const names = Array.from({ length: 2000 }, (_, i) => nameOf(Math.floor(N / 3) + i * Math.max(1, Math.floor(N / 3 / 2000))));
-    const spec = { url: gw.url, connections: 4, method: 'POST' as const, paths: ['/api/v1/merchant/get-prices'], headers: key, body: { game: 'csgo', marketHashNames: names } };
-    const check = await call(`${gw.url}/api/v1/merchant/get-prices`, 'POST', spec.body, key);
+    const body = { game: 'csgo', marketHashNames: names };
+    const check = await call(`${gw.url}/api/v1/merchant/get-prices`, 'POST', body, key);
     const priced = (check.body?.data?.items ?? []).filter((x: { price?: number }) => (x.price ?? 0) > 0).length;
-    await load({ ...spec, durationS: 2 }); // warm-up
+    await load({ url: gw.url, connections: 4, method: 'POST', paths: ['/api/v1/merchant/get-prices'], headers: key, body, durationS: 2 }); // warm-up
     const before = await count();
-    const idle = await load(spec);
-    stand.open();
-    const opened = performance.now();
-    // Long enough to reach the readings' apply and the bases' storage, not only the lists' fetch and parse.
-    const during = await load({ ...spec, durationS: Number(process.env.BENCH_REFRESH_WINDOW_S ?? 30) });
-    const storedDuring = (await count()) - before;
-    process.stderr.write(`get-prices p99: idle ${idle.p99} ms, during the refresh ${during.p99} ms (${storedDuring} bases stored meanwhile); waiting for the refresh to end…\n`);
-    // how long the whole refresh took: until the bases stop growing
-    let last = -1;
-    const giveUp = performance.now() + 15 * 60_000;
-    for (;;) {
-      const n = await count();
-      if ((n - last < 10 && stand.served.csfloat > Math.ceil(N / PAGE)) || performance.now() > giveUp) break; // the Steam guard adds one now and then
-      last = n;
-      await new Promise((r) => setTimeout(r, 3000));
-    }
-    const refreshS = (performance.now() - opened) / 1000;
+    // The stand-ins' next answers (and the book's file) move 10 % of the prices: made before any window.
+    round = 1;
+    stand.prepare();
+    await writeBook(book);
+    const sampler = await timedLoad({ url: `${gw.url}/api/v1/merchant/get-prices`, method: 'POST', headers: key, body, connections: 4 });
+    const idleFrom = Date.now();
+    await sleep(env.durationS * 1000);
+    const idleTo = Date.now();
+    const idleState = await state();
+    const started = Date.now();
+    const r = await call(`${gw.url}/api/admin/prices/refresh`, 'POST', undefined, auth);
+    if (r.status !== 202) throw new Error(`POST /api/admin/prices/refresh answered ${r.status}`);
+    const ended = await settled();
+    await sleep(1000);
+    const samples = await sampler.stop();
+    const idle = within(samples, idleFrom, idleTo);
+    const during = within(samples, started, ended);
+    const stored = (await count()) - before;
+    const refreshS = (ended - started) / 1000;
+    process.stderr.write(`get-prices p99: idle ${idle.p99} ms (${idle.n} requests), during the refresh ${during.p99} ms (${during.n} requests inside its ${refreshS.toFixed(1)} s)\n`);
     const label = `${N.toLocaleString('en-US')} items/game`;
     return [
-      { name: `get-prices, 2000 names, price sources idle (${label} priced; same gateway: baseline)`, connections: 4, rps: idle.rps, p50: idle.p50, p99: idle.p99, bad: idle.non2xx + idle.errors, target: `${priced} of 2000 priced` },
+      { name: `get-prices, 2000 names, no refresh running${idleState?.running ? ' (WARNING: a refresh was running at its end)' : ''} (${label} priced; same gateway: baseline; ${idle.n} requests)`, connections: 4, rps: idle.rps, p50: idle.p50, p99: idle.p99, bad: idle.bad, target: `${priced} of 2000 priced` },
       {
-        name: `get-prices, 2000 names, during a refresh: Skinport 4 × ${label}, CSFloat ${label} (CS2), book and Steam guard on`,
-        connections: 4, rps: during.rps, p50: during.p50, p99: during.p99, bad: during.non2xx + during.errors,
+        name: `get-prices, 2000 names, during a refresh started by the bench: book 4 × ${label}, Skinport 4 × ${label}, CSFloat ${label} (CS2), Steam guard on; ${during.n} requests inside the refresh`,
+        connections: 4, rps: during.rps, p50: during.p50, p99: during.p99, bad: during.bad,
         baseline: 'idle', ratio: during.p99 / Math.max(1, idle.p99), target: 'p99 < 30 ms',
       },
-      { name: `${stand.heldTooLong() ? 'WARNING: a source answered before the window opened; ' : ''}refresh: ${storedDuring.toLocaleString('en-US')} bases stored in the ${process.env.BENCH_REFRESH_WINDOW_S ?? 30} s window, ${last.toLocaleString('en-US')} in all; refresh ≈ ${refreshS.toFixed(0)} s; gateway ready in ${(readyMs / 1000).toFixed(0)} s (book of ${(N * 4).toLocaleString('en-US')} loaded at start)` },
+      { name: `refresh: ${refreshS.toFixed(1)} s from POST /api/admin/prices/refresh until no source polled and no basis waited; ${stored.toLocaleString('en-US')} bases written; first load (start → settled) ${firstLoadS.toFixed(0)} s; gateway ready in ${(readyMs / 1000).toFixed(0)} s` },
     ];
   } finally {
     await bases.end();
     stand.close();
-    await stopProcess(gw.child);
+    await stopProcess(gw.child, 20 * 60_000); // a clean stop writes the bases left
     await fs.rm(dir, { recursive: true, force: true });
     await fs.rm(gw.dataDir, { recursive: true, force: true });
   }
+}
+
+// Alone: a durable cluster of its own (or BENCH_DATABASE_URL), this checkout's gateway (BENCH_GATEWAY_DIR for another).
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve('bench/price-refresh-gateway.ts')) {
+  void (async () => {
+    const cluster = process.env.BENCH_DATABASE_URL ? undefined : await startDurableCluster();
+    try {
+      const rows = await priceRefreshRows({ gatewayDir: path.resolve(process.env.BENCH_GATEWAY_DIR ?? '.'), dbUrl: process.env.BENCH_DATABASE_URL ?? cluster!.url, durationS: Number(process.env.BENCH_S ?? 20) });
+      for (const r of rows) console.log(`| ${r.name} | ${r.connections ?? ''} | ${r.rps ?? ''} | ${r.p50 ?? ''} | ${r.p99 ?? ''} | ${r.bad ?? ''} | ${r.target ?? ''} |`);
+      console.log(`load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+    } finally {
+      await cluster?.stop();
+    }
+  })().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
 }

@@ -90,6 +90,8 @@ export const OPERATIONS: Record<string, OperationInfo> = {
   [`get ${a}/prices/item`]: { id: 'getPriceBasis', tag: 'Operator: prices', errors: [...ADMIN, 404], response: { 200: P.basisResponse } },
   [`get ${a}/prices/bases/{id}`]: { id: 'getStoredPriceBasis', tag: 'Operator: prices', errors: [...ADMIN, 404], response: { 200: P.basisResponse } },
   [`get ${a}/prices/sources`]: { id: 'listPriceSources', tag: 'Operator: prices', errors: ADMIN, response: { 200: P.sourcesResponse } },
+  [`get ${a}/prices/refresh`]: { id: 'getPriceRefresh', tag: 'Operator: prices', errors: ADMIN, response: { 200: P.refreshResponse } },
+  [`post ${a}/prices/refresh`]: { id: 'startPriceRefresh', tag: 'Operator: prices', errors: ADMIN, response: { 202: P.refreshStartedResponse } },
   [`get ${a}/prices/overrides`]: { id: 'listPriceOverrides', tag: 'Operator: prices', errors: ADMIN, response: { 200: P.overridesResponse } },
   [`put ${a}/prices/overrides`]: { id: 'setPriceOverride', tag: 'Operator: prices', errors: [...ADMIN, ...WITH_BODY], request: P.overrideRequest, response: { 200: P.overrideResponse } },
   [`delete ${a}/prices/overrides`]: { id: 'removePriceOverride', tag: 'Operator: prices', errors: [...ADMIN, 404], response: { 200: P.removedResponse } },

@@ -42,12 +42,11 @@ describe('get-prices wire', () => {
     expect(quoteLines([]).length).toBe(0);
   });
 
-  it('fragments are cached per multiplier and game, and dropped when the price book is reloaded', () => {
-    let loadedAt = new Date(1);
+  it('fragments are cached per multiplier and game, and made again when the deposit price changes', () => {
     let base = 1000;
     let calls = 0;
     const pricing = {
-      loadedAt: () => loadedAt,
+      depositOf: (_g: string, name: string) => (name === 'unpriced' ? undefined : name === 'gone' ? (base === 1000 ? base : undefined) : base),
       price: (m: { deposit_multiplier: number }, _g: string, name: string) => {
         calls++;
         return name === 'unpriced' ? undefined : { name, price: Math.round(base * Number(m.deposit_multiplier)), originalPrice: base };
@@ -61,15 +60,21 @@ describe('get-prices wire', () => {
     expect(fragmentsFor({ deposit_multiplier: 0.9 }, 'csgo')('a')!.price).toBe(900); // another rate: its own entry
     expect(fragmentsFor(half, 'rust')('a')!.price).toBe(500);
     expect(calls).toBe(3);
-    // Unpriced names are asked every time (never remembered: any string may be sent).
+    // Unpriced names are never remembered (any string may be sent), nor priced: their deposit price says so.
     expect(fragmentsFor(half, 'csgo')('unpriced')).toBeUndefined();
     expect(fragmentsFor(half, 'csgo')('unpriced')).toBeUndefined();
-    expect(calls).toBe(5);
-    // A reload (new loadedAt) with new prices: the old fragments are gone.
+    expect(calls).toBe(3);
+    // Published again, same deposit price: the fragment is kept (no new price asked).
+    expect(fragmentsFor(half, 'csgo')('a')!.price).toBe(500);
+    expect(calls).toBe(3);
+    expect(fragmentsFor(half, 'csgo')('gone')!.price).toBe(500);
+    expect(calls).toBe(4);
+    // A new deposit price: that name's fragment is made again; a name no longer priced is not quoted.
     base = 2000;
-    loadedAt = new Date(1); // same instant, another load
     expect(fragmentsFor(half, 'csgo')('a')!.price).toBe(1000);
     expect(fragmentsFor(half, 'csgo')('a')!.item.toString()).toBe('{"name":"a","price":1,"originalPrice":2}');
+    expect(calls).toBe(5);
+    expect(fragmentsFor(half, 'csgo')('gone')).toBeUndefined();
   });
 
   it('a valid body passes as Ajv would pass it, with no_deposit_intent defaulted to false', () => {

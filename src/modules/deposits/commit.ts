@@ -62,7 +62,7 @@ export interface CommitDeps {
   db: Db;
   config: Pick<Config, 'webhookAllowPrivate'>;
   clock: Clock;
-  pricing: Pick<PricingService, 'quote' | 'assertFresh' | 'basesAt'>;
+  pricing: Pick<PricingService, 'quote' | 'assertFresh' | 'basesAt' | 'ensureBases'>;
   quote: Pick<QuoteStage, 'checkUser' | 'pricedInventory' | 'loadItems'>;
   transitions: DepositTransitions;
   offer: Pick<DepositOfferStage, 'perform'>;
@@ -179,6 +179,7 @@ export function createCommitStage(deps: CommitDeps) {
       phase: i.phase ?? null,
       price_basis_id: i.basis_id ?? null,
     }));
+    await pricing.ensureBases(chosen.flatMap((i) => (i.basis_id !== undefined ? [i.basis_id] : []))); // rows written before they are named
 
     const outcome = await insertOrConflict(
       () =>

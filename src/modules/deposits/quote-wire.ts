@@ -1,4 +1,4 @@
-// get-prices on the wire: up to 2 000 lines per call, each serialised once per price-book load and
+// get-prices on the wire: up to 2 000 lines per call, each serialised once per deposit price and
 // deposit multiplier instead of on every call, and kept as UTF-8 bytes. An answer is then a copy of
 // cached fragments into one Buffer: no string of ≈ 180 KB to flatten, measure and encode on every
 // call (names with ★ or ™ make such strings two-byte, and their encoding cost ≈ 1.5 ms of CPU per call).
@@ -13,6 +13,8 @@ import { LINE_BYTES, packedLine } from './quote-pack.js';
 /** One priced name: its price in mills, its answer item (UTF-8 JSON) and its stored quote line (packed). */
 export interface QuoteFragment {
   price: number;
+  /** the deposit base price (mills) it was made from: a new one makes a new fragment */
+  original: number;
   item: Buffer;
   line: Buffer;
   /** The call that last took this fragment (quote.ts: a name asked twice in one call is quoted once). */
@@ -27,6 +29,7 @@ export function quoteFragment(q: Omit<Quote, 'card'>): QuoteFragment {
   const name = JSON.stringify(q.name);
   return {
     price: q.price,
+    original: q.originalPrice,
     item: Buffer.from(`{"name":${name},"price":${millsToUsd(q.price)},"originalPrice":${millsToUsd(q.originalPrice)}}`),
     line: packedLine(q.name, q.price, q.originalPrice),
     call: 0,
@@ -34,20 +37,15 @@ export function quoteFragment(q: Omit<Quote, 'card'>): QuoteFragment {
 }
 
 /**
- * Fragments of priced names, per deposit multiplier, dropped when the price book is reloaded.
- * Unpriced names are not remembered (any string may be asked), so memory stays within the book's
- * size per multiplier.
+ * Fragments of priced names, per deposit multiplier and game, each kept while its name's deposit
+ * price holds: a refresh publishes new prices many times a minute, and dropping every fragment on
+ * each publish made the calls during a refresh build all 2 000 again. Unpriced names are not
+ * remembered (any string may be asked), so memory stays within the book's size per multiplier.
  */
-export function createQuoteFragments(pricing: Pick<PricingService, 'price' | 'loadedAt'>) {
-  let book: Date | undefined;
+export function createQuoteFragments(pricing: Pick<PricingService, 'price' | 'depositOf'>) {
   const byRate = new Map<string, Map<string, QuoteFragment>>(); // key: multiplier and game
-  /** The lookup of one call: merchant and game resolved once, then a name costs one Map get. */
+  /** The lookup of one call: merchant and game resolved once, then a name costs three Map gets. */
   return function fragmentsFor(merchant: Pick<MerchantRow, 'deposit_multiplier'>, game: Game): (name: string) => QuoteFragment | undefined {
-    const loaded = pricing.loadedAt();
-    if (loaded !== book) {
-      byRate.clear();
-      book = loaded;
-    }
     const key = `${String(merchant.deposit_multiplier)} ${game}`;
     let cache = byRate.get(key);
     if (!cache) {
@@ -57,8 +55,13 @@ export function createQuoteFragments(pricing: Pick<PricingService, 'price' | 'lo
     }
     const c = cache;
     return (name) => {
+      const d = pricing.depositOf(game, name);
       let f = c.get(name);
-      if (!f) {
+      if (d === undefined || !(d > 0)) {
+        if (f) c.delete(name);
+        return undefined;
+      }
+      if (!f || f.original !== d) {
         const q = pricing.price(merchant, game, name);
         if (!q) return undefined;
         f = quoteFragment(q);

@@ -29,6 +29,8 @@ export const priceExamples = {
     { id: 'book', failures: 0, last_success_at: AT, last_error: null, next_poll_at: AT },
     { id: 'skinport', failures: 2, last_success_at: AT, last_error: 'https://api.skinport.com/v1/items: HTTP 429 (rate limited)', next_poll_at: AT },
   ]),
+  refreshResponse: env('price refresh state', { running: true, polling: ['skinport'], bases_pending: 12000 }),
+  refreshStartedResponse: env('price refresh started', { running: true, polling: ['book', 'skinport', 'csfloat'], bases_pending: 0 }),
   overridesResponse: env('price overrides listed', [override]),
   overrideRequest: { game: 'csgo', market_hash_name: NAME, action: 'pin', price: 29.5, reason: 'manipulated listings' },
   overrideResponse: env('price override stored', override),

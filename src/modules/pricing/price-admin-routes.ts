@@ -72,6 +72,14 @@ const SourceSchema = Type.Object({
   last_error: Nullable(Type.String()),
   next_poll_at: Nullable(Type.String()),
 });
+const RefreshSchema = Type.Object(
+  {
+    running: Type.Boolean({ description: 'a market source is being polled or its readings taken, or bases are still being written' }),
+    polling: Type.Array(Type.String(), { description: 'market sources polling now' }),
+    bases_pending: Type.Integer({ description: 'price bases published and not yet written (written in the background)' }),
+  },
+  { title: 'PriceRefreshState' },
+);
 
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
 const usd = (m: number | null) => (m === null ? null : millsToUsd(m));
@@ -115,6 +123,17 @@ export const priceAdminRoutes = (ctx: { pricing: PricingService; priceAdmin: Pri
   });
   app.get('/prices/sources', { schema: { ...common, summary: "Price sources and their poll state (never their keys)", response: { 200: envelopeOf(Type.Array(SourceSchema)) } } }, async () => {
     return ok(ctx.pricing.sources().map((s) => ({ id: s.id, failures: s.failures, last_success_at: iso(s.lastSuccessAt), last_error: s.lastError ?? null, next_poll_at: iso(s.nextPollAt) })), 'price sources listed');
+  });
+  const refreshState = () => {
+    const r = ctx.pricing.refreshState();
+    return { running: r.running, polling: r.polling, bases_pending: r.basesPending };
+  };
+  app.get('/prices/refresh', { schema: { ...common, summary: 'Whether a price refresh runs (sources polling, bases being written)', response: { 200: envelopeOf(RefreshSchema) } } }, async () => {
+    return ok(refreshState(), 'price refresh state');
+  });
+  app.post('/prices/refresh', { schema: { ...common, summary: 'Poll every market source now, in the background (a poll already running is not doubled)', response: { 202: envelopeOf(RefreshSchema) } } }, async (_req, reply) => {
+    ctx.pricing.refreshInBackground();
+    return reply.code(202).send(ok(refreshState(), 'price refresh started'));
   });
   app.get('/prices/overrides', { schema: { ...common, summary: "The operator's override list", response: { 200: envelopeOf(Type.Array(OverrideSchema)) } } }, async () => {
     const rows = await admin.listOverrides();

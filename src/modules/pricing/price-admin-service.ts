@@ -23,7 +23,7 @@ export interface OverrideInput {
   reason?: string;
 }
 
-export function createPriceAdminService(deps: { db: Db; pricing: Pick<PricingService, 'override' | 'confirmJump' | 'basis'> }) {
+export function createPriceAdminService(deps: { db: Db; pricing: Pick<PricingService, 'override' | 'confirmJump' | 'basis' | 'ensureBases'> }) {
   const { db, pricing } = deps;
   const audit = (trx: Parameters<typeof insertAudit>[0], by: PriceActor, action: string, detail: Record<string, unknown>) =>
     insertAudit(trx, { merchantId: null, userId: by.userId, actor: by.actor, action, detail, ip: by.ip });
@@ -64,7 +64,10 @@ export function createPriceAdminService(deps: { db: Db; pricing: Pick<PricingSer
     },
 
     listOverrides: () => repo.listOverrides(db),
-    findBasis: (id: number) => repo.findBasis(db, id),
+    async findBasis(id: number) {
+      await pricing.ensureBases([id]); // published bases are written in the background (base-store.ts)
+      return repo.findBasis(db, id);
+    },
   };
 }
 

@@ -1,12 +1,14 @@
 // The prices in memory (issue 25): per game and item, the latest reading of each source and the
 // basis computed from them (reference-price.ts). Readings arrive from the pollers (apply); the
 // bases are computed again for the items they touched and for those whose readings went stale
-// (recompute, in slices that let requests run), then stored (persist: one row per changed basis,
-// so each credit can be explained) and only then published. A lookup is two Map gets.
+// (recompute, in slices that let requests run), given price_bases ids and published; their rows
+// (one per changed basis, so each credit can be explained) are written in the background
+// (base-store.ts: a credit first makes sure the rows it names are written). A lookup is two Map gets.
 import type { Game } from '../../domain/games.js';
 import { GAMES } from '../../domain/games.js';
 import { referencePrice, type Basis, type Override, type PriceRules, type Prior, type Reading, type SourceRole } from './reference-price.js';
 import type { PollResult } from './sources/source.js';
+import type { NewBasis } from './price-repo.js';
 
 export interface ItemMeta {
   exterior?: string;
@@ -32,16 +34,21 @@ export interface ItemPrice {
   storedRev?: number;
 }
 
-/** A basis computed and not yet published: stored first (persist), then published. */
+/** A basis computed and not yet published: given its id (store.reserve), its row queued, then published. */
 export interface StagedBasis {
   it: ItemPrice;
   basis: Basis;
   rev: number;
 }
 
-export type Persist = (changed: readonly StagedBasis[], computedAt: number) => Promise<(number | undefined)[]>;
+/** Where bases go: ids first (a failure keeps the old bases published), rows queued to be written. */
+export interface BasisStore {
+  reserve(n: number): Promise<number[]>;
+  stage(ids: number[], rows: NewBasis[], computedAt: Date): void;
+}
 
 const SLICE = 500; // items (or readings) handled between two yields to the event loop
+const ROWS = 1000; // rows per written batch
 const yieldToRequests = () => new Promise<void>((r) => setImmediate(r));
 
 const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
@@ -65,7 +72,7 @@ function compact(b: Basis): Basis {
   return b;
 }
 
-export function createPriceEngine(opts: { rules: PriceRules; persist?: Persist }) {
+export function createPriceEngine(opts: { rules: PriceRules; store?: BasisStore; rowOf?: (c: StagedBasis) => NewBasis }) {
   const items = new Map<Game, Map<string, ItemPrice>>(GAMES.map((g) => [g, new Map()]));
   const dirty = new Set<ItemPrice>();
   let chain: Promise<unknown> = Promise.resolve();
@@ -158,13 +165,22 @@ export function createPriceEngine(opts: { rules: PriceRules; persist?: Persist }
       if (++n % SLICE === 0) await yieldToRequests();
     }
     if (changed.length === 0) return 0;
-    // Stored first, published after: a quote never names a basis that is not in the database.
+    // Ids first, published after: a quote never names a basis that has no id; the rows follow in
+    // the background, built now (the readings change in place later).
     let ids: (number | undefined)[] = [];
     try {
-      if (opts.persist) ids = await opts.persist(changed, now);
+      if (opts.store) ids = await opts.store.reserve(changed.length);
     } catch (err) {
       for (const c of changed) dirty.add(c.it); // tried again on the next run; the old bases stay published
       throw err;
+    }
+    if (opts.store && opts.rowOf) {
+      const at = new Date(now);
+      for (let i = 0; i < changed.length; i += ROWS) {
+        const part = changed.slice(i, i + ROWS);
+        opts.store.stage(ids.slice(i, i + ROWS) as number[], part.map(opts.rowOf), at);
+        await yieldToRequests();
+      }
     }
     changed.forEach((c, i) => {
       c.it.basis = c.basis;

@@ -16,32 +16,29 @@ export interface NewBasis {
   readings: BasisReadingRow[];
 }
 
-const CHUNK = 1000;
+/** Ids for n new bases from the table's own sequence (one statement), ascending. */
+export async function reserveBaseIds(db: Q, n: number): Promise<number[]> {
+  const r = await sql<{ ids: string }>`
+    select array_to_string(array(select nextval(pg_get_serial_sequence('price_bases', 'id')) from generate_series(1, ${n}::int) order by 1), ',') as ids`.execute(db);
+  return n === 0 ? [] : r.rows[0]!.ids.split(',').map(Number);
+}
 
 /**
- * Inserts the bases (one statement per 1 000, each built just before it is sent, so that requests
- * run between them), answering their ids in order. A chunk goes as ONE JSON text of row arrays:
- * one native JSON.stringify on the event loop, instead of seven array parameters whose elements the
- * driver escapes one by one in JavaScript (the readings' JSON twice over).
+ * Rows with their ids as ONE JSON text of row arrays (one native JSON.stringify, instead of seven
+ * array parameters whose elements the driver escapes one by one in JavaScript).
  */
-export async function insertBases<T>(db: Q, items: readonly T[], rowOf: (item: T) => NewBasis, computedAt: Date): Promise<number[]> {
-  const ids: number[] = [];
-  for (let at = 0; at < items.length; at += CHUNK) {
-    const rows: unknown[] = [];
-    for (let i = at; i < Math.min(items.length, at + CHUNK); i++) {
-      const b = rowOf(items[i]!);
-      rows.push([b.game, b.name, b.reference, b.deposit, b.sale, b.flags, b.readings]);
-    }
-    const r = await sql<{ id: number }>`
-      insert into price_bases (game, market_hash_name, reference, deposit_price, sale_price, flags, readings, computed_at)
-      select e->>0, e->>1, (e->>2)::bigint, (e->>3)::bigint, (e->>4)::bigint,
-             array(select json_array_elements_text(e->5)), (e->6)::jsonb, ${computedAt}
-        from json_array_elements(${JSON.stringify(rows)}::json) with ordinality as t(e, o)
-       order by o
-      returning id`.execute(db);
-    ids.push(...r.rows.map((x) => Number(x.id)));
-  }
-  return ids;
+export function basesText(rows: readonly NewBasis[], ids: readonly number[]): string {
+  return JSON.stringify(rows.map((b, i) => [ids[i], b.game, b.name, b.reference, b.deposit, b.sale, b.flags, b.readings]));
+}
+
+/** Inserts the rows of one basesText (ids given); a row already written is left as it is. */
+export async function insertBasesText(db: Q, text: string, computedAt: Date): Promise<void> {
+  await sql`
+    insert into price_bases (id, game, market_hash_name, reference, deposit_price, sale_price, flags, readings, computed_at)
+    select (e->>0)::bigint, e->>1, e->>2, (e->>3)::bigint, (e->>4)::bigint, (e->>5)::bigint,
+           array(select json_array_elements_text(e->6)), (e->7)::jsonb, ${computedAt}
+      from json_array_elements(${text}::json) as t(e)
+    on conflict (id) do nothing`.execute(db);
 }
 
 export function findBasis(db: Q, id: number) {

@@ -34,6 +34,11 @@ export class PriceBook {
     for (const e of entries) this.add(e);
   }
 
+  /** Adds entries (a book handed over in slices: sources/book-off-thread.ts); a repeated name is an error. */
+  addAll(entries: Iterable<PriceBookEntry>): void {
+    for (const e of entries) this.add(e);
+  }
+
   /** Adds an entry; a second entry with the same game and name is an error. */
   private add(e: PriceBookEntry): void {
     const names = this.byGame.get(e.game);

@@ -14,6 +14,7 @@ import { createPriceEngine, type ItemPrice } from './price-engine.js';
 import type { Basis, Flag, PriceRules } from './reference-price.js';
 import * as repo from './price-repo.js';
 import { basisRow } from './price-basis-view.js';
+import { createBaseStore } from './base-store.js';
 import { createPoller, type Poller } from './sources/poller.js';
 import { skinportSource } from './sources/skinport.js';
 import { csfloatSource } from './sources/csfloat.js';
@@ -101,7 +102,7 @@ function basisView(it: ItemPrice): ItemBasisView {
 /** Flags the admin API lists items by (outlier, jump, too few sources, stale …). */
 export const LISTED_FLAGS: readonly Flag[] = ['outlier', 'jump', 'too_few_sources', 'stale', 'illiquid', 'guard', 'pinned', 'blocked'];
 
-export function createPricingService(deps: { config: Config; log: Logger; db?: Db }) {
+export function createPricingService(deps: { config: Config; log: Logger; db?: Db; /** tests: the book's size from which it is parsed off-thread */ bookOffThreadBytes?: number }) {
   const { config, log, db } = deps;
   const pc = config.pricing;
   const rules: PriceRules = {
@@ -111,12 +112,8 @@ export function createPricingService(deps: { config: Config; log: Logger; db?: D
     outlierRatio: pc.outlierRatio,
     jumpRatio: pc.jumpRatio,
   };
-  const engine = createPriceEngine({
-    rules,
-    persist: db
-      ? (changed, at) => repo.insertBases(db, changed, (c) => basisRow(c.it.game, c.it.name, c.basis, c.it.readings.values()), new Date(at))
-      : undefined,
-  });
+  const store = db ? createBaseStore(db, log) : undefined;
+  const engine = createPriceEngine({ rules, store, rowOf: (c) => basisRow(c.it.game, c.it.name, c.basis, c.it.readings.values()) });
   /** The own book as last loaded: it knows which names it prices per phase ("<name> - <phase>" entries). */
   let priceBook = new PriceBook();
   let names = new Map<Game, SandboxItemName[]>();
@@ -126,6 +123,7 @@ export function createPricingService(deps: { config: Config; log: Logger; db?: D
   const book = ownBookSource({
     config,
     log,
+    offThreadBytes: deps.bookOffThreadBytes,
     setMeta: (g, name, meta) => engine.setMeta(g, name, meta),
     loaded: (b) => {
       priceBook = b.book;
@@ -243,6 +241,8 @@ export function createPricingService(deps: { config: Config; log: Logger; db?: D
     async stop(): Promise<void> {
       await Promise.all(pollers.map((p) => p.stop()));
       await engine.idle();
+      if (store?.pending()) log.info({ rows: store.pending() }, 'writing the price bases left before stopping');
+      await store?.flush(); // a clean stop leaves every published basis written
     },
     reload,
     /** Polls every source once now and publishes what came (tests, operator refresh). */
@@ -284,6 +284,9 @@ export function createPricingService(deps: { config: Config; log: Logger; db?: D
     /** The entry (sale price in mills: never below the last good price, and card fields), or undefined when unpriced. */
     entry,
 
+    /** The deposit base price (mills) of a name, or undefined: get-prices' fragments are kept while it holds. */
+    depositOf: (game: Game, name: string): number | undefined => engine.get(game, name)?.basis?.deposit,
+
     /** The deposit price alone (get-prices: up to 2 000 names per call, no card shown); undefined = not accepted. */
     price(merchant: Pick<MerchantRow, 'deposit_multiplier'>, game: Game, name: string): Omit<Quote, 'card'> | undefined {
       const d = engine.get(game, name)?.basis?.deposit;
@@ -297,8 +300,24 @@ export function createPricingService(deps: { config: Config; log: Logger; db?: D
     version: () => engine.version(),
 
     /** The bases a quote made at `version` priced these names at (name → price_bases id). */
-    basesAt: (game: Game, names: readonly string[], version: number): Promise<Map<string, number>> =>
-      db ? repo.basesAt(db, game, names, version) : Promise.resolve(new Map()),
+    async basesAt(game: Game, names: readonly string[], version: number): Promise<Map<string, number>> {
+      if (!db) return new Map();
+      // The rows may still be queued (base-store.ts): the current basis of each name when the quote
+      // saw it, else (changed since) every queued row up to the quote's version, written first.
+      const ids: number[] = [];
+      let older = false;
+      for (const n of names) {
+        const id = engine.get(game, n)?.basisId;
+        if (id !== undefined && id <= version) ids.push(id);
+        else older = true;
+      }
+      await store?.ensure(ids);
+      if (older) await store?.ensureUpTo(version);
+      return repo.basesAt(db, game, names, version);
+    },
+
+    /** Resolves once the rows of these bases are written: a deposit item names one only then. */
+    ensureBases: async (ids: Iterable<number>): Promise<void> => store?.ensure(ids),
 
     /** An item's basis now (admin API, console). */
     basis(game: Game, name: string): ItemBasisView | undefined {
@@ -340,6 +359,21 @@ export function createPricingService(deps: { config: Config; log: Logger; db?: D
 
     /** Each source's poll state (no secrets). */
     sources: () => pollers.map((p) => ({ ...p.state })),
+
+    /**
+     * Whether a refresh runs (a market source's poll, its readings taken, or bases still to be
+     * written): the admin API's refresh state.
+     */
+    refreshState: () => {
+      const polling = pollers.filter((p, i) => sources[i]!.role === 'market' && p.state.busySince !== undefined).map((p) => p.state.id);
+      const pending = store?.pending() ?? 0;
+      return { running: polling.length > 0 || pending > 0, polling, basesPending: pending };
+    },
+
+    /** Polls every market source once now, in the background (operator refresh); a poll already running is not doubled. */
+    refreshInBackground(): void {
+      void Promise.all(pollers.filter((_, i) => sources[i]!.role === 'market').map((p) => p.pollNow())).catch((err) => log.error({ err }, 'price refresh failed'));
+    },
 
     /** The deposit price of a platform item (itemEntry's rule), with its card; undefined = unpriced. */
     quoteItem(merchant: Pick<MerchantRow, 'deposit_multiplier'>, game: Game, item: { marketHashName: string; phase?: string }): Quote | undefined {

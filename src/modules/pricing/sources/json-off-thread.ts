@@ -43,6 +43,17 @@ const { parentPort, workerData } = require('node:worker_threads');
 })();
 `;
 
+/** The one way a worker's promise ends: the first outcome wins, the worker is terminated. */
+export function ender(w: Worker): (fn: () => void) => void {
+  let settled = false;
+  return (fn) => {
+    if (settled) return;
+    settled = true;
+    void w.terminate();
+    fn();
+  };
+}
+
 export type JsonAnswer =
   | { kind: 'failed'; message: string }
   | { kind: 'status'; status: number; retryAfter: string | null }
@@ -65,13 +76,7 @@ export function fetchJsonOffThread(
 ): Promise<Exclude<JsonAnswer, { kind: 'rows' }>> {
   return new Promise((resolve, reject) => {
     const w = new Worker(WORKER, { eval: true, workerData: { url, headers, timeoutMs, chunk } });
-    let settled = false;
-    const end = (fn: () => void) => {
-      if (settled) return;
-      settled = true;
-      void w.terminate();
-      fn();
-    };
+    const end = ender(w);
     w.on('message', (m: JsonAnswer) => {
       if (m.kind !== 'rows') return end(() => resolve(m));
       try {

@@ -1,12 +1,13 @@
 // The gateway's own book as a price source (PRICE_BOOK: a file, a URL or `skinport:` lists; the
 // sandbox book by default), reloaded every PRICE_REFRESH_SECONDS. A book of 100 000 items per game
-// is turned into readings, card fields and sandbox names a slice at a time, yielding to requests.
+// is read and checked in a worker thread (book-off-thread.ts) and turned into readings, card fields
+// and sandbox names a slice at a time as the worker hands it over, requests running in between.
 import type { Logger } from 'pino';
 import type { Config } from '../../../config.js';
 import { GAMES, type Game } from '../../../domain/games.js';
 import { unphasedName } from '../../../domain/phases.js';
 import { PriceBook, SANDBOX_PRICEBOOK_DIR, type PriceBookEntry } from '../pricebook.js';
-import { isSourceList, loadSourceList } from '../price-sources.js';
+import { loadBook } from './book-off-thread.js';
 import type { ItemMeta } from '../price-engine.js';
 import type { PollResult, PriceSource, SourceReading } from './source.js';
 
@@ -15,9 +16,6 @@ export interface SandboxItemName {
   name: string;
   phase?: string;
 }
-
-const SLICE = 2000;
-const yieldToRequests = () => new Promise<void>((r) => setImmediate(r));
 
 function metaOf(e: PriceBookEntry): ItemMeta {
   const m: ItemMeta = {};
@@ -34,7 +32,7 @@ export interface LoadedBook {
   names: Map<Game, SandboxItemName[]>;
 }
 
-export function ownBookSource(deps: { config: Config; log: Logger; setMeta(game: Game, name: string, meta: ItemMeta): void; loaded(b: LoadedBook): void }): PriceSource {
+export function ownBookSource(deps: { config: Config; log: Logger; offThreadBytes?: number; setMeta(game: Game, name: string, meta: ItemMeta): void; loaded(b: LoadedBook): void }): PriceSource {
   const { config, log } = deps;
   return {
     id: 'book',
@@ -43,23 +41,20 @@ export function ownBookSource(deps: { config: Config; log: Logger; setMeta(game:
     maxBackoffMs: config.priceRefreshSeconds * 1000, // our own book: retried on its interval, as before
     async poll(): Promise<PollResult> {
       const source = config.priceBookSource ?? SANDBOX_PRICEBOOK_DIR;
-      const next = isSourceList(source) ? new PriceBook(await loadSourceList(source)) : await PriceBook.load(source);
+      const next = new PriceBook();
       const at = Date.now();
       const readings: SourceReading[] = [];
-      const names = new Map<Game, SandboxItemName[]>();
-      let n = 0;
-      for (const g of GAMES) {
-        const list: SandboxItemName[] = [];
-        for (const e of next.list(g)) {
-          if (++n % SLICE === 0) await yieldToRequests();
-          deps.setMeta(g, e.market_hash_name, metaOf(e));
+      const names = new Map<Game, SandboxItemName[]>(GAMES.map((g) => [g, []]));
+      await loadBook(source, (entries) => {
+        next.addAll(entries);
+        for (const e of entries) {
+          deps.setMeta(e.game, e.market_hash_name, metaOf(e));
           if (e.price_mills <= 0) continue;
-          readings.push({ game: g, name: e.market_hash_name, price: e.price_mills, asOf: at });
+          readings.push({ game: e.game, name: e.market_hash_name, price: e.price_mills, asOf: at });
           const base = unphasedName(e.market_hash_name, e.phase);
-          list.push(base !== undefined ? { name: base, phase: e.phase } : { name: e.market_hash_name });
+          names.get(e.game)!.push(base !== undefined ? { name: base, phase: e.phase } : { name: e.market_hash_name });
         }
-        names.set(g, list);
-      }
+      }, { offThreadBytes: deps.offThreadBytes });
       deps.loaded({ book: next, names });
       log.info({ items: next.totalSize, source: config.priceBookSource ?? 'sandbox' }, 'price book loaded');
       return { readings, complete: [...GAMES] };

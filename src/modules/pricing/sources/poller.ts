@@ -10,6 +10,8 @@ export interface PollerState {
   lastError?: string;
   failures: number;
   nextPollAt?: number;
+  /** set while a poll runs (fetch, parse, readings taken): the admin API's refresh state */
+  busySince?: number;
 }
 
 export function backoffMs(intervalMs: number, failures: number, maxBackoffMs: number, asked?: number): number {
@@ -24,8 +26,19 @@ export function createPoller(source: PriceSource, onResult: (r: PollResult, ok: 
   let running: Promise<void> | undefined;
   let stopped = true;
 
-  async function once(): Promise<number> {
+  let current: Promise<number> | undefined;
+  /** One poll at a time: asked for while one runs (the timer's, or an operator's), the running one answers. */
+  function once(): Promise<number> {
+    current ??= poll().finally(() => {
+      current = undefined;
+      state.busySince = undefined;
+    });
+    return current;
+  }
+
+  async function poll(): Promise<number> {
     const started = Date.now();
+    state.busySince = started;
     let r: PollResult;
     try {
       r = await source.poll();
