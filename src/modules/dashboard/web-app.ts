@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { TypedPlugin } from '../../http/typed-routes.js';
 import type { WebDeps } from './deps.js';
 import { AppError, forbidden, httpStatusOf, notFound } from '../../http/errors.js';
 import { createAccountsService, type SessionUser } from '../accounts/accounts-service.js';
@@ -47,7 +48,7 @@ function loadAssets() {
   return assets;
 }
 
-export const webAppRoutes = (ctx: WebDeps): FastifyPluginAsync => async (app) => {
+export const webAppRoutes = (ctx: WebDeps): TypedPlugin => async (app) => {
   const accounts = createAccountsService(ctx);
   const assets = loadAssets();
   // HTML pages are not part of the JSON API's OpenAPI document.
