@@ -20,3 +20,7 @@ export const Preserialised = <T extends TSchema>(schema: T) => Type.Unsafe<unkno
 
 /** A field of a request part no schema typed (an HTML page's query, a hook before validation): unknown until checked. */
 export const fieldOf = (part: unknown, name: string): unknown => (typeof part === 'object' && part !== null ? Reflect.get(part, name) : undefined);
+
+/** The string fields of a request part no schema typed (an HTML page's query or params, a form body); a repeated field (an array) is left out. */
+export const stringFields = (part: unknown): Record<string, string> =>
+  Object.fromEntries(Object.entries(typeof part === 'object' && part !== null ? part : {}).filter((e): e is [string, string] => typeof e[1] === 'string'));

@@ -18,6 +18,7 @@ import { auditTable, inviteForm, resetShown, userActions } from '../dashboard/te
 import { CONSOLE_NAV } from '../dashboard/nav.js';
 import * as repo from './console-repo.js';
 import { LOOKUP_MAX, lookupTerms } from './lookup.js';
+import { fieldOf } from '../../http/typed-routes.js';
 
 const operator = (req: Parameters<typeof requireRole>[0]) => requireRole(req, ['operator']);
 
@@ -67,7 +68,7 @@ ${pager('/console', {}, more ? shown[shown.length - 1].id : undefined)}</section
 
   app.get('/console', async (req, reply) => {
     const u = operator(req);
-    return respond(reply, u, 'Merchants', '/console', await merchantsPage(u, intParam((req.query as { before?: string }).before)));
+    return respond(reply, u, 'Merchants', '/console', await merchantsPage(u, intParam(fieldOf(req.query, 'before'))));
   });
 
   app.post('/console/merchants', async (req, reply) => {
@@ -116,7 +117,7 @@ ${table('Users', ['E-mail', 'Role', 'State', 'Authenticator', 'Actions'], users.
 
   app.get('/console/merchants/:id', async (req, reply) => {
     const u = operator(req);
-    const id = intParam((req.params as { id: string }).id) ?? 0;
+    const id = intParam(fieldOf(req.params, 'id')) ?? 0;
     const m = await ctx.merchants.get(id);
     return respond(reply, u, `Merchant: ${m.name}`, '/console', await merchantPage(u, id));
   });
@@ -124,7 +125,7 @@ ${table('Users', ['E-mail', 'Role', 'State', 'Authenticator', 'Actions'], users.
   app.post('/console/merchants/:id/settings', async (req, reply) => {
     const u = operator(req);
     checkCsrf(req);
-    const id = intParam((req.params as { id: string }).id) ?? 0;
+    const id = intParam(fieldOf(req.params, 'id')) ?? 0;
     const f = req.form;
     const num = (field: string, v: string | undefined) => {
       // Decided on the text as typed: a number with more digits than a double keeps is refused, not rounded.
@@ -157,7 +158,7 @@ ${table('Users', ['E-mail', 'Role', 'State', 'Authenticator', 'Actions'], users.
   app.post('/console/merchants/:id/top-up', async (req, reply) => {
     const u = operator(req);
     checkCsrf(req);
-    const id = intParam((req.params as { id: string }).id) ?? 0;
+    const id = intParam(fieldOf(req.params, 'id')) ?? 0;
     const r = await ctx.ledger.topUp(id, amountTextToMills(req.form.amount ?? ''), (req.form.reference ?? '').trim() || undefined);
     await accounts.audit(actorOf(req), 'top_up', id, { top_up_id: r.id, amount: r.amount, reference: r.reference, duplicate: r.duplicate });
     const m = await ctx.merchants.get(id);
@@ -167,7 +168,7 @@ ${table('Users', ['E-mail', 'Role', 'State', 'Authenticator', 'Actions'], users.
   app.post('/console/merchants/:id/invite', async (req, reply) => {
     const u = operator(req);
     checkCsrf(req);
-    const id = intParam((req.params as { id: string }).id) ?? 0;
+    const id = intParam(fieldOf(req.params, 'id')) ?? 0;
     const role = req.form.role ?? '';
     const inv = await accounts.invite({ merchantId: id, email: req.form.email ?? '', role: ((MERCHANT_ROLES as readonly string[]).includes(role) ? role : 'invalid') as Role }, actorOf(req));
     const m = await ctx.merchants.get(id);
@@ -178,9 +179,8 @@ ${table('Users', ['E-mail', 'Role', 'State', 'Authenticator', 'Actions'], users.
     app.post(`/console/merchants/:id/users/:uid/${action}`, async (req, reply) => {
       operator(req);
       checkCsrf(req);
-      const p = req.params as { id: string; uid: string };
-      const id = intParam(p.id) ?? 0;
-      await accounts.setUserDisabled(id, intParam(p.uid) ?? 0, action === 'disable', actorOf(req));
+      const id = intParam(fieldOf(req.params, 'id')) ?? 0;
+      await accounts.setUserDisabled(id, intParam(fieldOf(req.params, 'uid')) ?? 0, action === 'disable', actorOf(req));
       return reply.redirect(`/console/merchants/${id}?done=user_${action}d`, 303);
     });
   }
@@ -189,7 +189,7 @@ ${table('Users', ['E-mail', 'Role', 'State', 'Authenticator', 'Actions'], users.
     app.post(`/console/withdrawals/:id/${action}`, async (req, reply) => {
       operator(req);
       checkCsrf(req);
-      const w = await ctx.ledger.transitionWithdrawal(intParam((req.params as { id: string }).id) ?? 0, action);
+      const w = await ctx.ledger.transitionWithdrawal(intParam(fieldOf(req.params, 'id')) ?? 0, action);
       await accounts.audit(actorOf(req), `withdrawal_${w.status}`, w.merchant_id, { withdrawal_id: w.id, amount: w.amount });
       const back = (req.headers.referer ?? '').includes(`/console/merchants/${w.merchant_id}`) ? `/console/merchants/${w.merchant_id}` : '/console';
       return reply.redirect(`${back}?done=withdrawal_${w.status}`, 303);
@@ -199,7 +199,7 @@ ${table('Users', ['E-mail', 'Role', 'State', 'Authenticator', 'Actions'], users.
   // A deposit of any merchant with what priced each item (issue 25).
   app.get('/console/deposits/:id', async (req, reply) => {
     const u = operator(req);
-    const id = intParam((req.params as { id: string }).id);
+    const id = intParam(fieldOf(req.params, 'id'));
     const d = id ? await drepo.findAnyDeposit(ctx.db, id) : undefined;
     if (!d || !id) throw notFound();
     const items = await drepo.depositItems(ctx.db, id);
@@ -222,7 +222,7 @@ ${table('Users', ['E-mail', 'Role', 'State', 'Authenticator', 'Actions'], users.
 
   app.get('/console/purchases/:id', async (req, reply) => {
     const u = operator(req);
-    const id = intParam((req.params as { id: string }).id);
+    const id = intParam(fieldOf(req.params, 'id'));
     const p = id ? await drepo.findAnyPurchase(ctx.db, id) : undefined;
     if (!p || !id) throw notFound();
     return respond(reply, u, `Purchase #${id}`, '/console', facts([
@@ -243,7 +243,7 @@ ${table('Users', ['E-mail', 'Role', 'State', 'Authenticator', 'Actions'], users.
 
   app.get('/console/find', async (req, reply) => {
     const u = operator(req);
-    const raw = (req.query as { q?: unknown }).q;
+    const raw = fieldOf(req.query, 'q');
     const q = typeof raw === 'string' ? raw.slice(0, LOOKUP_MAX) : '';
     const terms = lookupTerms(q);
     if (terms.length === 0) return respond(reply, u, 'Find a record', '/console/find', lookupForm(''));
@@ -291,7 +291,7 @@ ${ok ? '' : html`<pre class="excerpt">${JSON.stringify(verify.mismatches, null, 
     app.post(`/console/operators/:uid/${action}`, async (req, reply) => {
       operator(req);
       checkCsrf(req);
-      await accounts.setUserDisabled(null, intParam((req.params as { uid: string }).uid) ?? 0, action === 'disable', actorOf(req));
+      await accounts.setUserDisabled(null, intParam(fieldOf(req.params, 'uid')) ?? 0, action === 'disable', actorOf(req));
       return reply.redirect(`/console/operators?done=user_${action}d`, 303);
     });
   }
@@ -299,9 +299,8 @@ ${ok ? '' : html`<pre class="excerpt">${JSON.stringify(verify.mismatches, null, 
   app.post('/console/merchants/:id/users/:uid/password-reset', async (req, reply) => {
     const u = operator(req);
     checkCsrf(req);
-    const p = req.params as { id: string; uid: string };
-    const id = intParam(p.id) ?? 0;
-    const r = await accounts.issuePasswordReset(id, intParam(p.uid) ?? 0, actorOf(req));
+    const id = intParam(fieldOf(req.params, 'id')) ?? 0;
+    const r = await accounts.issuePasswordReset(id, intParam(fieldOf(req.params, 'uid')) ?? 0, actorOf(req));
     const m = await ctx.merchants.get(id);
     return respond(reply, u, `Merchant: ${m.name}`, '/console', await merchantPage(u, id, resetShown(r)));
   });
@@ -309,13 +308,13 @@ ${ok ? '' : html`<pre class="excerpt">${JSON.stringify(verify.mismatches, null, 
   app.post('/console/operators/:uid/password-reset', async (req, reply) => {
     const u = operator(req);
     checkCsrf(req);
-    const r = await accounts.issuePasswordReset(null, intParam((req.params as { uid: string }).uid) ?? 0, actorOf(req));
+    const r = await accounts.issuePasswordReset(null, intParam(fieldOf(req.params, 'uid')) ?? 0, actorOf(req));
     return respond(reply, u, 'Operators', '/console/operators', await operatorsPage(u, resetShown(r)));
   });
 
   app.get('/console/audit', async (req, reply) => {
     const u = operator(req);
-    const rows = await accounts.listAudit({ before: intParam((req.query as { before?: string }).before), limit: drepo.PAGE_SIZE + 1 });
+    const rows = await accounts.listAudit({ before: intParam(fieldOf(req.query, 'before')), limit: drepo.PAGE_SIZE + 1 });
     const more = rows.length > drepo.PAGE_SIZE;
     const shown = rows.slice(0, drepo.PAGE_SIZE);
     return respond(reply, u, 'Audit log', '/console/audit', html`${auditTable(shown, true)}${pager('/console/audit', {}, more ? shown[shown.length - 1].id : undefined)}`);

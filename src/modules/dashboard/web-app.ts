@@ -7,7 +7,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { TypedPlugin } from '../../http/typed-routes.js';
+import { stringFields, type TypedPlugin } from '../../http/typed-routes.js';
 import type { WebDeps } from './deps.js';
 import { AppError, forbidden, httpStatusOf, notFound } from '../../http/errors.js';
 import { createAccountsService, type SessionUser } from '../accounts/accounts-service.js';
@@ -111,7 +111,7 @@ ${details.length ? html`<ul>${details.map((d) => html`<li>${d}</li>`)}</ul>` : '
   });
 
   app.get('/dashboard/assets/:file', async (req, reply) => {
-    const asset = assets.get((req.params as { file: string }).file);
+    const asset = assets.get(stringFields(req.params).file ?? '');
     if (!asset) throw notFound();
     reply.header('etag', asset.etag).header('cache-control', 'no-cache');
     if (req.headers['if-none-match'] === asset.etag) return reply.code(304).send();
