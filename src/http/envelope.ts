@@ -6,7 +6,8 @@ export interface Envelope<T> {
   data?: T;
 }
 
-export function ok<T>(data: T, message: string): Envelope<T> {
+/** A success always carries its data (the route's response schema requires it). */
+export function ok<T>(data: T, message: string): Envelope<T> & { data: T } {
   return { success: true, message, data };
 }
 

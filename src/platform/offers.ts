@@ -8,18 +8,15 @@ import type { Logger } from 'pino';
 import type { Db, Trx } from '../db/database.js';
 import type { Clock } from '../domain/clock.js';
 import { invalidTransition, notFound } from '../domain/errors.js';
+import { withDeadline } from '../domain/deadline.js';
 import type { OfferChange, SentOffer, TradingPlatform } from './port.js';
 
 /** The platform did not answer within the allowed time. */
 export class PlatformTimeoutError extends Error {}
 
-/** Resolves like `p`, or rejects with PlatformTimeoutError after `ms` (the timer never outlives the race). */
-export function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new PlatformTimeoutError(`the trading platform did not answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+/** Resolves like `p`, or rejects with PlatformTimeoutError after `ms` (domain/deadline.ts). */
+export function platformDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
+  return withDeadline(p, ms, () => new PlatformTimeoutError(`the trading platform did not answer within ${ms} ms`));
 }
 
 /** The state-machine events an offer change becomes (the same verbs for deposits and purchases). */
@@ -127,7 +124,7 @@ export function createOffers<R extends OfferRecord>(deps: OfferDeps, feature: Of
      * PlatformTimeoutError.
      */
     send(sending: Promise<SentOffer>, ms: number, recordId: number): Promise<SentOffer> {
-      return withDeadline(sending, ms).catch((err: unknown) => {
+      return platformDeadline(sending, ms).catch((err: unknown) => {
         if (err instanceof PlatformTimeoutError) {
           sending.then(
             (late) => {

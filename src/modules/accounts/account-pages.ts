@@ -9,6 +9,7 @@ import {
   actorOf, checkCsrf, checkPreCsrf, clientIp, preToken, requireRole, setCookie, SESSION_COOKIE,
 } from './web-session.js';
 import type { WebDeps } from '../dashboard/deps.js';
+import { fieldOf, stringFields } from '../../http/typed-routes.js';
 
 export const homeOf = (u: { role: string }) => (u.role === 'operator' ? '/console' : '/dashboard');
 
@@ -51,7 +52,7 @@ export function accountPages(app: FastifyInstance, ctx: WebDeps, accounts: Accou
   app.get('/dashboard/sign-in', async (req, reply) => {
     if (req.user) return reply.redirect(homeOf(req.user), 303);
     const csrf = preToken(req, reply, publicUrl, await accounts.preSignInKey());
-    const next = safeNext((req.query as { next?: string }).next);
+    const next = safeNext(fieldOf(req.query, 'next'));
     return reply.type('text/html').send(page({ title: 'Sign in', flash: doneFlash(req.query) }, signInForm(csrf, next)));
   });
 
@@ -97,7 +98,7 @@ export function accountPages(app: FastifyInstance, ctx: WebDeps, accounts: Accou
   });
 
   app.get('/dashboard/invite/:token', async (req, reply) => {
-    const { token } = req.params as { token: string };
+    const { token = '' } = stringFields(req.params);
     const inv = await accounts.invitation(token);
     const csrf = preToken(req, reply, publicUrl, await accounts.preSignInKey());
     return reply.type('text/html').send(
@@ -118,7 +119,7 @@ export function accountPages(app: FastifyInstance, ctx: WebDeps, accounts: Accou
 
   app.post('/dashboard/invite/:token', async (req, reply) => {
     checkPreCsrf(req, await accounts.preSignInKey());
-    const { token } = req.params as { token: string };
+    const { token = '' } = stringFields(req.params);
     if ((req.form.password ?? '') !== (req.form.password2 ?? '')) {
       throw validationError([{ field: 'password2', code: 'same', message: 'the two passwords differ' }]);
     }
@@ -128,7 +129,7 @@ export function accountPages(app: FastifyInstance, ctx: WebDeps, accounts: Accou
   });
 
   app.get('/dashboard/reset/:token', async (req, reply) => {
-    const { token } = req.params as { token: string };
+    const { token = '' } = stringFields(req.params);
     const r = await accounts.passwordReset(token);
     const csrf = preToken(req, reply, publicUrl, await accounts.preSignInKey());
     return reply.type('text/html').send(
@@ -149,7 +150,7 @@ export function accountPages(app: FastifyInstance, ctx: WebDeps, accounts: Accou
 
   app.post('/dashboard/reset/:token', async (req, reply) => {
     checkPreCsrf(req, await accounts.preSignInKey());
-    const { token } = req.params as { token: string };
+    const { token = '' } = stringFields(req.params);
     if ((req.form.password ?? '') !== (req.form.password2 ?? '')) {
       throw validationError([{ field: 'password2', code: 'same', message: 'the two passwords differ' }]);
     }

@@ -7,6 +7,7 @@ import { forbidden } from '../../http/errors.js';
 import { normaliseIp } from '../../http/client-ip.js';
 import type { Actor, SessionUser } from './accounts-service.js';
 import type { Role } from './accounts-types.js';
+import { stringFields } from '../../http/typed-routes.js';
 
 export const SESSION_COOKIE = 'sgw_session';
 /** Pre-sign-in CSRF token (double submit): the sign-in and invitation forms carry its value. */
@@ -94,8 +95,7 @@ export function installWebBasics(app: FastifyInstance, opts: { publicUrl: string
   });
   app.addHook('preHandler', async (req) => {
     // Only string fields count (a JSON body's numbers or objects never reach a form handler).
-    const body = req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {};
-    req.form = Object.fromEntries(Object.entries(body).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
+    req.form = stringFields(req.body);
     if (req.method !== 'GET' && req.method !== 'HEAD') checkOrigin(req, opts.publicUrl);
   });
 }

@@ -1,6 +1,6 @@
 // Operator API (DESIGN 5): merchants, keys, balances, withdrawals and the ledger.
 import { Type } from '@sinclair/typebox';
-import type { FastifyPluginAsync } from 'fastify';
+import type { TypedPlugin } from '../../http/typed-routes.js';
 import type { MerchantService } from '../merchants/merchant-service.js';
 import type { LedgerService } from '../ledger/ledger-service.js';
 import { adminSecurity, envelopeOf, HttpUrl, IdParam, Paging } from '../../http/schemas.js';
@@ -68,60 +68,56 @@ export function amountTextToMills(text: string, field = 'amount'): number {
   return mills;
 }
 
-export const adminRoutes = (ctx: { merchants: MerchantService; ledger: LedgerService }): FastifyPluginAsync => async (app) => {
+export const adminRoutes = (ctx: { merchants: MerchantService; ledger: LedgerService }): TypedPlugin => async (app) => {
   const common = { tags: ['admin'], security: adminSecurity };
 
   app.post('/merchants', { schema: { ...common, summary: 'Create a merchant (answers the API key and webhook secret once)', body: CreateMerchant, response: { 201: envelopeOf(R.CreatedMerchantSchema) } } }, async (req, reply) => {
-    const body = req.body as typeof CreateMerchant.static;
-    return reply.code(201).send(ok(await ctx.merchants.create(body), 'merchant created'));
+    return reply.code(201).send(ok(await ctx.merchants.create(req.body), 'merchant created'));
   });
 
   app.get('/merchants', { schema: { ...common, summary: 'List merchants', querystring: Paging('ListMerchantsQuery'), response: { 200: envelopeOf(Type.Array(R.MerchantSchema)) } } }, async (req) => {
-    const q = req.query as { limit: number; offset: number };
-    return ok(await ctx.merchants.list(q.limit, q.offset), 'merchants listed');
+    return ok(await ctx.merchants.list(req.query.limit, req.query.offset), 'merchants listed');
   });
 
   app.get('/merchants/:id', { schema: { ...common, summary: 'A merchant with its balance', params: IdParam, response: { 200: envelopeOf(R.MerchantWithBalanceSchema) } } }, async (req) => {
-    return ok(await ctx.merchants.get((req.params as { id: number }).id), 'merchant found');
+    return ok(await ctx.merchants.get(req.params.id), 'merchant found');
   });
 
   app.patch('/merchants/:id', { schema: { ...common, summary: 'Update a merchant', params: IdParam, body: PatchMerchant, response: { 200: envelopeOf(R.MerchantUpdatedSchema) } } }, async (req) => {
-    return ok(await ctx.merchants.update((req.params as { id: number }).id, req.body as typeof PatchMerchant.static), 'merchant updated');
+    return ok(await ctx.merchants.update(req.params.id, req.body), 'merchant updated');
   });
 
   app.post('/merchants/:id/rotate-key', { schema: { ...common, summary: 'Issue a new API key; the old one stops working at once', params: IdParam, response: { 200: envelopeOf(R.RotatedKeySchema) } } }, async (req) => {
-    return ok(await ctx.merchants.rotateKey((req.params as { id: number }).id), 'API key rotated');
+    return ok(await ctx.merchants.rotateKey(req.params.id), 'API key rotated');
   });
 
   app.post('/merchants/:id/rotate-webhook-secret', { schema: { ...common, summary: 'Issue a new webhook secret', params: IdParam, response: { 200: envelopeOf(R.RotatedSecretSchema) } } }, async (req) => {
-    return ok(await ctx.merchants.rotateWebhookSecret((req.params as { id: number }).id), 'webhook secret rotated');
+    return ok(await ctx.merchants.rotateWebhookSecret(req.params.id), 'webhook secret rotated');
   });
 
   app.post('/merchants/:id/top-ups', { schema: { ...common, summary: 'Credit available balance (idempotent by reference)', params: IdParam, body: AmountBody('TopUpRequest'), response: { 200: envelopeOf(R.TopUpSchema), 201: envelopeOf(R.TopUpSchema) } } }, async (req, reply) => {
-    const body = req.body as { amount: number; reference?: string };
-    const result = await ctx.ledger.topUp((req.params as { id: number }).id, amountToMills(body.amount), body.reference);
+    const body = req.body;
+    const result = await ctx.ledger.topUp(req.params.id, amountToMills(body.amount), body.reference);
     return reply.code(result.duplicate ? 200 : 201).send(ok(result, result.duplicate ? 'top-up already recorded' : 'top-up recorded'));
   });
 
   app.post('/merchants/:id/withdrawals', { schema: { ...common, summary: 'Withdraw from available balance (pending until completed)', params: IdParam, body: AmountBody('WithdrawalRequest'), response: { 201: envelopeOf(R.WithdrawalSchema) } } }, async (req, reply) => {
-    const body = req.body as { amount: number; reference?: string };
-    return reply.code(201).send(ok(await ctx.ledger.createWithdrawal((req.params as { id: number }).id, amountToMills(body.amount), body.reference), 'withdrawal created'));
+    const body = req.body;
+    return reply.code(201).send(ok(await ctx.ledger.createWithdrawal(req.params.id, amountToMills(body.amount), body.reference), 'withdrawal created'));
   });
 
   app.get('/merchants/:id/withdrawals', { schema: { ...common, summary: 'List withdrawals', params: IdParam, querystring: Paging('ListWithdrawalsQuery'), response: { 200: envelopeOf(Type.Array(R.WithdrawalSchema)) } } }, async (req) => {
-    const q = req.query as { limit: number; offset: number };
-    return ok(await ctx.ledger.listWithdrawals((req.params as { id: number }).id, q.limit, q.offset), 'withdrawals listed');
+    return ok(await ctx.ledger.listWithdrawals(req.params.id, req.query.limit, req.query.offset), 'withdrawals listed');
   });
 
   for (const action of ['complete', 'fail', 'cancel'] as const) {
     app.post(`/withdrawals/:id/${action}`, { schema: { ...common, summary: `Mark a pending withdrawal ${action}`, params: IdParam, response: { 200: envelopeOf(R.WithdrawalSchema) } } }, async (req) => {
-      return ok(await ctx.ledger.transitionWithdrawal((req.params as { id: number }).id, action), `withdrawal ${action}d`.replace('eed', 'ed'));
+      return ok(await ctx.ledger.transitionWithdrawal(req.params.id, action), `withdrawal ${action}d`.replace('eed', 'ed'));
     });
   }
 
   app.get('/merchants/:id/ledger', { schema: { ...common, summary: 'Ledger entries, newest first', params: IdParam, querystring: Paging('ListLedgerQuery'), response: { 200: envelopeOf(Type.Array(R.LedgerEntrySchema)) } } }, async (req) => {
-    const q = req.query as { limit: number; offset: number };
-    return ok(await ctx.ledger.entries((req.params as { id: number }).id, q.limit, q.offset), 'ledger entries listed');
+    return ok(await ctx.ledger.entries(req.params.id, req.query.limit, req.query.offset), 'ledger entries listed');
   });
 
   app.get('/ledger/verify', { schema: { ...common, summary: 'Reconcile every balance with the sum of its ledger entries', response: { 200: envelopeOf(R.LedgerVerifySchema) } } }, async () => {

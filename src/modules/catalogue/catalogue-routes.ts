@@ -1,6 +1,6 @@
 // Catalogue endpoints (spec 4.11, 4.12) and the /purchase/events change feed. Thin: parsing and
 // HTTP details here, rules in the catalogue service (pages.ts, stream.ts, events.ts).
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { fieldOf, Preserialised, type TypedPlugin } from '../../http/typed-routes.js';
 import { Type } from '@sinclair/typebox';
 import type { CatalogueService } from './catalogue-service.js';
 import { envelopeOf, merchantSecurity } from '../../http/schemas.js';
@@ -10,20 +10,18 @@ import { AvailableQuerySchema, EventsQuerySchema, SearchQuerySchema, parseBool, 
 
 // Checked before the schema so that a missing, over-long or repeated game is `invalid game code`
 // and any bad page `page must be 1 or greater` (spec 7.2), never a generic schema error.
-const checkGameAndPage = async (req: FastifyRequest) => {
-  const q = req.query as Record<string, unknown>;
-  parseGame(q.game);
-  parsePage(q.page);
+const checkGameAndPage = async (req: { query: unknown }) => {
+  parseGame(fieldOf(req.query, 'game'));
+  parsePage(fieldOf(req.query, 'page'));
 };
-const checkGame = async (req: FastifyRequest) => {
-  parseGame((req.query as Record<string, unknown>).game);
+const checkGame = async (req: { query: unknown }) => {
+  parseGame(fieldOf(req.query, 'game'));
 };
-const checkOptionalGame = async (req: FastifyRequest) => {
-  const q = req.query as Record<string, unknown>;
-  if (q.game !== undefined) parseGame(q.game);
+const checkOptionalGame = async (req: { query: unknown }) => {
+  if (fieldOf(req.query, 'game') !== undefined) parseGame(fieldOf(req.query, 'game'));
 };
 
-export const catalogueRoutes = (ctx: { catalogue: CatalogueService }): FastifyPluginAsync => async (app) => {
+export const catalogueRoutes = (ctx: { catalogue: CatalogueService }): TypedPlugin => async (app) => {
   const common = { tags: ['purchases'], security: merchantSecurity };
 
   app.get(
@@ -41,12 +39,12 @@ export const catalogueRoutes = (ctx: { catalogue: CatalogueService }): FastifyPl
           'part-way the connection is cut before the end of the body (no final chunk): a cut-off body means retry, never a catalogue.',
         querystring: AvailableQuerySchema,
         // Pages and downloads are written pre-serialised: this documents them, it does not serialise.
-        response: { 200: envelopeOf(Type.Union([S.CataloguePageSchema, S.CatalogueWholeSchema])), 304: Type.Null({ description: 'Not modified: the page still has the ETag given in If-None-Match' }) },
+        response: { 200: Preserialised(envelopeOf(Type.Union([S.CataloguePageSchema, S.CatalogueWholeSchema]))), 304: Preserialised(Type.Null({ description: 'Not modified: the page still has the ETag given in If-None-Match' })) },
       },
       preValidation: checkGameAndPage,
     },
     async (req, reply) => {
-      const q = req.query as { game: string; full?: string; extended?: string; page?: string };
+      const q = req.query;
       const page = parsePage(q.page);
       const query = {
         game: parseGame(q.game),
@@ -88,7 +86,7 @@ export const catalogueRoutes = (ctx: { catalogue: CatalogueService }): FastifyPl
       preValidation: checkGame,
     },
     async (req) => {
-      const q = req.query as { game: string; names: string[]; extended?: string };
+      const q = req.query;
       const game = parseGame(q.game);
       return ok(await ctx.catalogue.search(req.merchant, game, q.names, parseBool(q.extended, 'extended', 'SearchRequest')), 'search results listed');
     },
@@ -109,7 +107,7 @@ export const catalogueRoutes = (ctx: { catalogue: CatalogueService }): FastifyPl
       preValidation: checkOptionalGame,
     },
     async (req) => {
-      const q = req.query as { since?: string; game?: string; extended?: string; limit: number };
+      const q = req.query;
       const game = q.game === undefined ? undefined : parseGame(q.game);
       return ok(await ctx.catalogue.events(req.merchant, { since: q.since, game, extended: parseBool(q.extended, 'extended', 'CatalogueEventsRequest'), limit: q.limit ?? 1000 }), 'catalogue events listed');
     },

@@ -9,6 +9,7 @@ import { actionButton, html, page, statusBadge, table, when, doneFlash } from '.
 import { intParam } from '../dashboard/view.js';
 import { CONSOLE_NAV } from '../dashboard/nav.js';
 import type { botView } from '../bots/bot-service.js';
+import { fieldOf } from '../../http/typed-routes.js';
 
 type Bot = ReturnType<typeof botView>;
 
@@ -34,7 +35,7 @@ ${table('Bots', ['ID', 'Name', 'Platform ID', 'Games', 'State', 'Rotation', 'Lea
     app.post(`/console/bots/:id/${action}`, async (req, reply) => {
       requireRole(req, ['operator']);
       checkCsrf(req);
-      const b = await ctx.bots.setEnabled(intParam((req.params as { id: string }).id) ?? 0, action === 'enable'); // 404 when missing
+      const b = await ctx.bots.setEnabled(intParam(fieldOf(req.params, 'id')) ?? 0, action === 'enable'); // 404 when missing
       await accounts.audit(actorOf(req), `bot_${action}d`, null, { bot_id: b.id, name: b.name });
       return reply.redirect(`/console/bots?done=bot_${action}d`, 303);
     });

@@ -18,6 +18,7 @@ import { auditTable, inviteForm, inviteShown, resetShown, userActions } from '..
 import { CONSOLE_NAV } from '../dashboard/nav.js';
 import * as repo from './console-repo.js';
 import { LOOKUP_MAX, lookupTerms } from './lookup.js';
+import { fieldOf } from '../../http/typed-routes.js';
 
 const operator = (req: Parameters<typeof requireRole>[0]) => requireRole(req, ['operator']);
 
@@ -67,7 +68,7 @@ ${pager('/console', {}, more ? shown[shown.length - 1].id : undefined)}</section
 
   app.get('/console', async (req, reply) => {
     const u = operator(req);
-    return respond(reply, u, 'Merchants', '/console', await merchantsPage(u, intParam((req.query as { before?: string }).before)));
+    return respond(reply, u, 'Merchants', '/console', await merchantsPage(u, intParam(fieldOf(req.query, 'before'))));
   });
 
   app.post('/console/merchants', async (req, reply) => {
@@ -120,7 +121,7 @@ ${actionButton(`/console/merchants/${id}/require-totp`, requireTotp ? 'Make it o
 
   app.get('/console/merchants/:id', async (req, reply) => {
     const u = operator(req);
-    const id = intParam((req.params as { id: string }).id) ?? 0;
+    const id = intParam(fieldOf(req.params, 'id')) ?? 0;
     const m = await ctx.merchants.get(id);
     return respond(reply, u, `Merchant: ${m.name}`, '/console', await merchantPage(u, id));
   });
@@ -128,7 +129,7 @@ ${actionButton(`/console/merchants/${id}/require-totp`, requireTotp ? 'Make it o
   app.post('/console/merchants/:id/settings', async (req, reply) => {
     const u = operator(req);
     checkCsrf(req);
-    const id = intParam((req.params as { id: string }).id) ?? 0;
+    const id = intParam(fieldOf(req.params, 'id')) ?? 0;
     const f = req.form;
     const num = (field: string, v: string | undefined) => {
       // Decided on the text as typed: a number with more digits than a double keeps is refused, not rounded.
@@ -161,7 +162,7 @@ ${actionButton(`/console/merchants/${id}/require-totp`, requireTotp ? 'Make it o
   app.post('/console/merchants/:id/top-up', async (req, reply) => {
     const u = operator(req);
     checkCsrf(req);
-    const id = intParam((req.params as { id: string }).id) ?? 0;
+    const id = intParam(fieldOf(req.params, 'id')) ?? 0;
     const r = await ctx.ledger.topUp(id, amountTextToMills(req.form.amount ?? ''), (req.form.reference ?? '').trim() || undefined);
     await accounts.audit(actorOf(req), 'top_up', id, { top_up_id: r.id, amount: r.amount, reference: r.reference, duplicate: r.duplicate });
     const m = await ctx.merchants.get(id);
@@ -171,7 +172,7 @@ ${actionButton(`/console/merchants/${id}/require-totp`, requireTotp ? 'Make it o
   app.post('/console/merchants/:id/invite', async (req, reply) => {
     const u = operator(req);
     checkCsrf(req);
-    const id = intParam((req.params as { id: string }).id) ?? 0;
+    const id = intParam(fieldOf(req.params, 'id')) ?? 0;
     const role = req.form.role ?? '';
     const inv = await accounts.invite({ merchantId: id, email: req.form.email ?? '', role: ((MERCHANT_ROLES as readonly string[]).includes(role) ? role : 'invalid') as Role }, actorOf(req), { byMail: true });
     const m = await ctx.merchants.get(id);
@@ -193,9 +194,8 @@ ${actionButton(`/console/merchants/${id}/require-totp`, requireTotp ? 'Make it o
     app.post(`/console/merchants/:id/users/:uid/${action}`, async (req, reply) => {
       operator(req);
       checkCsrf(req);
-      const p = req.params as { id: string; uid: string };
-      const id = intParam(p.id) ?? 0;
-      await accounts.setUserDisabled(id, intParam(p.uid) ?? 0, action === 'disable', actorOf(req));
+      const id = intParam(fieldOf(req.params, 'id')) ?? 0;
+      await accounts.setUserDisabled(id, intParam(fieldOf(req.params, 'uid')) ?? 0, action === 'disable', actorOf(req));
       return reply.redirect(`/console/merchants/${id}?done=user_${action}d`, 303);
     });
   }
@@ -204,7 +204,7 @@ ${actionButton(`/console/merchants/${id}/require-totp`, requireTotp ? 'Make it o
     app.post(`/console/withdrawals/:id/${action}`, async (req, reply) => {
       operator(req);
       checkCsrf(req);
-      const w = await ctx.ledger.transitionWithdrawal(intParam((req.params as { id: string }).id) ?? 0, action);
+      const w = await ctx.ledger.transitionWithdrawal(intParam(fieldOf(req.params, 'id')) ?? 0, action);
       await accounts.audit(actorOf(req), `withdrawal_${w.status}`, w.merchant_id, { withdrawal_id: w.id, amount: w.amount });
       const back = (req.headers.referer ?? '').includes(`/console/merchants/${w.merchant_id}`) ? `/console/merchants/${w.merchant_id}` : '/console';
       return reply.redirect(`${back}?done=withdrawal_${w.status}`, 303);
@@ -214,7 +214,7 @@ ${actionButton(`/console/merchants/${id}/require-totp`, requireTotp ? 'Make it o
   // A deposit of any merchant with what priced each item (issue 25).
   app.get('/console/deposits/:id', async (req, reply) => {
     const u = operator(req);
-    const id = intParam((req.params as { id: string }).id);
+    const id = intParam(fieldOf(req.params, 'id'));
     const d = id ? await drepo.findAnyDeposit(ctx.db, id) : undefined;
     if (!d || !id) throw notFound();
     const items = await drepo.depositItems(ctx.db, id);
@@ -237,7 +237,7 @@ ${actionButton(`/console/merchants/${id}/require-totp`, requireTotp ? 'Make it o
 
   app.get('/console/purchases/:id', async (req, reply) => {
     const u = operator(req);
-    const id = intParam((req.params as { id: string }).id);
+    const id = intParam(fieldOf(req.params, 'id'));
     const p = id ? await drepo.findAnyPurchase(ctx.db, id) : undefined;
     if (!p || !id) throw notFound();
     return respond(reply, u, `Purchase #${id}`, '/console', facts([
@@ -258,7 +258,7 @@ ${actionButton(`/console/merchants/${id}/require-totp`, requireTotp ? 'Make it o
 
   app.get('/console/find', async (req, reply) => {
     const u = operator(req);
-    const raw = (req.query as { q?: unknown }).q;
+    const raw = fieldOf(req.query, 'q');
     const q = typeof raw === 'string' ? raw.slice(0, LOOKUP_MAX) : '';
     const terms = lookupTerms(q);
     if (terms.length === 0) return respond(reply, u, 'Find a record', '/console/find', lookupForm(''));
@@ -306,7 +306,7 @@ ${ok ? '' : html`<pre class="excerpt">${JSON.stringify(verify.mismatches, null, 
     app.post(`/console/operators/:uid/${action}`, async (req, reply) => {
       operator(req);
       checkCsrf(req);
-      await accounts.setUserDisabled(null, intParam((req.params as { uid: string }).uid) ?? 0, action === 'disable', actorOf(req));
+      await accounts.setUserDisabled(null, intParam(fieldOf(req.params, 'uid')) ?? 0, action === 'disable', actorOf(req));
       return reply.redirect(`/console/operators?done=user_${action}d`, 303);
     });
   }
@@ -314,9 +314,8 @@ ${ok ? '' : html`<pre class="excerpt">${JSON.stringify(verify.mismatches, null, 
   app.post('/console/merchants/:id/users/:uid/password-reset', async (req, reply) => {
     const u = operator(req);
     checkCsrf(req);
-    const p = req.params as { id: string; uid: string };
-    const id = intParam(p.id) ?? 0;
-    const r = await accounts.issuePasswordReset(id, intParam(p.uid) ?? 0, actorOf(req));
+    const id = intParam(fieldOf(req.params, 'id')) ?? 0;
+    const r = await accounts.issuePasswordReset(id, intParam(fieldOf(req.params, 'uid')) ?? 0, actorOf(req));
     const m = await ctx.merchants.get(id);
     return respond(reply, u, `Merchant: ${m.name}`, '/console', await merchantPage(u, id, resetShown(r)));
   });
@@ -324,13 +323,13 @@ ${ok ? '' : html`<pre class="excerpt">${JSON.stringify(verify.mismatches, null, 
   app.post('/console/operators/:uid/password-reset', async (req, reply) => {
     const u = operator(req);
     checkCsrf(req);
-    const r = await accounts.issuePasswordReset(null, intParam((req.params as { uid: string }).uid) ?? 0, actorOf(req));
+    const r = await accounts.issuePasswordReset(null, intParam(fieldOf(req.params, 'uid')) ?? 0, actorOf(req));
     return respond(reply, u, 'Operators', '/console/operators', await operatorsPage(u, resetShown(r)));
   });
 
   app.get('/console/audit', async (req, reply) => {
     const u = operator(req);
-    const rows = await accounts.listAudit({ before: intParam((req.query as { before?: string }).before), limit: drepo.PAGE_SIZE + 1 });
+    const rows = await accounts.listAudit({ before: intParam(fieldOf(req.query, 'before')), limit: drepo.PAGE_SIZE + 1 });
     const more = rows.length > drepo.PAGE_SIZE;
     const shown = rows.slice(0, drepo.PAGE_SIZE);
     return respond(reply, u, 'Audit log', '/console/audit', html`${auditTable(shown, true)}${pager('/console/audit', {}, more ? shown[shown.length - 1].id : undefined)}`);

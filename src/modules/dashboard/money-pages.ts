@@ -11,6 +11,7 @@ import { csrfField, facts, html, money, pager, statusBadge, table, usd, when, ty
 import * as repo from './dashboard-repo.js';
 import { csv } from './records-pages.js';
 import { intParam, merchantUser, OWNER, respond, type MerchantUser, type ShellOf } from './view.js';
+import { fieldOf } from '../../http/typed-routes.js';
 
 function refLink(refType: string | null, refId: number | null): Html | string {
   if (refType === 'deposit' || refType === 'purchase') return html`<a href="/dashboard/${refType}s/${refId}">${refType} #${refId}</a>`;
@@ -20,7 +21,7 @@ function refLink(refType: string | null, refId: number | null): Html | string {
 export function moneyPages(app: FastifyInstance, ctx: WebDeps, shell: ShellOf, accounts: AccountsService): void {
   app.get('/dashboard/ledger', async (req, reply) => {
     const u = merchantUser(req);
-    const before = intParam((req.query as { before?: string }).before);
+    const before = intParam(fieldOf(req.query, 'before'));
     const rows = await repo.ledgerEntries(ctx.db, u.merchant_id, before, repo.PAGE_SIZE + 1);
     const more = rows.length > repo.PAGE_SIZE;
     const shown = rows.slice(0, repo.PAGE_SIZE);
@@ -57,7 +58,7 @@ ${pager('/dashboard/withdrawals', {}, more ? shown[shown.length - 1].id : undefi
 
   app.get('/dashboard/withdrawals', async (req, reply) => {
     const u = merchantUser(req);
-    return respond(reply, shell, u, { title: 'Withdrawals', current: '/dashboard/withdrawals' }, await withdrawalsPage(u, intParam((req.query as { before?: string }).before)));
+    return respond(reply, shell, u, { title: 'Withdrawals', current: '/dashboard/withdrawals' }, await withdrawalsPage(u, intParam(fieldOf(req.query, 'before'))));
   });
 
   app.post('/dashboard/withdrawals', async (req, reply) => {

@@ -16,6 +16,8 @@ import { DEPOSIT_MACHINE } from '../../domain/deposit-state.js';
 import { PURCHASE_MACHINE } from '../../domain/purchase-state.js';
 
 /** The sandbox helper buttons of a record page, each with the state-machine event it causes. */
+const isSandboxAction = (a: unknown): a is SandboxAction => SANDBOX_ACTIONS.some((x) => x === a);
+
 export const SANDBOX_BUTTONS: { action: SandboxAction; event: string; label: string; fields?: Record<string, string> }[] = [
   { action: 'accept', event: 'accept', label: 'Accept (no hold)', fields: { hold: 'false' } },
   { action: 'accept', event: 'accept_hold', label: 'Accept with hold', fields: { hold: 'true' } },
@@ -28,6 +30,7 @@ export const SANDBOX_BUTTONS: { action: SandboxAction; event: string; label: str
 import { DEVELOP, intParam, merchantUser, respond, type ShellOf } from './view.js';
 import { webhookEventsTable } from './settings-pages.js';
 import { depositItemsWithBasis } from './price-basis.js';
+import { fieldOf, stringFields } from '../../http/typed-routes.js';
 
 const STATUSES = ['new', 'pending', 'active', 'hold', 'completed', 'failed', 'canceled', 'reverted'];
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -81,7 +84,7 @@ export function recordPages(app: FastifyInstance, ctx: WebDeps, shell: ShellOf, 
 
     app.get(path, async (req, reply) => {
       const u = merchantUser(req);
-      const f = parseFilter(req.query as Record<string, string>);
+      const f = parseFilter(stringFields(req.query));
       const rows = await repo.listRecords(ctx.db, kind, u.merchant_id, f, repo.PAGE_SIZE + 1);
       const more = rows.length > repo.PAGE_SIZE;
       const shown = rows.slice(0, repo.PAGE_SIZE);
@@ -96,7 +99,7 @@ ${pager(path, filterQuery(f), more ? shown[shown.length - 1].id : undefined)}`);
 
     app.get(`${path}.csv`, async (req, reply) => {
       const u = merchantUser(req);
-      const f = { ...parseFilter(req.query as Record<string, string>), before: undefined };
+      const f = { ...parseFilter(stringFields(req.query)), before: undefined };
       const rows = await repo.listRecords(ctx.db, kind, u.merchant_id, f, repo.CSV_MAX_ROWS);
       const body = csv(
         ['id', 'merchant_tx_id', 'status', 'fail_reason', 'game', 'amount_usd', 'partner', 'created_at', 'updated_at'],
@@ -107,23 +110,23 @@ ${pager(path, filterQuery(f), more ? shown[shown.length - 1].id : undefined)}`);
 
     app.get(`${path}/:id`, async (req, reply) => {
       const u = merchantUser(req);
-      return respond(reply, shell, u, { title: `${kind === 'deposit' ? 'Deposit' : 'Purchase'} #${(req.params as { id: string }).id}`, current: path }, await detail(req, u.merchant_id, u.csrf, u.role !== 'viewer'));
+      return respond(reply, shell, u, { title: `${kind === 'deposit' ? 'Deposit' : 'Purchase'} #${fieldOf(req.params, 'id')}`, current: path }, await detail(req, u.merchant_id, u.csrf, u.role !== 'viewer'));
     });
 
     app.post(`${path}/:id/sandbox/:action`, async (req, reply) => {
       const u = merchantUser(req, DEVELOP);
       checkCsrf(req);
-      const { id, action } = req.params as { id: string; action: string };
-      const recordId = intParam(id);
-      if (!simulate || !recordId || !(SANDBOX_ACTIONS as readonly string[]).includes(action)) throw notFound();
+      const recordId = intParam(fieldOf(req.params, 'id'));
+      const action = fieldOf(req.params, 'action');
+      if (!simulate || !recordId || !isSandboxAction(action)) throw notFound();
       const body = action === 'accept' ? { hold: req.form.hold === 'true' } : action === 'revert' ? { by: req.form.by === 'gateway' ? ('gateway' as const) : ('user' as const) } : {};
-      await simulate(helperChange(kind, u.merchant_id, recordId, action as SandboxAction, body));
+      await simulate(helperChange(kind, u.merchant_id, recordId, action, body));
       await accounts.audit(actorOf(req), 'sandbox_helper', u.merchant_id, { kind, id: recordId, action, ...body });
       return reply.redirect(`${path}/${recordId}?done=sandbox_done`, 303);
     });
 
     async function detail(req: FastifyRequest, merchantId: number, csrf: string, canAct: boolean): Promise<Html> {
-      const id = intParam((req.params as { id: string }).id);
+      const id = intParam(fieldOf(req.params, 'id'));
       const rec = id ? (kind === 'deposit' ? await repo.findDeposit(ctx.db, merchantId, id) : await repo.findPurchase(ctx.db, merchantId, id)) : undefined;
       if (!rec || !id) throw notFound();
       const [history, events] = await Promise.all([

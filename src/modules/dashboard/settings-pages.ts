@@ -12,6 +12,7 @@ import * as repo from './dashboard-repo.js';
 import { DEVELOP, intParam, merchantUser, respond, type MerchantUser, type ShellOf } from './view.js';
 import { sendTestEvent } from './webhook-test.js';
 import { keyLastUsed } from './key-usage.js';
+import { fieldOf, stringFields } from '../../http/typed-routes.js';
 
 type EventWithAttempts = Awaited<ReturnType<typeof repo.webhookEvents>>[number];
 
@@ -55,7 +56,7 @@ ${pager('/dashboard/webhooks', { state }, more ? shown[shown.length - 1].id : un
 
   app.get('/dashboard/webhooks', async (req, reply) => {
     const u = merchantUser(req);
-    return respond(reply, shell, u, { title: 'Webhooks', current: '/dashboard/webhooks', scripts: ['dashboard.js'] }, await webhooksPage(u, req.query as Record<string, string>));
+    return respond(reply, shell, u, { title: 'Webhooks', current: '/dashboard/webhooks', scripts: ['dashboard.js'] }, await webhooksPage(u, stringFields(req.query)));
   });
 
   app.post('/dashboard/webhooks/url', async (req, reply) => {
@@ -91,7 +92,7 @@ ${pager('/dashboard/webhooks', { state }, more ? shown[shown.length - 1].id : un
   app.post('/dashboard/webhooks/:id/redeliver', async (req, reply) => {
     const u = merchantUser(req, DEVELOP);
     checkCsrf(req);
-    const id = intParam((req.params as { id: string }).id);
+    const id = intParam(fieldOf(req.params, 'id'));
     if (!id || !(await repo.findWebhookEvent(ctx.db, u.merchant_id, id))) throw notFound();
     await ctx.webhooks.redeliver(id);
     await accounts.audit(actorOf(req), 'webhook_redelivered', u.merchant_id, { event_id: id });

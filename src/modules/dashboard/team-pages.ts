@@ -8,6 +8,7 @@ import type { AuditRow } from '../accounts/accounts-types.js';
 import { actionButton, csrfField, html, pager, table, when, shownOnce, type Html } from './html.js';
 import { intParam, merchantUser, OWNER, respond, type MerchantUser, type ShellOf } from './view.js';
 import * as repo from './dashboard-repo.js';
+import { fieldOf } from '../../http/typed-routes.js';
 
 export function auditTable(rows: AuditRow[], withMerchant = false): Html {
   return table('Audit log', ['When', ...(withMerchant ? ['Merchant'] : []), 'Who', 'Action', 'Details', 'Address'], rows.map((a) => [
@@ -93,7 +94,7 @@ ${owner ? html`<h2>Invite someone</h2>${inviteForm('/dashboard/team/invite', u.c
     app.post(`/dashboard/team/:id/${action}`, async (req, reply) => {
       const u = merchantUser(req, OWNER);
       checkCsrf(req);
-      await accounts.setUserDisabled(u.merchant_id, intParam((req.params as { id: string }).id) ?? 0, action === 'disable', actorOf(req));
+      await accounts.setUserDisabled(u.merchant_id, intParam(fieldOf(req.params, 'id')) ?? 0, action === 'disable', actorOf(req));
       return reply.redirect(`/dashboard/team?done=user_${action}d`, 303);
     });
   }
@@ -101,7 +102,7 @@ ${owner ? html`<h2>Invite someone</h2>${inviteForm('/dashboard/team/invite', u.c
   app.post('/dashboard/team/:id/password-reset', async (req, reply) => {
     const u = merchantUser(req, OWNER);
     checkCsrf(req);
-    const r = await accounts.issuePasswordReset(u.merchant_id, intParam((req.params as { id: string }).id) ?? 0, actorOf(req));
+    const r = await accounts.issuePasswordReset(u.merchant_id, intParam(fieldOf(req.params, 'id')) ?? 0, actorOf(req));
     return respond(reply, shell, u, { title: 'Team', current: '/dashboard/team' }, await teamPage(u, resetShown(r)));
   });
 
@@ -115,7 +116,7 @@ ${owner ? html`<h2>Invite someone</h2>${inviteForm('/dashboard/team/invite', u.c
 
   app.get('/dashboard/audit', async (req, reply) => {
     const u = merchantUser(req, OWNER);
-    const rows = await accounts.listAudit({ merchantId: u.merchant_id, before: intParam((req.query as { before?: string }).before), limit: repo.PAGE_SIZE + 1 });
+    const rows = await accounts.listAudit({ merchantId: u.merchant_id, before: intParam(fieldOf(req.query, 'before')), limit: repo.PAGE_SIZE + 1 });
     const more = rows.length > repo.PAGE_SIZE;
     const shown = rows.slice(0, repo.PAGE_SIZE);
     return respond(reply, shell, u, { title: 'Audit log', current: '/dashboard/audit' }, html`${auditTable(shown)}${pager('/dashboard/audit', {}, more ? shown[shown.length - 1].id : undefined)}`);

@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { stringFields, type TypedPlugin } from '../../http/typed-routes.js';
 import type { WebDeps } from './deps.js';
 import { AppError, forbidden, httpStatusOf, notFound } from '../../http/errors.js';
 import type { AccountsService, SessionUser } from '../accounts/accounts-service.js';
@@ -47,7 +48,7 @@ function loadAssets() {
   return assets;
 }
 
-export const webAppRoutes = (ctx: WebDeps & { accounts: AccountsService }): FastifyPluginAsync => async (app) => {
+export const webAppRoutes = (ctx: WebDeps & { accounts: AccountsService }): TypedPlugin => async (app) => {
   const { accounts } = ctx;
   const assets = loadAssets();
   // HTML pages are not part of the JSON API's OpenAPI document.
@@ -110,7 +111,7 @@ ${details.length ? html`<ul>${details.map((d) => html`<li>${d}</li>`)}</ul>` : '
   });
 
   app.get('/dashboard/assets/:file', async (req, reply) => {
-    const asset = assets.get((req.params as { file: string }).file);
+    const asset = assets.get(stringFields(req.params).file ?? '');
     if (!asset) throw notFound();
     reply.header('etag', asset.etag).header('cache-control', 'no-cache');
     if (req.headers['if-none-match'] === asset.etag) return reply.code(304).send();

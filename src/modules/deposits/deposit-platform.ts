@@ -15,7 +15,7 @@
 // rule 8 answers it in-band (HTTP 200, status failed, fail_reason service_unavailable); see
 // perform() in offer.ts, which sends through the offer layer (src/platform/offers.ts) directly.
 import { AppError, validationError } from '../../domain/errors.js';
-import { PlatformTimeoutError, withDeadline } from '../../platform/offers.js';
+import { PlatformTimeoutError, platformDeadline } from '../../platform/offers.js';
 import { PlatformUnavailableError, PlatformUserError } from '../../platform/port.js';
 
 export const INTEGRATION_SERVICE_ERROR = 'integration service error';
@@ -30,7 +30,7 @@ export function platformErrorToAppError(err: unknown): unknown {
 /** Calls the platform with a time limit; its errors leave as the merchant API's (see above). */
 export async function callPlatform<T>(fn: () => Promise<T>, timeoutMs: number): Promise<T> {
   try {
-    return await withDeadline(fn(), timeoutMs);
+    return await platformDeadline(fn(), timeoutMs);
   } catch (err) {
     throw platformErrorToAppError(err);
   }

@@ -1,6 +1,6 @@
 // Deposit endpoints of the merchant API (spec 4.2–4.7). Thin: schema, auth (done by the
 // merchant API scope), then one service call.
-import type { FastifyPluginAsync } from 'fastify';
+import type { TypedPlugin } from '../../http/typed-routes.js';
 import type { Static } from '@sinclair/typebox';
 import type { DepositService } from './deposit-service.js';
 import { envelopeOf, merchantSecurity } from '../../http/schemas.js';
@@ -11,7 +11,7 @@ import * as S from './deposit-schemas.js';
 const tags = ['deposits'];
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-export const depositRoutes = (ctx: { deposits: DepositService }): FastifyPluginAsync => async (app) => {
+export const depositRoutes = (ctx: { deposits: DepositService }): TypedPlugin => async (app) => {
   app.post<{ Body: Static<typeof S.InventoryRequest> }>(
     '/inventory',
     {

@@ -1,7 +1,9 @@
 // /docs: the docs site (docs-site.ts), built from the served document on the first request.
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { TypedPlugin } from '../../http/typed-routes.js';
 import { notFound } from '../../domain/errors.js';
 import { buildDocsSite, compress, type BuiltPage, type DocsSite } from './docs-site.js';
 
@@ -17,7 +19,7 @@ function send(req: FastifyRequest, reply: FastifyReply, page: BuiltPage, type: s
   return reply.send(page.identity);
 }
 
-export const docsRoutes = (): FastifyPluginAsync => async (app) => {
+export const docsRoutes = (): TypedPlugin => async (app) => {
   let site: DocsSite | undefined;
   const pages = () => (site ??= buildDocsSite(app.swagger() as unknown as Record<string, unknown>)).pages;
   const assets = new Map(Object.keys(ASSET_TYPES).map((name) => [name, compress(fs.readFileSync(ASSETS + name))]));
@@ -33,8 +35,8 @@ export const docsRoutes = (): FastifyPluginAsync => async (app) => {
   app.get('/docs/reference', hide, page);
   app.get('/docs/operator', hide, page);
   app.get('/docs/guides/:slug', hide, page);
-  app.get('/docs/assets/:name', hide, async (req, reply) => {
-    const name = (req.params as { name: string }).name;
+  app.get('/docs/assets/:name', { schema: { hide: true, params: Type.Object({ name: Type.String() }) } }, async (req, reply) => {
+    const name = req.params.name;
     const a = assets.get(name);
     if (!a) throw notFound();
     return send(req, reply, a, ASSET_TYPES[name]!);

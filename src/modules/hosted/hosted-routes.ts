@@ -5,7 +5,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyReply } from 'fastify';
+import type { TypedPlugin } from '../../http/typed-routes.js';
 import type { HostedService } from './hosted-service.js';
 import { ok } from '../../http/envelope.js';
 import { envelopeOf } from '../../http/schemas.js';
@@ -18,8 +19,6 @@ import {
   AssetParams,
   HostedTokenParams,
   HostedStateSchema,
-  type HostedDepositBody,
-  type HostedInventoryBody,
 } from './hosted-schemas.js';
 
 export const WEB_DIR = fileURLToPath(new URL('../../../web/', import.meta.url));
@@ -54,7 +53,7 @@ function commonHeaders(reply: FastifyReply): FastifyReply {
   return reply.header('referrer-policy', 'no-referrer').header('x-content-type-options', 'nosniff');
 }
 
-export const hostedRoutes = (ctx: { hosted: HostedService }): FastifyPluginAsync => async (app) => {
+export const hostedRoutes = (ctx: { hosted: HostedService }): TypedPlugin => async (app) => {
   const assets = loadAssets(WEB_DIR);
   const page = assets.get('deposit.html');
   if (!page) throw new Error(`hosted page missing: ${path.join(WEB_DIR, 'deposit.html')}`);
@@ -62,7 +61,7 @@ export const hostedRoutes = (ctx: { hosted: HostedService }): FastifyPluginAsync
   const hidden = { hide: true };
 
   app.get('/deposit/:token', { schema: { ...hidden, params: HostedTokenParams } }, async (req, reply) => {
-    const { token } = req.params as { token: string };
+    const { token } = req.params;
     let frameAncestors: string[] = [];
     let status = 200;
     try {
@@ -81,7 +80,7 @@ export const hostedRoutes = (ctx: { hosted: HostedService }): FastifyPluginAsync
   });
 
   app.get('/hosted/assets/:file', { schema: { ...hidden, params: AssetParams } }, async (req, reply) => {
-    const { file } = req.params as { file: string };
+    const { file } = req.params;
     const asset = file === 'deposit.html' ? undefined : assets.get(file);
     if (!asset) throw notFound();
     commonHeaders(reply).header('etag', asset.etag).header('cache-control', 'no-cache');
@@ -94,12 +93,12 @@ export const hostedRoutes = (ctx: { hosted: HostedService }): FastifyPluginAsync
 
   app.get('/api/v1/hosted/:token', { schema: { ...api, summary: 'Hosted page: the intent and its deposit state', response: { 200: envelopeOf(HostedStateSchema) } } }, async (req, reply) => {
     noStore(reply);
-    return ok(await hosted.state((req.params as { token: string }).token), 'intent found');
+    return ok(await hosted.state(req.params.token), 'intent found');
   });
 
   app.get('/api/v1/hosted/:token/status', { schema: { ...api, summary: 'Hosted page: deposit status (poll)', response: { 200: envelopeOf(HostedStateSchema) } } }, async (req, reply) => {
     noStore(reply);
-    return ok(await hosted.state((req.params as { token: string }).token), 'status retrieved');
+    return ok(await hosted.state(req.params.token), 'status retrieved');
   });
 
   app.post(
@@ -107,7 +106,7 @@ export const hostedRoutes = (ctx: { hosted: HostedService }): FastifyPluginAsync
     { schema: { ...api, summary: "Hosted page: the user's priced inventory", body: HostedInventoryRequest, response: { 200: envelopeOf(InventoryResponse) } } },
     async (req, reply) => {
       noStore(reply);
-      return ok(await hosted.inventory((req.params as { token: string }).token, req.body as HostedInventoryBody), 'inventory loaded');
+      return ok(await hosted.inventory(req.params.token, req.body), 'inventory loaded');
     },
   );
 
@@ -116,7 +115,7 @@ export const hostedRoutes = (ctx: { hosted: HostedService }): FastifyPluginAsync
     { schema: { ...api, summary: 'Hosted page: deposit the selected items', body: HostedDepositRequest, response: { 200: envelopeOf(HostedStateSchema) } } },
     async (req, reply) => {
       noStore(reply);
-      return ok(await hosted.deposit((req.params as { token: string }).token, req.body as HostedDepositBody), 'deposit created');
+      return ok(await hosted.deposit(req.params.token, req.body), 'deposit created');
     },
   );
 };

@@ -1,11 +1,11 @@
 // POST /merchant/create-intent (spec 4.1), under /api/v1/merchant (authenticated).
-import type { FastifyPluginAsync } from 'fastify';
+import type { TypedPlugin } from '../../http/typed-routes.js';
 import type { IntentService } from './intent-service.js';
 import { ok } from '../../http/envelope.js';
 import { merchantSecurity } from '../../http/schemas.js';
-import { CreateIntentRequest, CreateIntentResponse, type CreateIntentBody } from './intent-schemas.js';
+import { CreateIntentRequest, CreateIntentResponse } from './intent-schemas.js';
 
-export const intentRoutes = (ctx: { intents: IntentService }): FastifyPluginAsync => async (app) => {
+export const intentRoutes = (ctx: { intents: IntentService }): TypedPlugin => async (app) => {
   const { intents } = ctx;
   app.post(
     '/create-intent',
@@ -18,6 +18,6 @@ export const intentRoutes = (ctx: { intents: IntentService }): FastifyPluginAsyn
         response: { 200: CreateIntentResponse },
       },
     },
-    async (req) => ok(await intents.create(req.merchant, req.body as CreateIntentBody), 'intent created'),
+    async (req) => ok(await intents.create(req.merchant, req.body), 'intent created'),
   );
 };

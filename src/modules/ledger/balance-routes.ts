@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyPluginAsync } from 'fastify';
+import type { TypedPlugin } from '../../http/typed-routes.js';
 import type { LedgerService } from './ledger-service.js';
 import { envelopeOf, merchantSecurity } from '../../http/schemas.js';
 import { ok } from '../../http/envelope.js';
 
 const BalanceSchema = Type.Object({ total: Type.Number(), hold: Type.Number(), available: Type.Number() });
 
-export const balanceRoutes = (ctx: { ledger: LedgerService }): FastifyPluginAsync => async (app) => {
+export const balanceRoutes = (ctx: { ledger: LedgerService }): TypedPlugin => async (app) => {
   app.get(
     '/balance',
     {

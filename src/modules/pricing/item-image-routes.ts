@@ -1,7 +1,7 @@
 // Item images of the sandbox price book, served by us: an SVG card drawn from the item's name
 // and rarity colour. Public and cacheable (the content is a pure function of the URL and book).
 import crypto from 'node:crypto';
-import type { FastifyPluginAsync } from 'fastify';
+import type { TypedPlugin } from '../../http/typed-routes.js';
 import { Type, type Static } from '@sinclair/typebox';
 import type { PricingService } from './pricing-service.js';
 import { isGame } from '../../domain/games.js';
@@ -46,7 +46,7 @@ export function itemSvg(name: string, colour: string, game: string): string {
   );
 }
 
-export const itemImageRoutes = (ctx: { pricing: PricingService }): FastifyPluginAsync => async (app) => {
+export const itemImageRoutes = (ctx: { pricing: PricingService }): TypedPlugin => async (app) => {
   app.get<{ Params: Static<typeof Params> }>(
     '/static/item-image/:game/:file',
     { schema: { hide: true, params: Params } },

@@ -1,8 +1,8 @@
 // Operator API for prices (issue 25): flagged items, an item's basis, a stored basis, the sources'
 // poll state, the override list (pin / block, audited) and jump confirmation. Prices in USD.
 import { Type } from '@sinclair/typebox';
-import type { FastifyPluginAsync } from 'fastify';
-import { adminSecurity, envelopeOf, GameEnum, IdParam, Nullable } from '../../http/schemas.js';
+import type { TypedPlugin } from '../../http/typed-routes.js';
+import { adminSecurity, envelopeOf, GameEnum, IdParam, Nullable, StringEnum, WithDefaults } from '../../http/schemas.js';
 import { ok } from '../../http/envelope.js';
 import { notFound } from '../../domain/errors.js';
 import { millsToUsd } from '../../domain/money.js';
@@ -37,20 +37,24 @@ const BasisSchema = Type.Object(
   { title: 'PriceBasis' },
 );
 const ItemQuery = Type.Object({ game: GameEnum, market_hash_name: Type.String({ minLength: 1, maxLength: 512 }) }, { title: 'PriceItemQuery', additionalProperties: false });
-const FlaggedQuery = Type.Object(
-  {
-    flag: Type.Optional(Type.String({ enum: [...LISTED_FLAGS] })),
-    game: Type.Optional(GameEnum),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
-    offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000_000, default: 0 })),
-  },
-  { title: 'FlaggedPricesQuery' },
+const FlaggedQuery = WithDefaults(
+  Type.Object(
+    {
+      flag: Type.Optional(StringEnum(LISTED_FLAGS)),
+      game: Type.Optional(GameEnum),
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
+      offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000_000, default: 0 })),
+    },
+    { title: 'FlaggedPricesQuery' },
+  ),
+  'limit',
+  'offset',
 );
 const OverrideBody = Type.Object(
   {
     game: GameEnum,
     market_hash_name: Type.String({ minLength: 1, maxLength: 512 }),
-    action: Type.String({ enum: ['pin', 'block'] }),
+    action: StringEnum(['pin', 'block'] as const),
     price: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000_000, description: 'USD; pins only' })),
     reason: Type.Optional(Type.String({ maxLength: 500 })),
   },
@@ -89,23 +93,21 @@ export function basisWire(b: ItemBasisView) {
   return { ...b, reference: usd(b.reference), deposit_price: usd(b.deposit_price), sale_price: usd(b.sale_price), pending_jump: usd(b.pending_jump), readings: b.readings.map((r) => ({ ...r, price: millsToUsd(r.price) })) };
 }
 
-export const priceAdminRoutes = (ctx: { pricing: PricingService; priceAdmin: PriceAdminService }): FastifyPluginAsync => async (app) => {
+export const priceAdminRoutes = (ctx: { pricing: PricingService; priceAdmin: PriceAdminService }): TypedPlugin => async (app) => {
   const admin = ctx.priceAdmin;
   const common = { tags: ['admin'], security: adminSecurity };
   const by = (req: Parameters<typeof clientIp>[0]): PriceActor => ({ actor: 'admin-token', userId: null, ip: clientIp(req) });
 
   app.get('/prices/flagged', { schema: { ...common, summary: 'Items whose price is flagged (outlier, jump, too_few_sources, stale, illiquid, guard, pinned, blocked)', querystring: FlaggedQuery, response: { 200: envelopeOf(Type.Array(BasisSchema)) } } }, async (req) => {
-    const q = req.query as { flag?: (typeof LISTED_FLAGS)[number]; game?: Game; limit: number; offset: number };
-    return ok(ctx.pricing.flagged(q).map(basisWire), 'flagged prices listed');
+    return ok(ctx.pricing.flagged(req.query).map(basisWire), 'flagged prices listed');
   });
   app.get('/prices/item', { schema: { ...common, summary: "An item's price basis now: each source's reading and what the rules made of it", querystring: ItemQuery, response: { 200: envelopeOf(BasisSchema) } } }, async (req) => {
-    const q = req.query as { game: Game; market_hash_name: string };
-    const b = ctx.pricing.basis(q.game, q.market_hash_name);
+    const b = ctx.pricing.basis(req.query.game, req.query.market_hash_name);
     if (!b) throw notFound();
     return ok(basisWire(b), 'price basis found');
   });
   app.get('/prices/bases/:id', { schema: { ...common, summary: 'A stored price basis (what a deposit item or quote was priced at)', params: IdParam, response: { 200: envelopeOf(BasisSchema) } } }, async (req) => {
-    const row = await admin.findBasis((req.params as { id: number }).id);
+    const row = await admin.findBasis(req.params.id);
     if (!row) throw notFound();
     const view: ItemBasisView = {
       game: row.game as Game,
@@ -140,20 +142,18 @@ export const priceAdminRoutes = (ctx: { pricing: PricingService; priceAdmin: Pri
     return ok(rows.map((o) => ({ ...o, price: usd(o.price === null ? null : Number(o.price)), set_at: new Date(o.set_at).toISOString() })), 'price overrides listed');
   });
   app.put('/prices/overrides', { schema: { ...common, summary: 'Pin an item at a price, or block it (audited)', body: OverrideBody, response: { 200: envelopeOf(OverrideSchema) } } }, async (req) => {
-    const b = req.body as typeof OverrideBody.static;
+    const b = req.body;
     const o = await admin.setOverride(
-      { game: b.game as Game, market_hash_name: b.market_hash_name, action: b.action as 'pin' | 'block', ...(b.price !== undefined ? { price: amountToMills(b.price, 'price') } : {}), ...(b.reason !== undefined ? { reason: b.reason } : {}) },
+      { game: b.game, market_hash_name: b.market_hash_name, action: b.action, ...(b.price !== undefined ? { price: amountToMills(b.price, 'price') } : {}), ...(b.reason !== undefined ? { reason: b.reason } : {}) },
       by(req),
     );
     return ok({ ...o, price: usd(o.price === null ? null : Number(o.price)), set_at: new Date(o.set_at).toISOString() }, 'price override stored');
   });
   app.delete('/prices/overrides', { schema: { ...common, summary: 'Remove an item from the override list (audited)', querystring: ItemQuery, response: { 200: envelopeOf(Type.Null()) } } }, async (req) => {
-    const q = req.query as { game: Game; market_hash_name: string };
-    await admin.removeOverride(q.game, q.market_hash_name, by(req));
+    await admin.removeOverride(req.query.game, req.query.market_hash_name, by(req));
     return ok(null, 'price override removed');
   });
   app.post('/prices/confirm', { schema: { ...common, summary: 'Confirm a held price jump: the new price is credited from now (audited)', body: ItemQuery, response: { 200: envelopeOf(BasisSchema) } } }, async (req) => {
-    const b = req.body as { game: Game; market_hash_name: string };
-    return ok(basisWire(await admin.confirmJump(b.game, b.market_hash_name, by(req))), 'price jump confirmed');
+    return ok(basisWire(await admin.confirmJump(req.body.game, req.body.market_hash_name, by(req))), 'price jump confirmed');
   });
 };

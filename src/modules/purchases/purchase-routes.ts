@@ -1,14 +1,11 @@
 // Purchase endpoints (spec 4.8–4.10). Thin: schemas and HTTP here, rules in purchase-service.ts.
-import type { FastifyPluginAsync } from 'fastify';
+import type { TypedPlugin } from '../../http/typed-routes.js';
 import type { PurchaseService } from './purchase-service.js';
 import { envelopeOf, merchantSecurity } from '../../http/schemas.js';
 import { ok } from '../../http/envelope.js';
-import type { Game } from '../../domain/games.js';
-import type { PurchaseStatus } from '../../domain/purchase-state.js';
-import type { PurchaseSort } from './purchase-repo.js';
 import { CreatePurchaseRequest, PurchaseHistoryQuery, PurchaseHistorySchema, PurchaseSchema, PurchaseStatusQuery } from './purchase-schemas.js';
 
-export const purchaseRoutes = (ctx: { purchases: PurchaseService }): FastifyPluginAsync => async (app) => {
+export const purchaseRoutes = (ctx: { purchases: PurchaseService }): TypedPlugin => async (app) => {
   const common = { tags: ['purchases'], security: merchantSecurity };
 
   app.post(
@@ -25,8 +22,7 @@ export const purchaseRoutes = (ctx: { purchases: PurchaseService }): FastifyPlug
       },
     },
     async (req) => {
-      const body = req.body as typeof CreatePurchaseRequest.static;
-      const { purchase, created } = await ctx.purchases.create(req.merchant, { ...body, game: body.game as Game });
+      const { purchase, created } = await ctx.purchases.create(req.merchant, req.body);
       return ok(purchase, created ? 'purchase created' : 'purchase already exists');
     },
   );
@@ -42,7 +38,7 @@ export const purchaseRoutes = (ctx: { purchases: PurchaseService }): FastifyPlug
       },
     },
     async (req) => {
-      const q = req.query as { id?: number; merchant_tx_id?: string };
+      const q = req.query;
       return ok(await ctx.purchases.status(req.merchant.id, { id: q.id, merchantTxId: q.merchant_tx_id }), 'purchase found');
     },
   );
@@ -58,15 +54,15 @@ export const purchaseRoutes = (ctx: { purchases: PurchaseService }): FastifyPlug
       },
     },
     async (req) => {
-      const q = req.query as { limit: number; offset: number; status?: string; date_range?: number; search?: string; sort: string };
+      const q = req.query;
       return ok(
         await ctx.purchases.history(req.merchant.id, {
           limit: q.limit ?? 50,
           offset: q.offset ?? 0,
-          status: q.status as PurchaseStatus | undefined,
+          status: q.status,
           dateRange: q.date_range,
           search: q.search,
-          sort: (q.sort ?? '-id') as PurchaseSort,
+          sort: q.sort ?? '-id',
         }),
         'purchases listed',
       );

@@ -1,7 +1,7 @@
 // TypeBox schemas of the purchase endpoints (spec 4.8–4.10). Titles prefix field names in
 // validation errors (CreatePurchaseRequest.token …).
 import { Type } from '@sinclair/typebox';
-import { GameEnum, MerchantTxId, Partner, Token, Usd } from '../../http/schemas.js';
+import { GameEnum, MerchantTxId, Partner, StringEnum, Token, Usd } from '../../http/schemas.js';
 import { CREATION_FAIL_REASONS, LATER_FAIL_REASONS, PURCHASE_STATUSES } from '../../domain/purchase-state.js';
 
 export const PURCHASE_FAIL_REASONS = [...CREATION_FAIL_REASONS, ...LATER_FAIL_REASONS];
@@ -34,10 +34,10 @@ export const PurchaseHistoryQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
     offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000_000, default: 0 })),
-    status: Type.Optional(Type.String({ enum: [...PURCHASE_STATUSES] })),
+    status: Type.Optional(StringEnum(PURCHASE_STATUSES)),
     date_range: Type.Optional(Type.Integer({ enum: [...DATE_RANGES], description: 'days to look back: 1, 7, 30, 90 or 365' })),
     search: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'matches merchant_tx_id or item name' })),
-    sort: Type.Optional(Type.String({ enum: [...SORTS], default: '-id' })),
+    sort: Type.Optional(StringEnum(SORTS, { default: '-id' })),
   },
   { title: 'PurchaseHistoryRequest' },
 );

@@ -1,6 +1,6 @@
 // Operator API of reconciliation (issue 20, point 7): the latest run's discrepancies, and a run now.
 import { Type } from '@sinclair/typebox';
-import type { FastifyPluginAsync } from 'fastify';
+import type { TypedPlugin } from '../../http/typed-routes.js';
 import { adminSecurity, envelopeOf, IsoDate, Nullable, Paging } from '../../http/schemas.js';
 import { ok } from '../../http/envelope.js';
 import type { ReconcileService } from './reconcile-service.js';
@@ -36,11 +36,10 @@ export const ReconcileReportSchema = Type.Object(
   { title: 'ReconcileReport' },
 );
 
-export const reconcileRoutes = (ctx: { reconcile: ReconcileService }): FastifyPluginAsync => async (app) => {
+export const reconcileRoutes = (ctx: { reconcile: ReconcileService }): TypedPlugin => async (app) => {
   const common = { tags: ['admin'], security: adminSecurity };
   app.get('/reconciliation', { schema: { ...common, summary: 'The latest reconciliation against the platform: its discrepancies, with what to do (404 before the first run)', querystring: Paging('ReconcileQuery'), response: { 200: envelopeOf(ReconcileReportSchema) } } }, async (req) => {
-    const q = req.query as { limit: number; offset: number };
-    return ok(await ctx.reconcile.report(undefined, q.limit, q.offset), 'reconciliation report');
+    return ok(await ctx.reconcile.report(undefined, req.query.limit, req.query.offset), 'reconciliation report');
   });
   app.post('/reconciliation/run', { schema: { ...common, summary: 'Reconcile now: the bots\' trade history and inventories against the records (also runs every RECONCILE_SECONDS)', response: { 200: envelopeOf(ReconcileReportSchema) } } }, async () => {
     return ok(await ctx.reconcile.run(), 'reconciliation done');

@@ -4,6 +4,7 @@
 // MAX_BUFFERED (the database is down or slow) drops the newest entries and counts them: the log
 // is a convenience, never a reason to hold memory or slow answers. Pruned by age every hour.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { fieldOf } from '../../http/typed-routes.js';
 import type { Logger } from 'pino';
 import type { Db } from '../../db/database.js';
 import { normaliseIp } from '../../http/client-ip.js';
@@ -42,9 +43,9 @@ export interface RequestLogRecorder {
 }
 
 function merchantTxIdOf(request: FastifyRequest): string | null {
-  const fromBody = (request.body as { merchant_tx_id?: unknown } | undefined)?.merchant_tx_id;
+  const fromBody = fieldOf(request.body, 'merchant_tx_id');
   if (typeof fromBody === 'string') return fromBody.slice(0, 128);
-  const fromQuery = (request.query as { merchant_tx_id?: unknown } | undefined)?.merchant_tx_id;
+  const fromQuery = fieldOf(request.query, 'merchant_tx_id');
   return typeof fromQuery === 'string' ? fromQuery.slice(0, 128) : null;
 }
 

@@ -5,6 +5,7 @@ import type { Db } from '../../db/database.js';
 import { html, pager, table, when } from '../dashboard/html.js';
 import { intParam, merchantUser, respond, type ShellOf } from '../dashboard/view.js';
 import { listRequests } from './request-log-repo.js';
+import { stringFields } from '../../http/typed-routes.js';
 
 const PAGE_SIZE = 50;
 const clean = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v.trim().slice(0, 200) : undefined);
@@ -12,7 +13,7 @@ const clean = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v.trim
 export function requestLogPages(app: FastifyInstance, ctx: { db: Db; config: { requestLogDays: number } }, shell: ShellOf): void {
   app.get('/dashboard/requests', async (req, reply) => {
     const u = merchantUser(req);
-    const q = req.query as Record<string, string>;
+    const q = stringFields(req.query);
     const requestId = clean(q.request_id);
     const merchantTxId = clean(q.merchant_tx_id);
     const rows = await listRequests(ctx.db, u.merchant_id, { limit: PAGE_SIZE + 1, beforeId: intParam(q.before), requestId, merchantTxId });

@@ -2,7 +2,7 @@
 // hold. Each one reports an offer change through the platform port (ctx.platform.simulate), which
 // the handler wired in context.ts applies like any platform report. Registered only when
 // PLATFORM=sandbox, so they are 404 everywhere else.
-import type { FastifyPluginAsync } from 'fastify';
+import type { TypedPlugin } from '../../http/typed-routes.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { envelopeOf, merchantSecurity } from '../../http/schemas.js';
 import { ok } from '../../http/envelope.js';
@@ -17,7 +17,7 @@ const Params = Type.Object(
   { title: 'SandboxPurchaseParams' },
 );
 
-export const sandboxPurchaseRoutes = (ctx: SandboxDeps): FastifyPluginAsync => async (app) => {
+export const sandboxPurchaseRoutes = (ctx: SandboxDeps): TypedPlugin => async (app) => {
   const simulate = simulatorOf(ctx);
   if (!simulate) return;
   app.post<{ Params: Static<typeof Params>; Body: unknown }>(

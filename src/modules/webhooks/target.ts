@@ -4,6 +4,7 @@
 import dns from 'node:dns/promises';
 import net from 'node:net';
 import { domainError } from '../../domain/errors.js';
+import { withDeadline } from '../../domain/deadline.js';
 import { isHttpUrl } from '../../http/validation.js';
 import { blockedAddressReason } from './ip-policy.js';
 
@@ -44,22 +45,9 @@ export interface ResolveOptions {
   timeoutMs?: number;
 }
 
-function withDeadline(lookup: Lookup, host: string, timeoutMs: number | undefined): Promise<ResolvedAddress[]> {
+function lookupWithin(lookup: Lookup, host: string, timeoutMs: number | undefined): Promise<ResolvedAddress[]> {
   const pending = lookup(host);
-  if (timeoutMs === undefined) return pending;
-  return new Promise<ResolvedAddress[]>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new TargetLookupTimeoutError(host, timeoutMs)), Math.max(0, timeoutMs));
-    pending.then(
-      (v) => {
-        clearTimeout(timer);
-        resolve(v);
-      },
-      (err: unknown) => {
-        clearTimeout(timer);
-        reject(err);
-      },
-    );
-  });
+  return timeoutMs === undefined ? pending : withDeadline(pending, timeoutMs, () => new TargetLookupTimeoutError(host, timeoutMs));
 }
 
 /**
@@ -77,7 +65,7 @@ export async function resolveTarget(rawUrl: string, allowPrivate: boolean, opts:
     addresses = [{ address: host, family: net.isIP(host) === 6 ? 6 : 4 }];
   } else {
     try {
-      addresses = await withDeadline(lookup, host, timeoutMs);
+      addresses = await lookupWithin(lookup, host, timeoutMs);
     } catch (err) {
       if (err instanceof TargetRefusedError) throw err;
       throw new TargetRefusedError(`host ${host} does not resolve (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);

@@ -8,6 +8,7 @@ import SteamTotp from 'steam-totp';
 import type { SteamSettings } from '../../config.js';
 import type { Backoff } from './backoff.js';
 import type { SessionProvider } from './session.js';
+import { withDeadline } from '../../domain/deadline.js';
 import { type CommunityItem, type HistoryTrade, type PartnerDetails } from './steam-mapping.js';
 
 export interface DriverBot {
@@ -61,13 +62,7 @@ function cb<T>(fn: (done: (err: Error | null, value?: T) => void) => void): Prom
 }
 
 function timeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout;
-  return Promise.race([
-    p.finally(() => clearTimeout(timer)),
-    new Promise<T>((_, reject) => {
-      timer = setTimeout(() => reject(new DriverTimeoutError(`${what}: no answer within ${ms} ms`)), ms);
-    }),
-  ]);
+  return withDeadline(p, ms, () => new DriverTimeoutError(`${what}: no answer within ${ms} ms`));
 }
 
 export const isRateLimited = (err: unknown) => {
