@@ -5,7 +5,7 @@
 // `npx tsx bench/refusal-cost.ts [requests] > /dev/null` (results on stderr; the access log, on
 // stdout, is written as in production). GW_ENV='{"LOG_REQUESTS":"errors"}' adds settings.
 import { loadConfig } from '../src/config.js';
-import { startGateway } from '../src/app.js';
+import { startGateway } from '../src/assembly/app.js';
 import { startDurableCluster } from './durable-pg.js';
 
 const N = Number(process.argv[2] ?? 20_000);
