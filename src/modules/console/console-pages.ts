@@ -183,7 +183,7 @@ ${actionButton(`/console/merchants/${id}/require-totp`, requireTotp ? 'Make it o
   app.post('/console/merchants/:id/require-totp', async (req, reply) => {
     operator(req);
     checkCsrf(req);
-    const id = intParam((req.params as { id: string }).id) ?? 0;
+    const id = intParam(fieldOf(req.params, 'id')) ?? 0;
     const required = req.form.required === 'true';
     if (!required && req.form.required !== 'false') throw validationError([{ field: 'required', code: 'oneof', message: 'required must be true or false' }]);
     await accounts.setTeamRequiresTotpAsOperator(id, required, actorOf(req));
