@@ -23,7 +23,8 @@ export interface SessionProvider {
   signIn(req: SignInRequest): Promise<WebSession>;
 }
 
-export class SignInError extends Error {}
+/** A bot account could not sign in to Steam: its driver leaves the rotation with this message as the reason. */
+export class BotSignInError extends Error {}
 
 export function steamSessionProvider(timeoutMs = 30_000): SessionProvider {
   return {
@@ -41,8 +42,8 @@ export function steamSessionProvider(timeoutMs = 30_000): SessionProvider {
       session.loginTimeout = timeoutMs;
       const authenticated = new Promise<void>((resolve, reject) => {
         session.once('authenticated', () => resolve());
-        session.once('timeout', () => reject(new SignInError('sign-in timed out')));
-        session.once('error', (err: Error) => reject(new SignInError(`sign-in failed: ${err.message}`)));
+        session.once('timeout', () => reject(new BotSignInError('sign-in timed out')));
+        session.once('error', (err: Error) => reject(new BotSignInError(`sign-in failed: ${err.message}`)));
       });
       const start = await session.startWithCredentials({
         accountName: req.accountName,
@@ -51,7 +52,7 @@ export function steamSessionProvider(timeoutMs = 30_000): SessionProvider {
       });
       if (start.actionRequired) {
         session.cancelLoginAttempt();
-        throw new SignInError('sign-in needs an action the gateway cannot take (email code or app approval): check the shared secret');
+        throw new BotSignInError('sign-in needs an action the gateway cannot take (email code or app approval): check the shared secret');
       }
       await authenticated;
       return { cookies: await session.getWebCookies(), refreshToken: session.refreshToken };

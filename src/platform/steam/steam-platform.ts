@@ -19,7 +19,7 @@ import {
 } from '../port.js';
 import { createBackoff } from './backoff.js';
 import { createSecretBox, parseSecretsKey, refreshTokenAad, secretsAad, type BotSecrets } from './secret-box.js';
-import { SignInError, steamSessionProvider, type SessionProvider } from './session.js';
+import { BotSignInError, steamSessionProvider, type SessionProvider } from './session.js';
 import { BotDriver, type OfferSnapshot } from './steam-bot.js';
 import {
   APP_IDS, OfferState, TRADABLE_CONTEXT, offerChangeOf, platformItemsOf, recordOfMessage, reversedTradeIds, reverterOf, userErrorOfDetails,
@@ -181,7 +181,7 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
       try {
         drivers.set(id, { driver: await driverFor(id), games: r.games, accepting: r.enabled });
       } catch (err) {
-        if (err instanceof SignInError) await outOfRotation(id, (err as Error).message);
+        if (err instanceof BotSignInError) await outOfRotation(id, (err as Error).message);
         else log.warn({ botId: id, err: (err as Error).message }, 'steam: bot could not start; retrying on the next lease round');
       }
     }
