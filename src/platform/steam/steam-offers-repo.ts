@@ -41,9 +41,26 @@ export async function dropClaim(db: Db, kind: OfferKind, recordId: number): Prom
   await db.deleteFrom('steam_offers').where('offer_kind', '=', kind).where('record_id', '=', recordId).where('trade_offer_id', 'is', null).execute();
 }
 
+/**
+ * The record's offer, found or sent, in `state`. The record takes it as sent (active), so that is
+ * what counts as reported: an offer found already accepted, in escrow, declined… (a late offer the
+ * user acted on first) is still reported as that change — marking it reported left a deposit
+ * active for an accepted trade, then blind to its reversal (the randomized run, issue 20).
+ */
 export async function recordSent(db: Db, kind: OfferKind, recordId: number, tradeOfferId: string, state: number): Promise<void> {
-  await db.updateTable('steam_offers').set({ trade_offer_id: tradeOfferId, state, reported_state: state, updated_at: sql`now()` })
+  const reported = state === 2 || state === 9 ? state : 2; // Active / CreatedNeedsConfirmation: nothing to report yet
+  await db.updateTable('steam_offers').set({ trade_offer_id: tradeOfferId, state, reported_state: reported, updated_at: sql`now()` })
     .where('offer_kind', '=', kind).where('record_id', '=', recordId).where('trade_offer_id', 'is', null).execute();
+}
+
+/**
+ * An offer looked up on the platform (a lost or ambiguous send answer) taken as the record's, with
+ * its trade id (reversals are matched by it) and acceptance time: the poll never reports an offer
+ * it first sees already accepted, so this is where they are learnt.
+ */
+export async function recordFound(db: Db, kind: OfferKind, recordId: number, found: { id: string; state: number; tradeId: string | null; escrowEnds: Date | null }): Promise<void> {
+  await recordSent(db, kind, recordId, found.id, found.state);
+  await recordState(db, found.id, found);
 }
 
 /** The platform's new state of one of our offers; answers the row when the offer is ours. */

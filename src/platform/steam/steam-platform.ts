@@ -348,7 +348,7 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
     const found = await driver.findSentByMessage(claim.message, new Date(new Date(claim.created_at).getTime() - 60_000)).catch(() => null);
     if (found === null) return { state: 'unknown', retryAt };
     if (found) {
-      await offers.recordSent(db, kind, recordId, found.id, found.state);
+      await offers.recordFound(db, kind, recordId, found);
       return { state: 'sent', offer: { bot: { id: driver.bot.id, name: driver.bot.name, platformId: driver.bot.platformId }, tradeOfferId: found.id, expiresAt } };
     }
     return age > Math.max(2 * settings.callTimeoutMs, settings.sendSettleMs) ? { state: 'none', attempted: true } : { state: 'unknown', retryAt };

@@ -76,7 +76,7 @@ export async function sendOffer(ctx: SendContext, kind: offers.OfferKind, record
       throw existing.uncertain_since ? new PlatformOfferUncertainError('the offer of an ambiguous send could not be looked up yet') : platformError(e);
     });
     if (found) {
-      await offers.recordSent(db, kind, recordId, found.id, found.state);
+      await offers.recordFound(db, kind, recordId, found);
       return out(owner, found.id, found.state);
     }
     if (existing.uncertain_since) {
@@ -102,7 +102,7 @@ export async function sendOffer(ctx: SendContext, kind: offers.OfferKind, record
       await offers.markUncertain(db, kind, recordId);
       const found = await driver.findSentByMessage(message, new Date(ctx.clock.now().getTime() - 3600_000)).catch(() => undefined);
       if (found) {
-        await offers.recordSent(db, kind, recordId, found.id, found.state);
+        await offers.recordFound(db, kind, recordId, found);
         return out(driver, found.id, found.state);
       }
       throw new PlatformOfferUncertainError();
