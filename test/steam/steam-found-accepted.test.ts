@@ -9,7 +9,7 @@ import type { FakeOffer } from './fake-steam.js';
 
 let w: SteamWorld;
 let key: string;
-let partnerSeq = 63_000_000;
+let partnerSeq = 64_500_000;
 const TOKEN = 'tok12345';
 const NAME = 'AK-47 | Redline (Minimal Wear)';
 

@@ -55,8 +55,8 @@ export async function recordSent(db: Db, kind: OfferKind, recordId: number, trad
 
 /**
  * An offer looked up on the platform (a lost or ambiguous send answer) taken as the record's, with
- * its trade id (reversals are matched by it) and acceptance time: the poll never reports an offer
- * it first sees already accepted, so this is where they are learnt.
+ * its trade id (reversals are matched by it), escrow end and acceptance time at once, not only when
+ * the poll next reports that offer.
  */
 export async function recordFound(db: Db, kind: OfferKind, recordId: number, found: { id: string; state: number; tradeId: string | null; escrowEnds: Date | null }): Promise<void> {
   await recordSent(db, kind, recordId, found.id, found.state);
