@@ -73,9 +73,10 @@ export async function openCliContext(config: Config, env: Record<string, string 
   const db = createDb(pool, commitTaps);
   await migrate(pool);
   await loadPlatformAdapter(config);
-  const ctx = createContext({ config, db, pool, commitTaps, clock: systemClock, log: pino({ level: 'warn' }) });
+  const ctx = createContext({ config, db, pool, commitTaps, clock: systemClock, log: pino({ level: 'warn' }, pino.destination(2)) }); // stdout is the command's answer (--json); logs go to stderr
   return Object.assign(ctx, {
     async close() {
+      await ctx.pricing.stop(); // price bases computed for the command are written before the pool closes
       await db.destroy();
       await embedded?.stop();
     },
