@@ -2,6 +2,7 @@
 // (the primary key), the platform's last state and what has been reported to the gateway.
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { OfferState } from './steam-mapping.js';
 
 export type OfferKind = 'deposit' | 'purchase';
 
@@ -48,7 +49,8 @@ export async function dropClaim(db: Db, kind: OfferKind, recordId: number): Prom
  * active for an accepted trade, then blind to its reversal (the randomized run, issue 20).
  */
 export async function recordSent(db: Db, kind: OfferKind, recordId: number, tradeOfferId: string, state: number): Promise<void> {
-  const reported = state === 2 || state === 9 ? state : 2; // Active / CreatedNeedsConfirmation: nothing to report yet
+  const nothingToReport = state === OfferState.Active || state === OfferState.CreatedNeedsConfirmation;
+  const reported = nothingToReport ? state : OfferState.Active;
   await db.updateTable('steam_offers').set({ trade_offer_id: tradeOfferId, state, reported_state: reported, updated_at: sql`now()` })
     .where('offer_kind', '=', kind).where('record_id', '=', recordId).where('trade_offer_id', 'is', null).execute();
 }
