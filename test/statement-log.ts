@@ -4,7 +4,10 @@
 // by its SQL.
 import type pg from 'pg';
 
-const BACKGROUND = /job_outbox_relay|catalogue_stamp_events|^\s*listen |catalogue_pages|webhook_events where state <> 'delivered'|_private_jobs|api_key_usage|insert into request_logs/; // api_key_usage: the key's last use, written at most once a minute per key; request_logs: written in batches after answers (issue 24)
+const BACKGROUND = /job_outbox_relay|catalogue_stamp_events|^\s*listen |catalogue_pages|webhook_events where state <> 'delivered'|_private_jobs|api_key_usage|insert into request_logs|insert into price_bases/;
+// api_key_usage: the key's last use, written at most once a minute per key; request_logs: written in
+// batches after answers (issue 24); price_bases: the bases computed at start, written in the background
+// (pricing/base-store.ts) and so at any moment of a test
 
 export function statementLog(pool: pg.Pool): { during<T>(work: () => Promise<T>): Promise<{ result: T; statements: string[] }> } {
   let log: string[] | undefined;
