@@ -16,6 +16,8 @@ export interface MetricsOptions {
   /** Bearer token of /metrics; without one /metrics answers 401 to everything. */
   token: string | undefined;
   refreshMs: number;
+  /** Offer changes the platform adapter saw refused by the gateway, by refusal kind (steam; read at scrape time). */
+  refusedChanges?: Readonly<Record<string, number>>;
 }
 
 interface DbGauges {
@@ -109,6 +111,20 @@ export function registerMetrics(app: FastifyInstance, db: Db, opts: MetricsOptio
     collect() {
       this.reset();
       for (const [door, c] of Object.entries(refusals)) for (const status of [429, 503] as const) this.inc({ door, status: String(status) }, c[status]);
+    },
+  });
+
+  // Offer changes refused although items may have moved (steam-poll.ts settle; each also audited as
+  // offer_change_refused): should stay 0. Counted by this instance since it started.
+  const refusedChanges = opts.refusedChanges;
+  new client.Counter({
+    name: 'gateway_steam_refused_changes_total',
+    help: 'Offer changes reported by the platform that the gateway refused (the record cannot take them) although items may have moved, by kind (not_found, invalid_transition, conflict); should be 0: see the audit log (offer_change_refused)',
+    labelNames: ['kind'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [kind, n] of Object.entries(refusedChanges ?? {})) this.inc({ kind }, n);
     },
   });
 

@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import type { Db, Trx } from '../db/database.js';
 import type { Clock } from '../domain/clock.js';
-import { invalidTransition, notFound } from '../domain/errors.js';
+import { AppError, invalidTransition, notFound } from '../domain/errors.js';
 import { withDeadline } from '../domain/deadline.js';
 import type { OfferChange, SentOffer, TradingPlatform } from './port.js';
 
@@ -90,6 +90,28 @@ export interface OfferFeature<R extends OfferRecord> {
    */
   reversedAfterCompletion(record: R, change: OfferChange): Promise<R>;
 }
+
+/**
+ * A refusal of an offer change the record already agrees with: it stands where the change leads
+ * (the change reported again), or the change is of another offer and moved nothing. The same
+ * error as any refusal (kind, answer); a platform adapter need not alert anyone about it.
+ */
+export class ChangeAlreadyTaken extends AppError {}
+
+/** The statuses in which a record has already taken each event (the one it leads to, or one after it). */
+const TAKEN: Record<OfferEvent, readonly string[]> = {
+  accept: ['completed', 'reverted'],
+  accept_hold: ['hold', 'completed', 'reverted'],
+  decline: ['canceled'],
+  expire: ['canceled'],
+  cancel: ['canceled'],
+  release: ['completed'],
+  revert: ['reverted'],
+};
+/** Offer endings without a trade: on an offer that is not the record's, nothing moved. */
+const NO_TRADE: readonly OfferEvent[] = ['decline', 'expire', 'cancel'];
+
+const taken = (err: AppError) => new ChangeAlreadyTaken(err.kind, err.message, err.data);
 
 /** Closed by the gateway, yet an offer made for it may have been accepted on the platform. */
 const CLOSED = ['failed', 'canceled'];
@@ -182,14 +204,15 @@ export function createOffers<R extends OfferRecord>(deps: OfferDeps, feature: Of
         if (followsTrade && record.trade_offer_id === null) return feature.follow(record, e, change);
         // A late offer of a record still pending: it is adopted by the record first (resolveOffer); retried.
         if (fromPlatform && record.status === 'pending') throw new Error(`${feature.kind} ${recordId} has not recorded offer ${change.tradeOfferId} yet`);
-        throw notFound();
+        throw NO_TRADE.includes(e.event) ? taken(notFound()) : notFound();
       }
       if (followsTrade) return feature.follow(record, e, change);
       if (fromPlatform && e.event === 'revert' && record.status === 'completed') return feature.reversedAfterCompletion(record, change);
       const r = await feature.apply(record, e, merchantId);
       if (r.ok) return r.row;
       if (r.reason === 'not_found') throw notFound();
-      throw invalidTransition(r.current, OFFER_CHANGE_ACTION[change.change]);
+      const refused = invalidTransition(r.current, OFFER_CHANGE_ACTION[change.change]);
+      throw TAKEN[e.event].includes(r.current) ? taken(refused) : refused;
     },
   };
 }

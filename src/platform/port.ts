@@ -167,6 +167,18 @@ export interface OfferChange {
 /** Applies an offer change; resolves to the updated record's view, or rejects (404 / 409 AppError). */
 export type OfferChangeHandler = (change: OfferChange) => Promise<unknown>;
 
+/** An offer change the gateway refused (its record cannot take it) although items may have moved. */
+export interface RefusedChange {
+  offer: OfferChange['offer'];
+  recordId: number;
+  tradeOfferId: string;
+  change: OfferChange['change'];
+  /** The refusal's kind (not_found, invalid_transition, conflict) and message. */
+  refusal: string;
+  message: string;
+  bot?: { id: number; name: string };
+}
+
 export interface PurchaseOfferRequest {
   purchaseId: number;
   game: Game;
@@ -230,6 +242,13 @@ export interface TradingPlatform {
    * steam-tradeoffer-manager's `sentOfferChanged` events and retry a failed handler later.
    */
   onOfferChange(handler: OfferChangeHandler): void;
+  /**
+   * Real platforms (optional): registers how a refused change is recorded for the operator (an
+   * audit entry). The adapter calls it once per refused change, before it counts it as reported.
+   */
+  onChangeRefused?(record: (refused: RefusedChange) => Promise<void>): void;
+  /** Real platforms (optional): the changes refused since this instance started, by refusal kind (a metric). */
+  readonly refusedChanges?: Readonly<Record<string, number>>;
   /**
    * Sandbox only (undefined on a real platform): report `change` as if the platform had, and
    * answer the handler's result (the updated record) or its error. Used by the test helpers.

@@ -11,7 +11,7 @@ import type { Db } from '../../db/database.js';
 import type { Clock } from '../../domain/clock.js';
 import {
   PlatformUserError, platformIdOf,
-  type OfferChangeHandler, type OfferGuard, type PlatformItem, type PlatformUser, type TradingPlatform,
+  type OfferChangeHandler, type OfferGuard, type RefusedChange, type PlatformItem, type PlatformUser, type TradingPlatform,
 } from '../port.js';
 import * as bots from './bot-repo.js';
 import { steamSessionProvider, type SessionProvider } from './session.js';
@@ -53,6 +53,8 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
   const instanceId = deps.instanceId ?? `gw-${crypto.randomBytes(6).toString('hex')}`;
   const inventoryCache = new Map<string, { at: number; items: PlatformItem[] }>();
   let handler: OfferChangeHandler | undefined;
+  let changeRefused: ((refused: RefusedChange) => Promise<void>) | undefined;
+  const refusedChanges: Record<string, number> = {};
   // Until the gateway registers its guard every record wants its offer (the adapter alone, in tests).
   let guard: OfferGuard = async () => true;
   const guardNow: OfferGuard = (k, r, t) => guard(k, r, t);
@@ -63,7 +65,9 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
     offerChanged: (botId, o) => poll.offerChanged(botId, o),
   });
   const records = createRecordCalls({ db, config, clock: deps.clock, log, drivers, guard: guardNow });
-  const poll = createPoll({ db, clock: deps.clock, log, drivers, handler: () => handler, guard: guardNow, forgetOwnInventory: records.forgetOwnInventory });
+  const poll = createPoll({ db, clock: deps.clock, log, drivers, handler: () => handler, guard: guardNow, forgetOwnInventory: records.forgetOwnInventory,
+    changeRefused: () => changeRefused, refusedChanges,
+  });
   const { leaseTick, pickDriver } = drivers;
   const { pollTick, historyTick } = poll;
 
@@ -110,6 +114,10 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
     onOfferChange(h) {
       handler = h;
     },
+    onChangeRefused(record) {
+      changeRefused = record;
+    },
+    refusedChanges,
 
     checkBot: (botId: number) => checkBot({ db, running: drivers.driverOf, open: drivers.driverFor }, botId),
     botInventory: (botId, game) => drivers.withDriver(botId, (d) => stock.botInventory(db, d, game)),

@@ -6,9 +6,10 @@
 import type { Logger } from 'pino';
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../domain/clock.js';
-import { isAppError } from '../../domain/errors.js';
+import { isAppError, type AppError, type ErrorKind } from '../../domain/errors.js';
+import { ChangeAlreadyTaken } from '../offers.js';
 import * as bots from './bot-repo.js';
-import type { OfferChangeHandler, OfferGuard } from '../port.js';
+import type { OfferChange, OfferChangeHandler, OfferGuard, RefusedChange } from '../port.js';
 import type { BotDriver, OfferSnapshot } from './steam-bot.js';
 import type { Drivers } from './steam-drivers.js';
 import { OfferState, offerChangeOf, recordOfMessage, reversedTradeIds, reverterOf } from './steam-mapping.js';
@@ -17,6 +18,14 @@ import { settleOpenOffers } from './steam-send.js';
 
 /** The trade history is read back 8 days (a CS2 trade can be reversed for 7). */
 const HISTORY_WINDOW_MS = 8 * 24 * 3600 * 1000;
+/** The handler's answers that mean "the record cannot take this change" (anything else is retried). */
+const REFUSALS: readonly ErrorKind[] = ['not_found', 'invalid_transition', 'conflict'];
+
+/** The refusal's own words ("cannot accept from status hold"), else its message. */
+function refusalText(err: AppError): string {
+  const details = Array.isArray(err.data) ? err.data.map((d: { message?: unknown }) => d?.message).filter((m) => typeof m === 'string') : [];
+  return details.length ? details.join('; ') : err.message;
+}
 
 export interface PollDeps {
   db: Db;
@@ -29,6 +38,10 @@ export interface PollDeps {
   guard: OfferGuard;
   /** One of the bot's offers changed: its items moved (steam-records.ts keeps its inventory). */
   forgetOwnInventory(botId: number): void;
+  /** How the gateway records a refused change for the operator, once registered. */
+  changeRefused(): ((refused: RefusedChange) => Promise<void>) | undefined;
+  /** Refused changes by refusal kind, counted here and read by the metrics (port refusedChanges). */
+  refusedChanges: Record<string, number>;
 }
 
 export function createPoll(deps: PollDeps) {
@@ -73,14 +86,15 @@ export function createPoll(deps: PollDeps) {
     for (const row of await offers.unreported(db, [...drivers.driven.keys()])) {
       const d = drivers.driverOf(Number(row.bot_id));
       const base = { offer: row.offer_kind, recordId: Number(row.record_id), tradeOfferId: row.trade_offer_id!, ...(d ? { bot: { id: d.bot.id, name: d.bot.name, platformId: d.bot.platformId } } : {}) };
+      const bot = { id: Number(row.bot_id), name: d?.bot.name ?? `bot ${row.bot_id}` };
       try {
         if (row.state !== row.reported_state && row.state !== null) {
           const change = offerChangeOf(row.offer_kind, row.reported_state, row.state, row.escrow_ends_at);
-          if (change) await settle(() => handler({ ...base, ...change }), row.trade_offer_id!);
+          if (change) await settle({ ...base, ...change }, handler, bot);
           await offers.markReported(db, row.trade_offer_id!, row.state, false);
         }
         if (row.reverted_at && !row.reversal_reported) {
-          await settle(() => handler({ ...base, change: 'reverted', by: reverterOf(row.offer_kind) }), row.trade_offer_id!);
+          await settle({ ...base, change: 'reverted', by: reverterOf(row.offer_kind) }, handler, bot);
           await offers.markReported(db, row.trade_offer_id!, row.state, true);
         }
       } catch (err) {
@@ -89,16 +103,27 @@ export function createPoll(deps: PollDeps) {
     }
   }
 
-  /** The handler's not_found / invalid_transition / conflict mean the record cannot take this change (gone, or already past it): settled, but logged. */
-  async function settle(apply: () => Promise<unknown>, tradeOfferId: string): Promise<void> {
+  /**
+   * The handler's not_found / invalid_transition / conflict mean the record cannot take this change:
+   * settled (never offered again), but when the record has not already taken it (offers.ts
+   * ChangeAlreadyTaken) items may have moved without it, so the operator is told: an audit entry
+   * first (a failure to write it leaves the change unreported: retried), then the metric and an
+   * error line naming bot, record and trade offer.
+   */
+  async function settle(change: OfferChange & { tradeOfferId: string }, handler: OfferChangeHandler, bot: { id: number; name: string }): Promise<void> {
     try {
-      await apply();
+      await handler(change);
     } catch (err) {
-      if (isAppError(err) && (err.kind === 'not_found' || err.kind === 'invalid_transition' || err.kind === 'conflict')) {
-        log.warn({ tradeOfferId, kind: err.kind, message: err.message }, 'steam: the gateway refused an offer change; needs an operator if items moved');
+      if (!isAppError(err) || !REFUSALS.includes(err.kind)) throw err;
+      const message = refusalText(err);
+      const at = { botId: bot.id, offer: change.offer, recordId: change.recordId, tradeOfferId: change.tradeOfferId, change: change.change, refusal: err.kind, message };
+      if (err instanceof ChangeAlreadyTaken) {
+        log.info(at, 'steam: offer change already taken by its record');
         return;
       }
-      throw err;
+      await deps.changeRefused()?.({ offer: change.offer, recordId: change.recordId, tradeOfferId: change.tradeOfferId, change: change.change, refusal: err.kind, message, bot });
+      deps.refusedChanges[err.kind] = (deps.refusedChanges[err.kind] ?? 0) + 1;
+      log.error(at, 'steam: the gateway refused an offer change its record cannot take; items may have moved: needs an operator (audit offer_change_refused)');
     }
   }
 
