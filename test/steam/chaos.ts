@@ -23,6 +23,8 @@ export interface ChaosSummary {
   purchases: Record<string, number>;
   userActions: Record<string, number>;
   corrections: number;
+  /** Offer changes the gateway refused although items may have moved (audited offer_change_refused), by refusal kind. */
+  refusedChanges: Record<string, number>;
   discrepancies: { kind: string; detail: string }[];
   ledgerMismatches: number;
   /** Records whose status disagrees with what the platform did with their offer. */
@@ -47,7 +49,7 @@ export async function runChaos(w: SteamWorld, opts: { seed: number; records: num
   const api = (method: string, p: string, body?: unknown) => gw.merchant(m.api_key, method, p, body);
   const deposits: number[] = [];
   const purchases: number[] = [];
-  const summary: ChaosSummary = { seed: opts.seed, records: opts.records, ms: 0, faults: {}, deposits: {}, purchases: {}, userActions: {}, corrections: 0, discrepancies: [], ledgerMismatches: 0, outcomeMismatches: [], orphanOffers: [] };
+  const summary: ChaosSummary = { seed: opts.seed, records: opts.records, ms: 0, faults: {}, deposits: {}, purchases: {}, userActions: {}, corrections: 0, refusedChanges: {}, discrepancies: [], ledgerMismatches: 0, outcomeMismatches: [], orphanOffers: [] };
   let partner = 70_000_000 + (opts.seed % 1000) * 10_000;
   let listing = 0;
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'steam-chaos-'));
@@ -210,7 +212,8 @@ export async function runChaos(w: SteamWorld, opts: { seed: number; records: num
   const acceptable = [...fake.offers.values()].filter((o) => o.state === 2 || o.state === 9);
   const wanted = await wantedOffers(acceptable);
   summary.orphanOffers = acceptable.filter((o) => !wanted.has(o.id)).map((o) => `${o.id} ${o.message}`);
-  summary.corrections = Number((await gw.ctx.db.selectFrom('audit_log' as any).select((eb: any) => eb.fn.countAll().as('n')).where('actor', '=', 'platform').executeTakeFirst() as { n: string }).n);
+  summary.corrections = Number((await gw.ctx.db.selectFrom('audit_log' as any).select((eb: any) => eb.fn.countAll().as('n')).where('actor', '=', 'platform').where('action', '<>', 'offer_change_refused').executeTakeFirst() as { n: string }).n);
+  summary.refusedChanges = { ...platform.refusedChanges };
   summary.ms = Date.now() - t0;
   return summary;
 
