@@ -69,7 +69,7 @@ beforeAll(async () => {
     if (child.exitCode !== null) throw new Error(`gateway exited ${child.exitCode}:\n${output}`);
     return fetch(`${base}/readyz`).then((r) => r.ok).catch(() => false);
   }, 30_000, 200);
-}, 40_000);
+}); // the config's hookTimeout: a tsx start took over 40 s at load 16 (eventually() waits at least 60 s)
 
 afterAll(async () => {
   if (child && child.exitCode === null) {
