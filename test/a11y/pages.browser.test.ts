@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import type { Page } from 'playwright-core';
 import { eventually, startTestGateway, type TestGateway } from '../helpers.js';
-import { chromiumAvailable, collectErrors, launchBrowser, outputPath, type Browser } from '../hosted/browser.js';
+import { chromiumAvailable, collectErrors, launchPageBrowser, outputPath, type PageBrowser } from '../hosted/browser.js';
 import { axeViolations } from './axe.js';
 import { userOf, type WebClient } from '../dashboard/web-client.js';
 import { activeDeposit } from '../deposits/deposit-helpers.js';
@@ -15,10 +15,26 @@ import { startSmtpReceiver, type SmtpReceiver } from '../dashboard/smtp-receiver
 const run = chromiumAvailable();
 const WIDTHS = [1280, 375];
 const within = { timeout: 60_000 }; // a deadline for a status that never comes, not a speed bound
+// Pages checked at once, each in its own browser context (its own cookies): axe in chromium and the
+// gateway's rendering overlap; one page at a time left a core idle while the other waited.
+const TABS = 3;
+
+/** fn over items, `n` at a time; after a failure no new item starts, and the first error is thrown. */
+async function inParallel<T>(items: T[], n: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const errors: unknown[] = [];
+  await Promise.all(Array.from({ length: n }, async () => {
+    while (next < items.length && errors.length === 0) {
+      const item = items[next++];
+      await fn(item).catch((e) => errors.push(e));
+    }
+  }));
+  if (errors.length) throw errors[0];
+}
 
 describe.skipIf(!run)('accessibility of every page in chromium', () => {
   let gw: TestGateway;
-  let browser: Browser;
+  let browser: PageBrowser;
   let owner: WebClient;
   let operator: WebClient;
   let m: Awaited<ReturnType<TestGateway['createMerchant']>>;
@@ -30,7 +46,7 @@ describe.skipIf(!run)('accessibility of every page in chromium', () => {
   beforeAll(async () => {
     // With SMTP (a receiver in the test): the "forgot password" form is shown, reset links are e-mailed.
     rx = await startSmtpReceiver();
-    [gw, browser] = await Promise.all([startTestGateway({ SMTP_URL: rx.url, SMTP_FROM: 'no-reply@a11y.example' }), launchBrowser()]);
+    [gw, browser] = await Promise.all([startTestGateway({ SMTP_URL: rx.url, SMTP_FROM: 'no-reply@a11y.example' }), launchPageBrowser()]);
     m = await gw.createMerchant({ name: 'Accessible Shop', max_items: 4 });
     await gw.topUp(m.id, 1001.243);
     const d = await activeDeposit(gw, m.api_key);
@@ -72,10 +88,9 @@ describe.skipIf(!run)('accessibility of every page in chromium', () => {
   });
 
   async function open(who: 'owner' | 'operator' | 'anonymous', width: number): Promise<Page> {
-    await browser.context.clearCookies();
+    // a fresh context per page: only this user's session cookie, as a clean browser would have
     const c = who === 'owner' ? owner : who === 'operator' ? operator : undefined;
-    if (c) await browser.context.addCookies([{ name: 'sgw_session', value: c.cookies.get('sgw_session')!, url: gw.url }]);
-    return browser.newPage({ width, height: 900 });
+    return browser.newPage({ width, height: 900 }, c ? [{ name: 'sgw_session', value: c.cookies.get('sgw_session')!, url: gw.url }] : []);
   }
 
   async function check(page: Page, label: string, width: number) {
@@ -86,7 +101,7 @@ describe.skipIf(!run)('accessibility of every page in chromium', () => {
   for (const width of WIDTHS) {
     it(`every dashboard, console and account page at ${width}px: 0 axe violations, nothing wider than the screen`, async () => {
       const shots: string[] = [];
-      for (const p of pages) {
+      await inParallel(pages, TABS, async (p) => {
         const page = await open(p.who, width);
         const errors = collectErrors(page);
         const res = await page.goto(`${gw.url}${p.path}`);
@@ -100,7 +115,7 @@ describe.skipIf(!run)('accessibility of every page in chromium', () => {
           shots.push(name);
         }
         await page.close();
-      }
+      });
       if (shots.length) console.log(`phone screenshots (375 px) in test-output/: ${shots.join(', ')}`);
     }, 600_000);
   }

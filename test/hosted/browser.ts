@@ -63,6 +63,30 @@ export async function launchBrowser(): Promise<Browser> {
   };
 }
 
+/**
+ * Chromium without a profile, each page in its own context (its own cookies), so pages of different
+ * users can be open at once: a page closed by `close(page)` takes its context with it.
+ */
+export interface PageBrowser {
+  newPage(viewport: { width: number; height: number }, cookies?: Parameters<BrowserContext['addCookies']>[0]): Promise<Page>;
+  close(): Promise<void>;
+}
+
+export async function launchPageBrowser(): Promise<PageBrowser> {
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  return {
+    async newPage(viewport, cookies = []) {
+      const context = await browser.newContext({ viewport });
+      context.setDefaultTimeout(60_000); // as launchBrowser: a deadline for a hang, not a speed bound
+      if (cookies.length) await context.addCookies(cookies);
+      const page = await context.newPage();
+      page.once('close', () => void context.close().catch(() => {}));
+      return page;
+    },
+    close: () => browser.close().catch(() => {}),
+  };
+}
+
 /** Console errors, page errors and failed responses of a page, for asserting that nothing broke (CSP included). */
 export function collectErrors(page: Page): string[] {
   const errors: string[] = [];

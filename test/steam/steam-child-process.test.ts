@@ -68,8 +68,8 @@ beforeAll(async () => {
   await eventually(async () => {
     if (child.exitCode !== null) throw new Error(`gateway exited ${child.exitCode}:\n${output}`);
     return fetch(`${base}/readyz`).then((r) => r.ok).catch(() => false);
-  }, 30_000, 200);
-}, 40_000);
+  }, 240_000, 200); // a hang detector: at load 15 the tsx start passed 60 s
+}); // the config's hookTimeout (300 s)
 
 afterAll(async () => {
   if (child && child.exitCode === null) {
