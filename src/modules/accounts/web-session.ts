@@ -3,7 +3,7 @@
 import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { safeEqual } from '../../domain/secrets.js';
-import { forbidden } from '../../http/errors.js';
+import { AppError, forbidden } from '../../http/errors.js';
 import { normaliseIp } from '../../http/client-ip.js';
 import type { Actor, SessionUser } from './accounts-service.js';
 import type { Role } from './accounts-types.js';
@@ -161,12 +161,13 @@ export function preToken(req: FastifyRequest, reply: FastifyReply, publicUrl: st
   return preFormToken(key, nonce, Math.floor(nowMs / 1000));
 }
 
-export class SignInRequired extends Error {}
+/** No session: the web app's error handler answers it with a redirect to the sign-in page. */
+export const signInRequired = () => new AppError('unauthenticated', 'sign in required');
 
 /** The signed-in user with one of the roles, else a redirect to sign-in (or 403 for a wrong role). */
 export function requireRole(req: FastifyRequest, roles: readonly Role[]): SessionUser {
   const u = req.user;
-  if (!u) throw new SignInRequired();
+  if (!u) throw signInRequired();
   if (!roles.includes(u.role)) throw forbidden(`your role (${u.role}) cannot do this`);
   return u;
 }

@@ -9,9 +9,9 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { stringFields, type TypedPlugin } from '../../http/typed-routes.js';
 import type { WebDeps } from './deps.js';
-import { AppError, forbidden, httpStatusOf, notFound } from '../../http/errors.js';
+import { AppError, forbidden, httpStatusOf, isAppError, notFound } from '../../http/errors.js';
 import type { AccountsService, SessionUser } from '../accounts/accounts-service.js';
-import { installWebBasics, SignInRequired } from '../accounts/web-session.js';
+import { installWebBasics } from '../accounts/web-session.js';
 import { accountPages, homeOf } from '../accounts/account-pages.js';
 import { findById as findMerchant } from '../merchants/merchant-repo.js';
 import { dashboardPostAllowedWhileDisabled, disabledRefusal } from '../merchants/disabled.js';
@@ -83,7 +83,8 @@ export const webAppRoutes = (ctx: WebDeps & { accounts: AccountsService }): Type
   }
 
   app.setErrorHandler((err: Error, req: FastifyRequest, reply: FastifyReply) => {
-    if (err instanceof SignInRequired) {
+    // requireRole's signInRequired(): no web page throws another 'unauthenticated' kind.
+    if (isAppError(err, 'unauthenticated')) {
       const next = req.method === 'GET' ? `?next=${encodeURIComponent(req.url)}` : '';
       return reply.redirect(`/dashboard/sign-in${next}`, 303);
     }

@@ -6,7 +6,7 @@ import { validationError } from '../../http/errors.js';
 import { findById } from '../merchants/merchant-repo.js';
 import { sendWebhook } from '../webhooks/http-sender.js';
 import { legacySign, standardSignature } from '../webhooks/signing.js';
-import { resolveTarget, TargetRefusedError } from '../webhooks/target.js';
+import { isTargetRefused, resolveTarget } from '../webhooks/target.js';
 import { USER_AGENT } from '../webhooks/webhook-service.js';
 import { recordTestEvent } from '../webhooks/webhook-repo.js';
 
@@ -24,7 +24,7 @@ export async function sendTestEvent(ctx: WebDeps, merchantId: number) {
   try {
     addresses = await resolveTarget(m.webhook_url, ctx.config.webhookAllowPrivate, { timeoutMs: ctx.config.webhookTimeoutMs });
   } catch (err) {
-    if (!(err instanceof TargetRefusedError)) throw err;
+    if (!isTargetRefused(err)) throw err;
     return { url: m.webhook_url, status_code: null, error: `target refused: ${err.message}`, latency_ms: 0, excerpt: null };
   }
   const id = `msg_test_${crypto.randomBytes(8).toString('hex')}`;
