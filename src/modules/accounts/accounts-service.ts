@@ -1,7 +1,9 @@
 // Accounts: invitations (one-time links), passwords, TOTP, sign-in with throttling and lock-out,
 // database sessions, and the audit log every change writes to.
 import crypto from 'node:crypto';
-import type { AccountDeps } from '../dashboard/deps.js';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import type { Clock } from '../../domain/clock.js';
 import { randomSecret, sha256Hex } from '../../domain/secrets.js';
 import { AppError, isAppError, notFound, validationError } from '../../http/errors.js';
 import { findById as findMerchant } from '../merchants/merchant-repo.js';
@@ -69,6 +71,13 @@ export type InviteSent = { user_id: number; merchant_id: number | null; email: s
 
 /** The answer to an address that cannot be invited, when the inviter may not learn why. */
 export const INVITE_REFUSED_SILENTLY = 'user_invite_refused';
+
+/** What the accounts service takes of the composition root (the web app's deps extend it). */
+export interface AccountDeps {
+  db: Db;
+  config: Config;
+  clock: Clock;
+}
 
 export function createAccountsService(base: AccountDeps) {
   const { db, config, clock } = base;

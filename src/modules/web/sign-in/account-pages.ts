@@ -1,15 +1,16 @@
 // Sign-in, invitation (set password), sign-out, and the account page (authenticator, sessions):
 // the same pages for merchant users and operators.
 import type { FastifyInstance } from 'fastify';
-import { httpStatusOf, validationError } from '../../http/errors.js';
-import { html, page, csrfField, doneFlash, table, when, actionButton, type Html } from '../dashboard/html.js';
-import { PASSWORD_MIN } from './passwords.js';
-import { SESSION_TTL_SECONDS, isSignInRefusal, type AccountsService, type SessionUser } from './accounts-service.js';
+import { httpStatusOf, validationError } from '../../../http/errors.js';
+import { html, page, csrfField, doneFlash, table, when, actionButton, type Html } from '../kit/html.js';
+import { PASSWORD_MIN } from '../../accounts/passwords.js';
+import { SESSION_TTL_SECONDS, isSignInRefusal, type AccountsService, type SessionUser } from '../../accounts/accounts-service.js';
 import {
-  actorOf, checkCsrf, checkPreCsrf, clientIp, preToken, requireRole, setCookie, SESSION_COOKIE,
+  actorOf, checkCsrf, checkPreCsrf, preToken, requireRole, setCookie, SESSION_COOKIE,
 } from './web-session.js';
-import type { WebDeps } from '../dashboard/deps.js';
-import { fieldOf, stringFields } from '../../http/typed-routes.js';
+import type { WebDeps } from '../deps.js';
+import { clientIp } from '../../../http/client-ip.js';
+import { fieldOf, stringFields } from '../../../http/typed-routes.js';
 
 export const homeOf = (u: { role: string }) => (u.role === 'operator' ? '/console' : '/dashboard');
 

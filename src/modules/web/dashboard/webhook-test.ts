@@ -1,14 +1,14 @@
 // "Send test event": one signed POST to the merchant's webhook URL, now, with the same signatures
 // and SSRF rules as real deliveries; the answer is shown, nothing is queued or retried.
 import crypto from 'node:crypto';
-import type { WebDeps } from './deps.js';
-import { validationError } from '../../http/errors.js';
-import { findById } from '../merchants/merchant-repo.js';
-import { sendWebhook } from '../webhooks/http-sender.js';
-import { legacySign, standardSignature } from '../webhooks/signing.js';
-import { isTargetRefused, resolveTarget } from '../webhooks/target.js';
-import { USER_AGENT } from '../webhooks/webhook-service.js';
-import { recordTestEvent } from '../webhooks/webhook-repo.js';
+import type { WebDeps } from '../deps.js';
+import { validationError } from '../../../http/errors.js';
+import { findById } from '../../merchants/merchant-repo.js';
+import { sendWebhook } from '../../webhooks/http-sender.js';
+import { legacySign, standardSignature } from '../../webhooks/signing.js';
+import { isTargetRefused, resolveTarget } from '../../webhooks/target.js';
+import { USER_AGENT } from '../../webhooks/webhook-service.js';
+import { recordTestEvent } from '../../webhooks/webhook-repo.js';
 
 /** The status of the test event: no deposit or purchase ever has it. */
 export const TEST_EVENT_STATUS = 'test';
