@@ -6,7 +6,7 @@ import { createKeyCache, type KeyCache } from '../modules/merchants/key-cache.js
 import { balanceRoutes } from '../modules/ledger/balance-routes.js';
 import { adminRoutes } from '../modules/admin/admin-routes.js';
 import { merchantFeatureRoutes, adminFeatureRoutes, publicFeatureRoutes } from './feature-routes.js';
-import { recordKeyUsage, type KeyUsage } from '../modules/dashboard/key-usage.js';
+import { recordKeyUsage, type KeyUsage } from '../modules/web/dashboard/key-usage.js';
 import { createRequestLogRecorder, type RequestLogRecorder } from '../modules/request-logs/recorder.js';
 import type { RateLimits } from '../http/rate-limit.js';
 

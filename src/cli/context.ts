@@ -26,8 +26,6 @@ async function canConnect(url: string): Promise<boolean> {
   }
 }
 
-/** The CLI works on a gateway's database and never makes one: a wrong DATA_DIR is an error, not an empty database. */
-export class NoGatewayDatabase extends Error {}
 
 function shown(dir: string): string {
   const rel = path.relative(process.cwd(), dir);
@@ -44,12 +42,13 @@ async function isGatewayDatabase(url: string): Promise<boolean> {
   }
 }
 
+/** The CLI works on a gateway's database and never makes one: a wrong DATA_DIR is an error (its message is the CLI's one line), not an empty database. */
 export async function openCliContext(config: Config, env: Record<string, string | undefined> = process.env): Promise<CliContext> {
   let url = config.databaseUrl;
   let embedded: EmbeddedDb | undefined;
   if (!url) {
     if (!(await fs.access(path.join(config.dataDir, 'pg', 'PG_VERSION')).then(() => true, () => false))) {
-      throw new NoGatewayDatabase(`no gateway database in ${shown(config.dataDir)} — set DATA_DIR or DATABASE_URL to the gateway's`);
+      throw new Error(`no gateway database in ${shown(config.dataDir)} — set DATA_DIR or DATABASE_URL to the gateway's`);
     }
     if (!env.PUBLIC_URL) {
       const recorded = await fs.readFile(path.join(config.dataDir, PUBLIC_URL_FILE), 'utf8').then((s) => s.trim(), () => '');
@@ -64,7 +63,7 @@ export async function openCliContext(config: Config, env: Record<string, string 
       url = embedded.url;
     }
   } else if (!(await isGatewayDatabase(url))) {
-    throw new NoGatewayDatabase('no gateway database at DATABASE_URL (no schema_migrations) — set DATA_DIR or DATABASE_URL to the gateway\'s');
+    throw new Error('no gateway database at DATABASE_URL (no schema_migrations) — set DATA_DIR or DATABASE_URL to the gateway\'s');
   }
   const pool = createPool(url, 5);
   // Nothing in the CLI listens to commits: its job rows and webhook events are moved by the

@@ -1,5 +1,6 @@
 // Chooses the platform adapter from config.platform.
 import type { Config } from '../config.js';
+import { ConfigError } from '../config-parse.js';
 import type { Db } from '../db/database.js';
 import type { Clock } from '../domain/clock.js';
 import type { Game } from '../domain/games.js';
@@ -7,8 +8,6 @@ import type { TradingPlatform } from './port.js';
 import type { Logger } from 'pino';
 import { createSandboxPlatform } from './sandbox/sandbox-platform.js';
 import type { SessionProvider } from './steam/session.js';
-
-export class PlatformConfigError extends Error {}
 
 // The steam adapter's libraries (steamcommunity, steam-session, …) take about 0.6 s to load: only a
 // steam gateway loads them, before its context is made (startGateway, the CLI's context).
@@ -31,7 +30,7 @@ export function createPlatform(deps: {
       lateAnswerMs: deps.config.depositTimeoutMs + Math.min(500, Math.max(100, Math.round(deps.config.depositTimeoutMs / 2))),
     });
   }
-  if (!deps.config.botSecretsKey) throw new PlatformConfigError('PLATFORM=steam needs BOT_SECRETS_KEY');
+  if (!deps.config.botSecretsKey) throw new ConfigError('PLATFORM=steam needs BOT_SECRETS_KEY');
   // Bots are driven only once start() is called (npm start), never by the CLI's context.
   if (!steamAdapter) throw new Error('loadPlatformAdapter(config) must run before createPlatform');
   return steamAdapter.createSteamPlatform({ db: deps.db, config: deps.config, clock: deps.clock, log: deps.log, sessions: deps.steamSessions });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { startTestGateway, type TestGateway } from '../helpers.js';
 import { userOf, text, type WebClient } from './web-client.js';
-import { lookupTerms } from '../../src/modules/console/lookup.js';
+import { lookupTerms } from '../../src/modules/web/console/lookup.js';
 
 let gw: TestGateway;
 let operator: WebClient;

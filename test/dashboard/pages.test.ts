@@ -7,7 +7,7 @@ import { eventually, startTestGateway, type TestGateway } from '../helpers.js';
 import { userOf, text, type WebClient } from './web-client.js';
 import { activeDeposit } from '../deposits/deposit-helpers.js';
 import { startReceiver, verifySpecSign, verifyStandard, type Receiver } from '../webhooks/receiver.js';
-import { csvCell } from '../../src/modules/dashboard/records-pages.js';
+import { csvCell } from '../../src/modules/web/dashboard/records-pages.js';
 import { Webhook } from 'standardwebhooks';
 
 let gw: TestGateway;

@@ -9,7 +9,7 @@ import { startTestGateway, type TestGateway } from '../helpers.js';
 import { statementLog } from '../statement-log.js';
 import { WebClient, userOf } from './web-client.js';
 import { IP_FAILURE_LIMIT, LOCK_AFTER_FAILURES } from '../../src/modules/accounts/accounts-service.js';
-import { checkPreCsrf, PRE_TOKEN_TTL_SECONDS } from '../../src/modules/accounts/web-session.js';
+import { checkPreCsrf, PRE_TOKEN_TTL_SECONDS } from '../../src/modules/web/sign-in/web-session.js';
 
 let gw: TestGateway;
 let merchantId: number;

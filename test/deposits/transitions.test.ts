@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { eventually, startTestGateway, type TestGateway } from '../helpers.js';
 import { loadConfig } from '../../src/config.js';
 import { startGateway } from '../../src/assembly/app.js';
-import { sandboxDepositRoutes } from '../../src/modules/sandbox/sandbox-deposit-routes.js';
+import { sandboxDepositRoutes } from '../../src/modules/sandbox-helpers/sandbox-deposit-routes.js';
 import { depositTasks } from '../../src/modules/deposits/deposit-tasks.js';
 import { activeDeposit, balance, expectBooksBalance, payloadOf, webhookEvents } from './deposit-helpers.js';
 

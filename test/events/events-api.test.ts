@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startTestGateway, type TestGateway } from '../helpers.js';
 import { activeDeposit } from '../deposits/deposit-helpers.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
-import { sendTestEvent } from '../../src/modules/dashboard/webhook-test.js';
+import { sendTestEvent } from '../../src/modules/web/dashboard/webhook-test.js';
 import { listMerchantEventsQuery } from '../../src/modules/events/events-repo.js';
 
 let gw: TestGateway;

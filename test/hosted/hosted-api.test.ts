@@ -4,9 +4,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startTestGateway, type TestGateway } from '../helpers.js';
-import { frameAncestors, hostedPageCsp, isFrameAncestorSource } from '../../src/modules/hosted/frame-policy.js';
-import { parseTradeLink } from '../../web/trade-link.js';
-import { describeError, parentStatus } from '../../web/messages.js';
+import { frameAncestors, hostedPageCsp, isFrameAncestorSource } from '../../src/modules/hosted-page/frame-policy.js';
+import { parseTradeLink } from '../../src/modules/hosted-page/browser/trade-link.js';
+import { describeError, parentStatus } from '../../src/modules/hosted-page/browser/messages.js';
 
 let gw: TestGateway;
 let m: Awaited<ReturnType<TestGateway['createMerchant']>>;
@@ -65,7 +65,7 @@ describe('hosted page route', () => {
     }
   });
 
-  it('serves the static assets from web/ and nothing else', async () => {
+  it('serves the static assets from hosted-page/browser/ and nothing else', async () => {
     for (const [file, type] of [['app.js', /javascript/], ['app.css', /text\/css/], ['trade-link.js', /javascript/], ['messages.js', /javascript/]] as const) {
       const res = await gw.app.inject({ method: 'GET', url: `/hosted/assets/${file}` });
       expect(res.statusCode, file).toBe(200);
@@ -231,7 +231,7 @@ describe('hosted JSON API', () => {
   });
 });
 
-describe('page helpers (web/*.js, pure)', () => {
+describe('page helpers (hosted-page/browser/*.js, pure)', () => {
   it('parses trade links and explains bad ones', () => {
     expect(parseTradeLink('https://steamcommunity.com/tradeoffer/new/?partner=123456789&token=AbCd_-12')).toEqual({ ok: true, partner: 123456789, token: 'AbCd_-12' });
     expect(parseTradeLink('  steamcommunity.com/tradeoffer/new?token=abcdefgh&partner=42  ')).toEqual({ ok: true, partner: 42, token: 'abcdefgh' });

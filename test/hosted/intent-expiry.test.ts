@@ -6,7 +6,7 @@ import { OffsetClock } from '../../src/domain/clock.js';
 import { loadConfig } from '../../src/config.js';
 import { findById } from '../../src/modules/merchants/merchant-repo.js';
 import { startTestGateway, type TestGateway } from '../helpers.js';
-import { describeError } from '../../web/messages.js';
+import { describeError } from '../../src/modules/hosted-page/browser/messages.js';
 
 const TTL = 600;
 const clock = new OffsetClock();

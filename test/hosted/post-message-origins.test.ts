@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { postMessageOrigins } from '../../src/modules/hosted/hosted-service.js';
+import { postMessageOrigins } from '../../src/modules/hosted-page/hosted-service.js';
 
 describe('where the hosted page posts its status (spec 6.3)', () => {
   it('any parent when the merchant configured no frame_ancestors', () => {

@@ -1,10 +1,14 @@
 // Unit tests of the pure parts: body building and signing, retry timing, address classification.
 import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { buildWebhookBody, legacySign, MAX_WEBHOOK_BODY_BYTES, standardSignature, standardWebhookKey, WebhookPayloadError } from '../../src/modules/webhooks/signing.js';
+import { buildWebhookBody, legacySign, MAX_WEBHOOK_BODY_BYTES, standardSignature, standardWebhookKey } from '../../src/modules/webhooks/signing.js';
 import { isAcknowledged, MAX_RETRY_AFTER_SECONDS, nextRetry, parseRetryAfter, withJitter } from '../../src/modules/webhooks/schedule.js';
 import { blockedAddressReason } from '../../src/modules/webhooks/ip-policy.js';
-import { assertWebhookTarget, resolveTarget, TargetLookupTimeoutError, TargetRefusedError } from '../../src/modules/webhooks/target.js';
+import { assertWebhookTarget, isTargetRefused, resolveTarget, TargetLookupTimeoutError } from '../../src/modules/webhooks/target.js';
+import { AppError } from '../../src/domain/errors.js';
+
+/** Refusals are 'validation' AppErrors (payloads, targets). */
+const refusal = (message: RegExp) => expect.objectContaining({ kind: 'validation', message: expect.stringMatching(message) });
 
 const secret = 'whsec_' + crypto.randomBytes(32).toString('base64url');
 
@@ -45,14 +49,14 @@ describe('webhook body and signatures', () => {
 
   it('refuses a body over 4 KiB instead of sending a broken one', () => {
     const big = { status: 'completed', trade_id: 1, merchant_tx_id: 'x'.repeat(MAX_WEBHOOK_BODY_BYTES) };
-    expect(() => buildWebhookBody('deposit', 1, big, secret)).toThrow(WebhookPayloadError);
+    expect(() => buildWebhookBody('deposit', 1, big, secret)).toThrow(refusal(/exceeds the 4096-byte limit/));
     const fits = buildWebhookBody('deposit', 1, { status: 'completed', trade_id: 1, merchant_tx_id: 'x'.repeat(3500) }, secret);
     expect(fits.bytes).toBeLessThanOrEqual(MAX_WEBHOOK_BODY_BYTES);
   });
 
   it('refuses payloads that are not objects or have no usable id', () => {
-    expect(() => buildWebhookBody('deposit', 1, [1], secret)).toThrow(WebhookPayloadError);
-    expect(() => buildWebhookBody('deposit', 0, { trade_id: 'abc' }, secret)).toThrow(WebhookPayloadError);
+    expect(() => buildWebhookBody('deposit', 1, [1], secret)).toThrow(refusal(/not a JSON object/));
+    expect(() => buildWebhookBody('deposit', 0, { trade_id: 'abc' }, secret)).toThrow(refusal(/not a positive integer/));
   });
 });
 
@@ -178,14 +182,14 @@ describe('address classification (SSRF)', () => {
       { address: '93.184.216.34', family: 4 as const },
       { address: '10.0.0.5', family: 4 as const },
     ];
-    await expect(resolveTarget('https://hooks.example/x', false, lookup)).rejects.toThrow(TargetRefusedError);
+    await expect(resolveTarget('https://hooks.example/x', false, lookup)).rejects.toThrow(refusal(/10\.0\.0\.5: private/));
     await expect(resolveTarget('https://hooks.example/x', true, lookup)).resolves.toHaveLength(2);
     await expect(resolveTarget('https://hooks.example/x', false, async () => [{ address: '93.184.216.34', family: 4 }])).resolves.toEqual([
       { address: '93.184.216.34', family: 4 },
     ]);
     await expect(resolveTarget('http://[::ffff:127.0.0.1]:8080/', false)).rejects.toThrow(/loopback/);
     await expect(resolveTarget('http://2130706433/', false)).rejects.toThrow(/loopback/); // 127.0.0.1 as an integer
-    await expect(resolveTarget('ftp://example.com/', true)).rejects.toThrow(TargetRefusedError);
+    await expect(resolveTarget('ftp://example.com/', true)).rejects.toThrow(refusal(/not a valid http\(s\) URL/));
     await expect(
       resolveTarget('https://nx.example/', false, async () => {
         throw Object.assign(new Error('nope'), { code: 'ENOTFOUND' });
@@ -202,7 +206,8 @@ describe('name lookups have a deadline', () => {
   it('resolveTarget gives up on a lookup slower than timeoutMs (a refusal), and waits for a fast one', async () => {
     const err = await resolveTarget('https://slow.example/x', false, { lookup: never(), timeoutMs: 100 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TargetLookupTimeoutError);
-    expect(err).toBeInstanceOf(TargetRefusedError);
+    expect(err).toBeInstanceOf(AppError);
+    expect(isTargetRefused(err)).toBe(true);
     expect((err as TargetLookupTimeoutError).host).toBe('slow.example');
     await expect(resolveTarget('https://slow.example/x', false, { lookup: slow(10), timeoutMs: 1000 })).resolves.toEqual([{ address: '93.184.216.34', family: 4 }]);
     // an IP literal is not looked up at all

@@ -2,12 +2,12 @@
 // first operator this way), list a merchant's users, read the audit log.
 import { Type } from '@sinclair/typebox';
 import type { TypedPlugin } from '../../http/typed-routes.js';
-import type { WebDeps } from '../dashboard/deps.js';
 import { adminSecurity, envelopeOf, IdParam, StringEnum, WithDefaults } from '../../http/schemas.js';
 import { AuditEntrySchema, DashboardUserSchema, InvitationSchema } from './account-schemas.js';
 import { ok } from '../../http/envelope.js';
 import type { AccountsService, Actor } from './accounts-service.js';
-import { clientIp } from './web-session.js';
+import type { MerchantService } from '../merchants/merchant-service.js';
+import { clientIp } from '../../http/client-ip.js';
 
 const InviteUser = Type.Object(
   { email: Type.String({ minLength: 3, maxLength: 254 }), role: StringEnum(['owner', 'developer', 'viewer'] as const) },
@@ -38,7 +38,7 @@ export function userView(u: { id: number; merchant_id: number | null; email: str
   };
 }
 
-export const accountAdminRoutes = (ctx: Pick<WebDeps, 'merchants'> & { accounts: AccountsService }): TypedPlugin => async (app) => {
+export const accountAdminRoutes = (ctx: { merchants: MerchantService; accounts: AccountsService }): TypedPlugin => async (app) => {
   const { accounts } = ctx;
   const common = { tags: ['admin', 'accounts'], security: adminSecurity };
   const invitation = { 201: envelopeOf(InvitationSchema) };

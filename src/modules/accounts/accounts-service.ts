@@ -1,9 +1,11 @@
 // Accounts: invitations (one-time links), passwords, TOTP, sign-in with throttling and lock-out,
 // database sessions, and the audit log every change writes to.
 import crypto from 'node:crypto';
-import type { AccountDeps } from '../dashboard/deps.js';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import type { Clock } from '../../domain/clock.js';
 import { randomSecret, sha256Hex } from '../../domain/secrets.js';
-import { AppError, notFound, validationError } from '../../http/errors.js';
+import { AppError, isAppError, notFound, validationError } from '../../http/errors.js';
 import { findById as findMerchant } from '../merchants/merchant-repo.js';
 import * as repo from './accounts-repo.js';
 import { hashPassword, passwordProblem, verifyPassword } from './passwords.js';
@@ -26,16 +28,11 @@ export const IP_FAILURE_WINDOW_SECONDS = 15 * 60;
 
 export const SIGN_IN_FAILED = 'invalid e-mail, password or authentication code';
 
-/** A refused sign-in (401) or a throttled address (429): the sign-in page shows it with its form. */
-export class SignInError extends Error {
-  constructor(
-    readonly status: 401 | 429,
-    message: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-  }
-}
+/** A throttled address (429, Retry-After): the sign-in page shows it with its form, as a refused sign-in (401). */
+const tooMany = (message: string, secondsLeft: number) => new AppError('rate_limited', message, undefined, { 'retry-after': String(secondsLeft) });
+
+/** What the sign-in and "forgot password" forms show with the form again: a refused sign-in or a throttled address. */
+export const isSignInRefusal = (err: unknown): err is AppError => isAppError(err, 'unauthenticated') || isAppError(err, 'rate_limited');
 
 /** Who did something, for the audit log. */
 export interface Actor {
@@ -74,6 +71,13 @@ export type InviteSent = { user_id: number; merchant_id: number | null; email: s
 
 /** The answer to an address that cannot be invited, when the inviter may not learn why. */
 export const INVITE_REFUSED_SILENTLY = 'user_invite_refused';
+
+/** What the accounts service takes of the composition root (the web app's deps extend it). */
+export interface AccountDeps {
+  db: Db;
+  config: Config;
+  clock: Clock;
+}
 
 export function createAccountsService(base: AccountDeps) {
   const { db, config, clock } = base;
@@ -172,7 +176,7 @@ export function createAccountsService(base: AccountDeps) {
     const ip = input.ip ?? 'unknown';
     const place = await repo.reserveAddressAttempt(db, ip, IP_FAILURE_WINDOW_SECONDS);
     if (place.attempts > IP_FAILURE_LIMIT) {
-      throw new SignInError(429, 'too many failed sign-ins from this address: try again later', { 'retry-after': String(place.secondsLeft) });
+      throw tooMany('too many failed sign-ins from this address: try again later', place.secondsLeft);
     }
     const email = input.email.trim().slice(0, 254);
     const user = email ? await repo.findUserReservingAttempt(db, email, LOCK_AFTER_FAILURES, LOCK_SECONDS) : undefined;
@@ -184,7 +188,7 @@ export function createAccountsService(base: AccountDeps) {
       if (u && u.reserved === LOCK_AFTER_FAILURES) {
         await repo.insertAudit(db, { merchantId, userId: u.id, actor: u.email, action: 'account_locked', detail: { seconds: LOCK_SECONDS }, ip });
       }
-      throw new SignInError(401, SIGN_IN_FAILED);
+      throw new AppError('unauthenticated', SIGN_IN_FAILED);
     };
     if (!user || user.disabled || user.password_hash === null) return fail('unknown or inactive account', user);
     if (user.reserved === null) return fail('locked', user); // no attempt left: the password is not looked at
@@ -273,7 +277,7 @@ export function createAccountsService(base: AccountDeps) {
     const ip = input.ip ?? 'unknown';
     const place = await repo.reserveAddressAttempt(db, ip, IP_FAILURE_WINDOW_SECONDS);
     if (place.attempts > IP_FAILURE_LIMIT) {
-      throw new SignInError(429, 'too many requests from this address: try again later', { 'retry-after': String(place.secondsLeft) });
+      throw tooMany('too many requests from this address: try again later', place.secondsLeft);
     }
     await db.transaction().execute(async (trx) => {
       await enqueueMail(trx, { kind: 'forgot_password', email, ip });

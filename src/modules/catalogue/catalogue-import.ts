@@ -17,6 +17,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../../db/database.js';
 import { isGame } from '../../domain/games.js';
 import { parseInspectLink } from '../../domain/inspect-link.js';
+import { AppError, isAppError } from '../../domain/errors.js';
 import { exactNumber, MoneyError, usdToMills } from '../../domain/money.js';
 import { LISTING_ID_RE, upsertListings, type ListingInput } from './catalogue-repo.js';
 import { BATCH_SIZE, type CatalogueWrites } from './writes.js';
@@ -47,39 +48,40 @@ export interface ImportContext {
 
 const MAX_REPORTED_ERRORS = 50;
 
-class RowError extends Error {}
+/** A record the import skips: its reason goes to the report (a 'validation' AppError). */
+const rowError = (message: string) => new AppError('validation', message);
 
 function optString(v: unknown, field: string, max = 2048): string | null {
   if (v === undefined || v === null || v === '') return null;
-  if (typeof v !== 'string' && typeof v !== 'number') throw new RowError(`${field} must be a string`);
+  if (typeof v !== 'string' && typeof v !== 'number') throw rowError(`${field} must be a string`);
   const s = String(v);
-  if (s.length > max) throw new RowError(`${field} is longer than ${max} characters`);
-  if (s.includes('\u0000')) throw new RowError(`${field} contains a NUL character (U+0000)`);
+  if (s.length > max) throw rowError(`${field} is longer than ${max} characters`);
+  if (s.includes('\u0000')) throw rowError(`${field} contains a NUL character (U+0000)`);
   return s;
 }
 
 function optInt(v: unknown, field: string): number | null {
   if (v === undefined || v === null || v === '') return null;
   const n = typeof v === 'number' ? v : /^\d{1,16}$/.test(String(v).trim()) ? Number(String(v).trim()) : NaN;
-  if (!Number.isSafeInteger(n) || n < 0) throw new RowError(`${field} must be a non-negative integer`);
+  if (!Number.isSafeInteger(n) || n < 0) throw rowError(`${field} must be a non-negative integer`);
   return n;
 }
 
-/** One raw record (JSON object or CSV row as an object) → a listing, or RowError. */
+/** One raw record (JSON object or CSV row as an object) → a listing, or a rowError. */
 export function toListing(raw: Record<string, unknown>): ListingInput {
   const id = typeof raw.id === 'number' ? String(raw.id) : raw.id;
-  if (typeof id !== 'string' || !LISTING_ID_RE.test(id)) throw new RowError('id must be lowercase hex or digits, 1 to 300 characters');
-  if (!isGame(raw.game)) throw new RowError('game must be one of csgo, rust, dota2, tf2');
+  if (typeof id !== 'string' || !LISTING_ID_RE.test(id)) throw rowError('id must be lowercase hex or digits, 1 to 300 characters');
+  if (!isGame(raw.game)) throw rowError('game must be one of csgo, rust, dota2, tf2');
   const name = optString(raw.name, 'name', 512);
-  if (!name) throw new RowError('name is required');
+  if (!name) throw rowError('name is required');
   // A text price is decided on its digits (never rounded); 0 would make purchases of amount 0.
   const priceRaw = typeof raw.price === 'string' && raw.price.trim() !== '' ? exactNumber(raw.price) : raw.price;
-  if (typeof priceRaw !== 'number' || !(priceRaw > 0)) throw new RowError('price must be a positive number (USD) with at most 3 decimals');
+  if (typeof priceRaw !== 'number' || !(priceRaw > 0)) throw rowError('price must be a positive number (USD) with at most 3 decimals');
   let basePrice: number;
   try {
     basePrice = usdToMills(priceRaw);
   } catch (err) {
-    if (err instanceof MoneyError) throw new RowError(`price: ${err.message}`);
+    if (err instanceof MoneyError) throw rowError(`price: ${err.message}`);
     throw err;
   }
   const inspectUrl = optString(raw.inspect_url, 'inspect_url', 4096);
@@ -216,7 +218,7 @@ export async function importListings(
         batch.delete(l.id);
         batch.set(l.id, l);
       } catch (err) {
-        if (!(err instanceof RowError)) throw err;
+        if (!isAppError(err, 'validation')) throw err;
         report(recordLine, err.message);
         continue;
       }

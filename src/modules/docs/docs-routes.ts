@@ -7,7 +7,7 @@ import type { TypedPlugin } from '../../http/typed-routes.js';
 import { notFound } from '../../domain/errors.js';
 import { buildDocsSite, compress, type BuiltPage, type DocsSite } from './docs-site.js';
 
-const ASSETS = fileURLToPath(new URL('../../../web/docs/', import.meta.url));
+const ASSETS = fileURLToPath(new URL('./assets/', import.meta.url));
 const ASSET_TYPES: Record<string, string> = { 'docs.css': 'text/css; charset=utf-8', 'docs.js': 'text/javascript; charset=utf-8' };
 
 function send(req: FastifyRequest, reply: FastifyReply, page: BuiltPage, type: string) {

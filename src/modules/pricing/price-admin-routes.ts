@@ -7,7 +7,7 @@ import { ok } from '../../http/envelope.js';
 import { notFound } from '../../domain/errors.js';
 import { millsToUsd } from '../../domain/money.js';
 import type { Game } from '../../domain/games.js';
-import { clientIp } from '../accounts/web-session.js';
+import { clientIp } from '../../http/client-ip.js';
 import { amountToMills } from '../admin/admin-routes.js';
 import { LISTED_FLAGS, type ItemBasisView, type PricingService } from './pricing-service.js';
 import type { PriceActor, PriceAdminService } from './price-admin-service.js';

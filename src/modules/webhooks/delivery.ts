@@ -4,8 +4,9 @@ import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import { sendWebhook, type AgentPool, type SendResult } from './http-sender.js';
 import { isAcknowledged, nextRetry } from './schedule.js';
-import { buildWebhookBody, standardSignature, WebhookPayloadError, webhookId } from './signing.js';
-import { resolveTarget, TargetLookupTimeoutError, TargetRefusedError, type Lookup } from './target.js';
+import { isAppError } from '../../domain/errors.js';
+import { buildWebhookBody, standardSignature, webhookId } from './signing.js';
+import { isTargetRefused, resolveTarget, TargetLookupTimeoutError, type Lookup } from './target.js';
 import type { AttemptOutcome, ClaimedEvent } from './webhook-repo.js';
 
 export const USER_AGENT = 'SkinGateway-Webhooks/1';
@@ -60,7 +61,7 @@ export async function attemptDelivery(ev: ClaimedEvent, deps: AttemptDeps): Prom
     // Signed with the merchant's CURRENT secret (read by the claim): a rotation applies to pending retries too.
     body = buildWebhookBody(ev.kind, ev.record_id, ev.payload, ev.webhook_secret).body;
   } catch (err) {
-    if (!(err instanceof WebhookPayloadError)) return done(failure(`payload refused: ${(err as Error).message}`), 'final');
+    if (!isAppError(err, 'validation')) return done(failure(`payload refused: ${(err as Error).message}`), 'final');
     log.error({ eventId: ev.id, merchantId: ev.merchant_id, err: err.message }, 'webhook payload refused');
     return done(failure(`payload refused: ${err.message}`), 'final');
   }
@@ -70,7 +71,7 @@ export async function attemptDelivery(ev: ClaimedEvent, deps: AttemptDeps): Prom
     addresses = await resolveTarget(ev.target_url, config.webhookAllowPrivate, { lookup: deps.lookup, timeoutMs: Math.max(0, startedAt + timeoutMs - performance.now()) });
   } catch (err) {
     if (err instanceof TargetLookupTimeoutError) return done(failure(`timeout after ${timeoutMs} ms (resolving ${err.host})`, startedAt));
-    if (err instanceof TargetRefusedError) return done(failure(`target refused: ${err.message}`, startedAt));
+    if (isTargetRefused(err)) return done(failure(`target refused: ${err.message}`, startedAt));
     return done(failure(`target refused: ${(err as Error).message}`, startedAt));
   }
   // The wire timestamp is real time (not the injectable clock): receivers compare it with theirs.

@@ -8,6 +8,7 @@
 //     (secrets are whsec_ + standard base64 of 32 random bytes, what the official Standard
 //     Webhooks libraries decode; secrets issued before issue 21 are base64url and still verify).
 import crypto from 'node:crypto';
+import { AppError } from '../../domain/errors.js';
 
 /** Bodies must stay under 4 KiB (DESIGN 8): clients buffer them into fixed-size slots. */
 export const MAX_WEBHOOK_BODY_BYTES = 4096;
@@ -16,7 +17,8 @@ export const SECRET_PREFIX = 'whsec_';
 
 export type WebhookKind = 'deposit' | 'purchase';
 
-export class WebhookPayloadError extends Error {}
+/** A payload that cannot become a webhook body (not an object, no id, over 4 KiB): the event fails for good. */
+const payloadError = (message: string) => new AppError('validation', message);
 
 /**
  * A new webhook secret: `whsec_` + standard base64 (RFC 4648 §4, padded) of 32 random bytes, so
@@ -79,24 +81,24 @@ export interface BuiltBody {
 /**
  * The wire body: the stored payload plus `sign`, with the guarantees clients rely on (DESIGN 8):
  * the id is a JSON integer (the record id when the payload lacks one), a deposit body has no
- * `purchase_id` key at all, and the body fits in 4 KiB (else WebhookPayloadError: better no body
+ * `purchase_id` key at all, and the body fits in 4 KiB (else a 'validation' AppError: better no body
  * than a truncated one).
  */
 export function buildWebhookBody(kind: WebhookKind, recordId: number, payload: unknown, secret: string): BuiltBody {
   if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) {
-    throw new WebhookPayloadError('payload is not a JSON object');
+    throw payloadError('payload is not a JSON object');
   }
   const field = idFieldOf(kind);
   const { sign: _ignored, ...rest } = payload as Record<string, unknown>;
   void _ignored;
   const id = asIntegerId(rest[field]) ?? asIntegerId(recordId);
-  if (id === undefined) throw new WebhookPayloadError(`${field} is not a positive integer`);
+  if (id === undefined) throw payloadError(`${field} is not a positive integer`);
   if (kind === 'deposit') delete rest.purchase_id;
   const fields: Record<string, unknown> = { sign: legacySign(id, secret), ...rest, [field]: id };
   const body = JSON.stringify(fields);
   const bytes = Buffer.byteLength(body, 'utf8');
   if (bytes > MAX_WEBHOOK_BODY_BYTES) {
-    throw new WebhookPayloadError(`body of ${bytes} bytes exceeds the ${MAX_WEBHOOK_BODY_BYTES}-byte limit`);
+    throw payloadError(`body of ${bytes} bytes exceeds the ${MAX_WEBHOOK_BODY_BYTES}-byte limit`);
   }
   return { id, body, bytes };
 }

@@ -3,7 +3,7 @@
 // DNS can change between the two: delivery connects only to the address vetted here.
 import dns from 'node:dns/promises';
 import net from 'node:net';
-import { domainError } from '../../domain/errors.js';
+import { AppError, domainError, isAppError } from '../../domain/errors.js';
 import { withDeadline } from '../../domain/deadline.js';
 import { isHttpUrl } from '../../http/validation.js';
 import { blockedAddressReason } from './ip-policy.js';
@@ -13,15 +13,17 @@ export interface ResolvedAddress {
   family: 4 | 6;
 }
 
-export class TargetRefusedError extends Error {}
+/** A target that may not be used (bad URL, no address, a blocked address): a 'validation' AppError. */
+const targetRefused = (message: string) => new AppError('validation', message);
+export const isTargetRefused = (err: unknown): err is AppError => isAppError(err, 'validation');
 
-/** The name did not resolve before the deadline (a refusal too: nothing was vetted). */
-export class TargetLookupTimeoutError extends TargetRefusedError {
+/** The name did not resolve before the deadline (a refusal too: nothing was vetted). A class: delivery names the host. */
+export class TargetLookupTimeoutError extends AppError {
   constructor(
     readonly host: string,
     readonly timeoutMs: number,
   ) {
-    super(`host ${host} did not resolve within ${timeoutMs} ms`);
+    super('validation', `host ${host} did not resolve within ${timeoutMs} ms`);
   }
 }
 
@@ -57,7 +59,7 @@ function lookupWithin(lookup: Lookup, host: string, timeoutMs: number | undefine
  */
 export async function resolveTarget(rawUrl: string, allowPrivate: boolean, opts: ResolveOptions | Lookup = {}): Promise<ResolvedAddress[]> {
   const { lookup = systemLookup, timeoutMs } = typeof opts === 'function' ? { lookup: opts } : opts;
-  if (!isHttpUrl(rawUrl)) throw new TargetRefusedError('not a valid http(s) URL');
+  if (!isHttpUrl(rawUrl)) throw targetRefused('not a valid http(s) URL');
   const url = new URL(rawUrl);
   const host = hostOf(url);
   let addresses: ResolvedAddress[];
@@ -67,15 +69,15 @@ export async function resolveTarget(rawUrl: string, allowPrivate: boolean, opts:
     try {
       addresses = await lookupWithin(lookup, host, timeoutMs);
     } catch (err) {
-      if (err instanceof TargetRefusedError) throw err;
-      throw new TargetRefusedError(`host ${host} does not resolve (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+      if (isTargetRefused(err)) throw err;
+      throw targetRefused(`host ${host} does not resolve (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
     }
-    if (addresses.length === 0) throw new TargetRefusedError(`host ${host} does not resolve`);
+    if (addresses.length === 0) throw targetRefused(`host ${host} does not resolve`);
   }
   if (!allowPrivate) {
     for (const a of addresses) {
       const reason = blockedAddressReason(a.address);
-      if (reason) throw new TargetRefusedError(`${host} resolves to ${a.address}: ${reason} addresses are not allowed`);
+      if (reason) throw targetRefused(`${host} resolves to ${a.address}: ${reason} addresses are not allowed`);
     }
   }
   return addresses;
@@ -98,7 +100,7 @@ export async function assertWebhookTarget(url: string, allowPrivate: boolean, fi
   try {
     await resolveTarget(url, false, { lookup: opts.lookup, timeoutMs: opts.timeoutMs ?? REQUEST_LOOKUP_TIMEOUT_MS });
   } catch (err) {
-    if (err instanceof TargetRefusedError) throw domainError(field, 'url', targetRefusedMessage(field));
+    if (isTargetRefused(err)) throw domainError(field, 'url', targetRefusedMessage(field));
     throw err;
   }
 }

@@ -1,11 +1,11 @@
 // Dashboard "API requests": the merchant's own API requests of the last REQUEST_LOG_DAYS, newest
 // first, searchable by request id and merchant_tx_id; a failed request shows its answer.
 import type { FastifyInstance } from 'fastify';
-import type { Db } from '../../db/database.js';
-import { html, pager, table, when } from '../dashboard/html.js';
-import { intParam, merchantUser, respond, type ShellOf } from '../dashboard/view.js';
-import { listRequests } from './request-log-repo.js';
-import { stringFields } from '../../http/typed-routes.js';
+import type { Db } from '../../../db/database.js';
+import { html, pager, table, when } from '../kit/html.js';
+import { intParam, merchantUser, respond, type ShellOf } from '../kit/view.js';
+import { listRequests } from '../../request-logs/request-log-repo.js';
+import { stringFields } from '../../../http/typed-routes.js';
 
 const PAGE_SIZE = 50;
 const clean = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v.trim().slice(0, 200) : undefined);

@@ -1,15 +1,16 @@
 // Sign-in, invitation (set password), sign-out, and the account page (authenticator, sessions):
 // the same pages for merchant users and operators.
 import type { FastifyInstance } from 'fastify';
-import { validationError } from '../../http/errors.js';
-import { html, page, csrfField, doneFlash, table, when, actionButton, type Html } from '../dashboard/html.js';
-import { PASSWORD_MIN } from './passwords.js';
-import { SESSION_TTL_SECONDS, SignInError, type AccountsService, type SessionUser } from './accounts-service.js';
+import { httpStatusOf, validationError } from '../../../http/errors.js';
+import { html, page, csrfField, doneFlash, table, when, actionButton, type Html } from '../kit/html.js';
+import { PASSWORD_MIN } from '../../accounts/passwords.js';
+import { SESSION_TTL_SECONDS, isSignInRefusal, type AccountsService, type SessionUser } from '../../accounts/accounts-service.js';
 import {
-  actorOf, checkCsrf, checkPreCsrf, clientIp, preToken, requireRole, setCookie, SESSION_COOKIE,
+  actorOf, checkCsrf, checkPreCsrf, preToken, requireRole, setCookie, SESSION_COOKIE,
 } from './web-session.js';
-import type { WebDeps } from '../dashboard/deps.js';
-import { fieldOf, stringFields } from '../../http/typed-routes.js';
+import type { WebDeps } from '../deps.js';
+import { clientIp } from '../../../http/client-ip.js';
+import { fieldOf, stringFields } from '../../../http/typed-routes.js';
 
 export const homeOf = (u: { role: string }) => (u.role === 'operator' ? '/console' : '/dashboard');
 
@@ -65,11 +66,11 @@ export function accountPages(app: FastifyInstance, ctx: WebDeps, accounts: Accou
       setCookie(reply, req, publicUrl, SESSION_COOKIE, r.cookie, SESSION_TTL_SECONDS);
       return reply.redirect(safeNext(f.next) ?? homeOf(r.user), 303);
     } catch (err) {
-      if (!(err instanceof SignInError)) throw err;
-      reply.headers(err.headers);
+      if (!isSignInRefusal(err)) throw err;
+      reply.headers(err.headers ?? {});
       const csrf = preToken(req, reply, publicUrl, await accounts.preSignInKey());
       return reply
-        .code(err.status)
+        .code(httpStatusOf(err))
         .type('text/html')
         .send(page({ title: 'Sign in', flash: { kind: 'error', text: err.message } }, signInForm(csrf, safeNext(f.next), f.email ?? '')));
     }
@@ -88,10 +89,10 @@ export function accountPages(app: FastifyInstance, ctx: WebDeps, accounts: Accou
     try {
       if (!(await accounts.requestPasswordReset({ email, ip: clientIp(req) }))) return reply.type('text/html').send(page({ title: 'Forgot your password?' }, FORGOT_NO_MAIL));
     } catch (err) {
-      if (!(err instanceof SignInError)) throw err;
-      reply.headers(err.headers);
+      if (!isSignInRefusal(err)) throw err;
+      reply.headers(err.headers ?? {});
       const csrf = preToken(req, reply, publicUrl, await accounts.preSignInKey());
-      return reply.code(err.status).type('text/html').send(page({ title: 'Forgot your password?', flash: { kind: 'error', text: err.message } }, forgotForm(csrf, email)));
+      return reply.code(httpStatusOf(err)).type('text/html').send(page({ title: 'Forgot your password?', flash: { kind: 'error', text: err.message } }, forgotForm(csrf, email)));
     }
     const csrf = preToken(req, reply, publicUrl, await accounts.preSignInKey());
     return reply.type('text/html').send(page({ title: 'Sign in', flash: { kind: 'ok', text: FORGOT_SENT } }, signInForm(csrf)));

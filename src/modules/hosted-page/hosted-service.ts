@@ -7,7 +7,7 @@ import { isoUtc } from '../../domain/clock.js';
 import { GAMES, type Game } from '../../domain/games.js';
 import { forbidden, notFound, validationError, type FieldError } from '../../domain/errors.js';
 import { findById, type MerchantRow } from '../merchants/merchant-repo.js';
-import { findIntentByToken, type IntentRow } from '../intents/intent-repo.js';
+import { findIntentByToken, type IntentRow } from './intent-repo.js';
 import { platformErrorToAppError } from '../deposits/deposit-platform.js';
 import { intentExpired, intentLinkExpired } from '../deposits/deposit-rules.js';
 import { disabledRefusal } from '../merchants/disabled.js';

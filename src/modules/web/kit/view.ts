@@ -1,8 +1,8 @@
 // What every merchant page shares: the signed-in merchant user and the page shell around a body.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { SessionUser } from '../accounts/accounts-service.js';
-import { requireRole } from '../accounts/web-session.js';
-import type { Role } from '../accounts/accounts-types.js';
+import type { SessionUser } from '../../accounts/accounts-service.js';
+import { requireRole } from '../sign-in/web-session.js';
+import type { Role } from '../../accounts/accounts-types.js';
 import { doneFlash, page, type Html } from './html.js';
 import type { Shell } from './nav.js';
 

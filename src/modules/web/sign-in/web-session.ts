@@ -2,12 +2,12 @@
 // form bodies, security headers (strict CSP, same origin only), CSRF, and the signed-in user.
 import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { safeEqual } from '../../domain/secrets.js';
-import { forbidden } from '../../http/errors.js';
-import { normaliseIp } from '../../http/client-ip.js';
-import type { Actor, SessionUser } from './accounts-service.js';
-import type { Role } from './accounts-types.js';
-import { stringFields } from '../../http/typed-routes.js';
+import { safeEqual } from '../../../domain/secrets.js';
+import { AppError, forbidden } from '../../../http/errors.js';
+import { clientIp } from '../../../http/client-ip.js';
+import type { Actor, SessionUser } from '../../accounts/accounts-service.js';
+import type { Role } from '../../accounts/accounts-types.js';
+import { stringFields } from '../../../http/typed-routes.js';
 
 export const SESSION_COOKIE = 'sgw_session';
 /** Pre-sign-in CSRF token (double submit): the sign-in and invitation forms carry its value. */
@@ -60,10 +60,6 @@ export function setCookie(reply: FastifyReply, req: FastifyRequest, publicUrl: s
   const prev = reply.getHeader('set-cookie');
   const list = prev === undefined ? [] : Array.isArray(prev) ? prev.map(String) : [String(prev)];
   reply.header('set-cookie', [...list, parts.join('; ')]);
-}
-
-export function clientIp(req: FastifyRequest): string {
-  return normaliseIp(req.ip);
 }
 
 export function actorOf(req: FastifyRequest): Actor {
@@ -161,12 +157,13 @@ export function preToken(req: FastifyRequest, reply: FastifyReply, publicUrl: st
   return preFormToken(key, nonce, Math.floor(nowMs / 1000));
 }
 
-export class SignInRequired extends Error {}
+/** No session: the web app's error handler answers it with a redirect to the sign-in page. */
+export const signInRequired = () => new AppError('unauthenticated', 'sign in required');
 
 /** The signed-in user with one of the roles, else a redirect to sign-in (or 403 for a wrong role). */
 export function requireRole(req: FastifyRequest, roles: readonly Role[]): SessionUser {
   const u = req.user;
-  if (!u) throw new SignInRequired();
+  if (!u) throw signInRequired();
   if (!roles.includes(u.role)) throw forbidden(`your role (${u.role}) cannot do this`);
   return u;
 }

@@ -1,12 +1,12 @@
 // The console's reconciliation page (issue 20, point 7): the latest run against the platform, each
 // discrepancy with what to do, and "Run now" (audited).
 import type { FastifyInstance } from 'fastify';
-import type { WebDeps } from '../dashboard/deps.js';
-import type { AccountsService } from '../accounts/accounts-service.js';
-import { actorOf, checkCsrf, requireRole } from '../accounts/web-session.js';
-import { actionButton, doneFlash, facts, html, page, table, when } from '../dashboard/html.js';
-import { CONSOLE_NAV } from '../dashboard/nav.js';
-import { isAppError } from '../../domain/errors.js';
+import type { WebDeps } from '../deps.js';
+import type { AccountsService } from '../../accounts/accounts-service.js';
+import { actorOf, checkCsrf, requireRole } from '../sign-in/web-session.js';
+import { actionButton, doneFlash, facts, html, page, table, when } from '../kit/html.js';
+import { CONSOLE_NAV } from '../kit/nav.js';
+import { isAppError } from '../../../domain/errors.js';
 
 export function reconcilePage(app: FastifyInstance, ctx: WebDeps, accounts: AccountsService): void {
   app.get('/console/reconciliation', async (req, reply) => {

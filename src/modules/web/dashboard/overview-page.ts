@@ -1,10 +1,10 @@
 // Overview: balance, today's and the last 30 days' volume (a uPlot chart + the same numbers as a
 // table), and the latest deposits and purchases.
 import type { FastifyInstance } from 'fastify';
-import type { WebDeps } from './deps.js';
-import { html, money, statusBadge, table, usd, when, facts } from './html.js';
+import type { WebDeps } from '../deps.js';
+import { html, money, statusBadge, table, usd, when, facts } from '../kit/html.js';
 import * as repo from './dashboard-repo.js';
-import { merchantUser, respond, type ShellOf } from './view.js';
+import { merchantUser, respond, type ShellOf } from '../kit/view.js';
 import { createVolumeReader } from './volume.js';
 
 export function overviewPage(app: FastifyInstance, ctx: WebDeps, shell: ShellOf): void {

@@ -2,9 +2,9 @@
 // details with their status history and webhook events, the overview's volume. Every query is
 // scoped by merchant_id: another merchant's record is simply not found.
 import { sql } from 'kysely';
-import type { Db } from '../../db/database.js';
-import { attemptsOf } from '../webhooks/webhook-repo.js';
-import { tables } from '../accounts/accounts-types.js';
+import type { Db } from '../../../db/database.js';
+import { attemptsOf } from '../../webhooks/webhook-repo.js';
+import { tables } from '../../accounts/accounts-types.js';
 
 export type RecordKind = 'deposit' | 'purchase';
 

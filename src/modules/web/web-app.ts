@@ -1,6 +1,6 @@
 // The merchant dashboard (/dashboard) and the operator console (/console): one plugin mounted at
 // the root, with its own form parsing, security headers, sessions and HTML error pages.
-import { requestLogPages } from '../request-logs/request-log-pages.js';
+import { requestLogPages } from './dashboard/request-log-pages.js';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,34 +9,34 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { stringFields, type TypedPlugin } from '../../http/typed-routes.js';
 import type { WebDeps } from './deps.js';
-import { AppError, forbidden, httpStatusOf, notFound } from '../../http/errors.js';
+import { AppError, forbidden, httpStatusOf, isAppError, notFound } from '../../http/errors.js';
 import type { AccountsService, SessionUser } from '../accounts/accounts-service.js';
-import { installWebBasics, SignInRequired } from '../accounts/web-session.js';
-import { accountPages, homeOf } from '../accounts/account-pages.js';
+import { installWebBasics } from './sign-in/web-session.js';
+import { accountPages, homeOf } from './sign-in/account-pages.js';
 import { findById as findMerchant } from '../merchants/merchant-repo.js';
 import { dashboardPostAllowedWhileDisabled, disabledRefusal } from '../merchants/disabled.js';
-import { html, page } from './html.js';
-import { overviewPage } from './overview-page.js';
-import { recordPages } from './records-pages.js';
-import { moneyPages } from './money-pages.js';
-import { settingsPages } from './settings-pages.js';
-import { teamPages } from './team-pages.js';
-import { consolePages } from '../console/console-pages.js';
-import { botPages } from '../console/bot-pages.js';
-import { reconcilePage } from '../console/reconcile-page.js';
-import { CONSOLE_NAV, MERCHANT_NAV, type Shell } from './nav.js';
+import { html, page } from './kit/html.js';
+import { overviewPage } from './dashboard/overview-page.js';
+import { recordPages } from './dashboard/records-pages.js';
+import { moneyPages } from './dashboard/money-pages.js';
+import { settingsPages } from './dashboard/settings-pages.js';
+import { teamPages } from './dashboard/team-pages.js';
+import { consolePages } from './console/console-pages.js';
+import { botPages } from './console/bot-pages.js';
+import { reconcilePage } from './console/reconcile-page.js';
+import { CONSOLE_NAV, MERCHANT_NAV, type Shell } from './kit/nav.js';
 
 /** What a user who must still set up an authenticator may open. */
 const TOTP_SETUP_PATHS = new Set(['/dashboard/account', '/dashboard/account/totp/start', '/dashboard/account/totp/confirm', '/dashboard/sign-out', '/dashboard/account/sign-out-everywhere', '/dashboard/sign-in']);
 
-const WEB_DIR = fileURLToPath(new URL('../../../web/dashboard/', import.meta.url));
+const ASSETS_DIR = fileURLToPath(new URL('./dashboard/assets/', import.meta.url));
 const UPLOT_DIR = path.dirname(createRequire(import.meta.url).resolve('uplot/dist/uPlot.iife.min.js'));
 
 const TYPES: Record<string, string> = { '.css': 'text/css; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.svg': 'image/svg+xml' };
 
 /** Dashboard assets and the charting library (from node_modules, never a CDN), in memory with ETags. */
 function loadAssets() {
-  const files: [string, string][] = fs.readdirSync(WEB_DIR).map((n) => [n, path.join(WEB_DIR, n)]);
+  const files: [string, string][] = fs.readdirSync(ASSETS_DIR).map((n) => [n, path.join(ASSETS_DIR, n)]);
   files.push(['uPlot.iife.min.js', path.join(UPLOT_DIR, 'uPlot.iife.min.js')], ['uPlot.min.css', path.join(UPLOT_DIR, 'uPlot.min.css')]);
   const assets = new Map<string, { body: Buffer; type: string; etag: string }>();
   for (const [name, file] of files) {
@@ -83,7 +83,8 @@ export const webAppRoutes = (ctx: WebDeps & { accounts: AccountsService }): Type
   }
 
   app.setErrorHandler((err: Error, req: FastifyRequest, reply: FastifyReply) => {
-    if (err instanceof SignInRequired) {
+    // requireRole's signInRequired(): no web page throws another 'unauthenticated' kind.
+    if (isAppError(err, 'unauthenticated')) {
       const next = req.method === 'GET' ? `?next=${encodeURIComponent(req.url)}` : '';
       return reply.redirect(`/dashboard/sign-in${next}`, 303);
     }

@@ -2,17 +2,17 @@
 // API keys & access (key rotation shown once, IP whitelist, frame ancestors). Writes go through
 // the merchant and webhook services; every change is audited.
 import type { FastifyInstance } from 'fastify';
-import type { WebDeps } from './deps.js';
-import { notFound } from '../../http/errors.js';
-import type { AccountsService } from '../accounts/accounts-service.js';
-import { actorOf, checkCsrf } from '../accounts/web-session.js';
-import { findById as findMerchant } from '../merchants/merchant-repo.js';
-import { actionButton, csrfField, facts, html, pager, statusBadge, table, when, shownOnce, type Html } from './html.js';
+import type { WebDeps } from '../deps.js';
+import { notFound } from '../../../http/errors.js';
+import type { AccountsService } from '../../accounts/accounts-service.js';
+import { actorOf, checkCsrf } from '../sign-in/web-session.js';
+import { findById as findMerchant } from '../../merchants/merchant-repo.js';
+import { actionButton, csrfField, facts, html, pager, statusBadge, table, when, shownOnce, type Html } from '../kit/html.js';
 import * as repo from './dashboard-repo.js';
-import { DEVELOP, intParam, merchantUser, respond, type MerchantUser, type ShellOf } from './view.js';
+import { DEVELOP, intParam, merchantUser, respond, type MerchantUser, type ShellOf } from '../kit/view.js';
 import { sendTestEvent } from './webhook-test.js';
 import { keyLastUsed } from './key-usage.js';
-import { fieldOf, stringFields } from '../../http/typed-routes.js';
+import { fieldOf, stringFields } from '../../../http/typed-routes.js';
 
 type EventWithAttempts = Awaited<ReturnType<typeof repo.webhookEvents>>[number];
 

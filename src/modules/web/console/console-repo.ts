@@ -1,7 +1,7 @@
 // The console's reads: merchants with balances, pending withdrawals, the webhook backlog and the
 // job queue depth.
 import { sql } from 'kysely';
-import type { Db } from '../../db/database.js';
+import type { Db } from '../../../db/database.js';
 
 export function merchantsWithBalance(db: Db, before: number | undefined, limit: number) {
   let q = db

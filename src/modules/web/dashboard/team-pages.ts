@@ -1,14 +1,14 @@
 // Team (users of the merchant; owners invite and disable) and the audit log (owners).
 import type { FastifyInstance } from 'fastify';
-import type { WebDeps } from './deps.js';
-import type { AccountsService, InviteLink, InviteSent } from '../accounts/accounts-service.js';
-import { actorOf, checkCsrf } from '../accounts/web-session.js';
-import type { Role } from '../accounts/accounts-types.js';
-import type { AuditRow } from '../accounts/accounts-types.js';
-import { actionButton, csrfField, html, pager, table, when, shownOnce, type Html } from './html.js';
-import { intParam, merchantUser, OWNER, respond, type MerchantUser, type ShellOf } from './view.js';
+import type { WebDeps } from '../deps.js';
+import type { AccountsService, InviteLink, InviteSent } from '../../accounts/accounts-service.js';
+import { actorOf, checkCsrf } from '../sign-in/web-session.js';
+import type { Role } from '../../accounts/accounts-types.js';
+import type { AuditRow } from '../../accounts/accounts-types.js';
+import { actionButton, csrfField, html, pager, table, when, shownOnce, type Html } from '../kit/html.js';
+import { intParam, merchantUser, OWNER, respond, type MerchantUser, type ShellOf } from '../kit/view.js';
 import * as repo from './dashboard-repo.js';
-import { fieldOf } from '../../http/typed-routes.js';
+import { fieldOf } from '../../../http/typed-routes.js';
 
 export function auditTable(rows: AuditRow[], withMerchant = false): Html {
   return table('Audit log', ['When', ...(withMerchant ? ['Merchant'] : []), 'Who', 'Action', 'Details', 'Address'], rows.map((a) => [

@@ -2,14 +2,14 @@
 // disable / enable through the bot service (enabling also clears a cannot_trade state, as the
 // admin API does). In sandbox mode it lists the seeded sandbox bots.
 import type { FastifyInstance } from 'fastify';
-import type { WebDeps } from '../dashboard/deps.js';
-import type { AccountsService } from '../accounts/accounts-service.js';
-import { actorOf, checkCsrf, requireRole } from '../accounts/web-session.js';
-import { actionButton, html, page, statusBadge, table, when, doneFlash } from '../dashboard/html.js';
-import { intParam } from '../dashboard/view.js';
-import { CONSOLE_NAV } from '../dashboard/nav.js';
-import type { botView } from '../bots/bot-service.js';
-import { fieldOf } from '../../http/typed-routes.js';
+import type { WebDeps } from '../deps.js';
+import type { AccountsService } from '../../accounts/accounts-service.js';
+import { actorOf, checkCsrf, requireRole } from '../sign-in/web-session.js';
+import { actionButton, html, page, statusBadge, table, when, doneFlash } from '../kit/html.js';
+import { intParam } from '../kit/view.js';
+import { CONSOLE_NAV } from '../kit/nav.js';
+import type { botView } from '../../bots/bot-service.js';
+import { fieldOf } from '../../../http/typed-routes.js';
 
 type Bot = ReturnType<typeof botView>;
 

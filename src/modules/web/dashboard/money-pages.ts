@@ -1,17 +1,17 @@
 // Ledger (every entry with the running balance after it, CSV) and withdrawals (history; owners
 // request one: the amount leaves available at once, the operator completes or fails it).
 import type { FastifyInstance } from 'fastify';
-import type { WebDeps } from './deps.js';
-import { millsToUsd } from '../../domain/money.js';
-import { validationError } from '../../http/errors.js';
-import { amountTextToMills } from '../admin/admin-routes.js';
-import type { AccountsService } from '../accounts/accounts-service.js';
-import { actorOf, checkCsrf } from '../accounts/web-session.js';
-import { csrfField, facts, html, money, pager, statusBadge, table, usd, when, type Html } from './html.js';
+import type { WebDeps } from '../deps.js';
+import { millsToUsd } from '../../../domain/money.js';
+import { validationError } from '../../../http/errors.js';
+import { amountTextToMills } from '../../admin/admin-routes.js';
+import type { AccountsService } from '../../accounts/accounts-service.js';
+import { actorOf, checkCsrf } from '../sign-in/web-session.js';
+import { csrfField, facts, html, money, pager, statusBadge, table, usd, when, type Html } from '../kit/html.js';
 import * as repo from './dashboard-repo.js';
 import { csv } from './records-pages.js';
-import { intParam, merchantUser, OWNER, respond, type MerchantUser, type ShellOf } from './view.js';
-import { fieldOf } from '../../http/typed-routes.js';
+import { intParam, merchantUser, OWNER, respond, type MerchantUser, type ShellOf } from '../kit/view.js';
+import { fieldOf } from '../../../http/typed-routes.js';
 
 function refLink(refType: string | null, refId: number | null): Html | string {
   if (refType === 'deposit' || refType === 'purchase') return html`<a href="/dashboard/${refType}s/${refId}">${refType} #${refId}</a>`;

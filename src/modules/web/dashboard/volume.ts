@@ -2,8 +2,8 @@
 // it are kept per merchant for VOLUME_CACHE_MS in this instance: for a merchant with a million
 // deposits they are ~80 000 index entries (~80 ms), and a late status change of an older record
 // (hold → completed) may show up to that much later.
-import type { Db } from '../../db/database.js';
-import type { Clock } from '../../domain/clock.js';
+import type { Db } from '../../../db/database.js';
+import type { Clock } from '../../../domain/clock.js';
 import { dailyVolume } from './dashboard-repo.js';
 
 export const VOLUME_CACHE_MS = 5 * 60_000;

@@ -1,14 +1,14 @@
 // "Send test event": one signed POST to the merchant's webhook URL, now, with the same signatures
 // and SSRF rules as real deliveries; the answer is shown, nothing is queued or retried.
 import crypto from 'node:crypto';
-import type { WebDeps } from './deps.js';
-import { validationError } from '../../http/errors.js';
-import { findById } from '../merchants/merchant-repo.js';
-import { sendWebhook } from '../webhooks/http-sender.js';
-import { legacySign, standardSignature } from '../webhooks/signing.js';
-import { resolveTarget, TargetRefusedError } from '../webhooks/target.js';
-import { USER_AGENT } from '../webhooks/webhook-service.js';
-import { recordTestEvent } from '../webhooks/webhook-repo.js';
+import type { WebDeps } from '../deps.js';
+import { validationError } from '../../../http/errors.js';
+import { findById } from '../../merchants/merchant-repo.js';
+import { sendWebhook } from '../../webhooks/http-sender.js';
+import { legacySign, standardSignature } from '../../webhooks/signing.js';
+import { isTargetRefused, resolveTarget } from '../../webhooks/target.js';
+import { USER_AGENT } from '../../webhooks/webhook-service.js';
+import { recordTestEvent } from '../../webhooks/webhook-repo.js';
 
 /** The status of the test event: no deposit or purchase ever has it. */
 export const TEST_EVENT_STATUS = 'test';
@@ -24,7 +24,7 @@ export async function sendTestEvent(ctx: WebDeps, merchantId: number) {
   try {
     addresses = await resolveTarget(m.webhook_url, ctx.config.webhookAllowPrivate, { timeoutMs: ctx.config.webhookTimeoutMs });
   } catch (err) {
-    if (!(err instanceof TargetRefusedError)) throw err;
+    if (!isTargetRefused(err)) throw err;
     return { url: m.webhook_url, status_code: null, error: `target refused: ${err.message}`, latency_ms: 0, excerpt: null };
   }
   const id = `msg_test_${crypto.randomBytes(8).toString('hex')}`;

@@ -2,23 +2,23 @@
 // withdrawals to complete / fail / cancel, system health (ledger verify, webhook backlog, job
 // queue), operators and the audit log. Operators only; writes go through the services.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { WebDeps } from '../dashboard/deps.js';
-import { notFound, validationError } from '../../http/errors.js';
-import { amountTextToMills } from '../admin/admin-routes.js';
-import { exactNumber } from '../../domain/money.js';
-import { MERCHANT_NAME_MAX } from '../merchants/merchant-service.js';
+import type { WebDeps } from '../deps.js';
+import { notFound, validationError } from '../../../http/errors.js';
+import { amountTextToMills } from '../../admin/admin-routes.js';
+import { exactNumber } from '../../../domain/money.js';
+import { MERCHANT_NAME_MAX } from '../../merchants/merchant-service.js';
 import { depositItemsWithBasis } from '../dashboard/price-basis.js';
-import type { AccountsService, SessionUser } from '../accounts/accounts-service.js';
-import { actorOf, checkCsrf, requireRole } from '../accounts/web-session.js';
-import { MERCHANT_ROLES, type Role } from '../accounts/accounts-types.js';
-import { actionButton, csrfField, doneFlash, facts, html, money, page, pager, shownOnce, statusBadge, table, usd, when, type Html } from '../dashboard/html.js';
+import type { AccountsService, SessionUser } from '../../accounts/accounts-service.js';
+import { actorOf, checkCsrf, requireRole } from '../sign-in/web-session.js';
+import { MERCHANT_ROLES, type Role } from '../../accounts/accounts-types.js';
+import { actionButton, csrfField, doneFlash, facts, html, money, page, pager, shownOnce, statusBadge, table, usd, when, type Html } from '../kit/html.js';
 import * as drepo from '../dashboard/dashboard-repo.js';
-import { intParam } from '../dashboard/view.js';
+import { intParam } from '../kit/view.js';
 import { auditTable, inviteForm, inviteShown, resetShown, userActions } from '../dashboard/team-pages.js';
-import { CONSOLE_NAV } from '../dashboard/nav.js';
+import { CONSOLE_NAV } from '../kit/nav.js';
 import * as repo from './console-repo.js';
 import { LOOKUP_MAX, lookupTerms } from './lookup.js';
-import { fieldOf } from '../../http/typed-routes.js';
+import { fieldOf } from '../../../http/typed-routes.js';
 
 const operator = (req: Parameters<typeof requireRole>[0]) => requireRole(req, ['operator']);
 

@@ -1,4 +1,4 @@
-// The hosted deposit page (GET /deposit/:token), its static assets (/hosted/assets/*, from web/),
+// The hosted deposit page (GET /deposit/:token), its static assets (/hosted/assets/*, from browser/ beside this file),
 // and its public JSON API (/api/v1/hosted/:token/...), authenticated by the hosted token only.
 // Mounted at the root (publicFeatureRoutes).
 import crypto from 'node:crypto';
@@ -21,7 +21,8 @@ import {
   HostedStateSchema,
 } from './hosted-schemas.js';
 
-export const WEB_DIR = fileURLToPath(new URL('../../../web/', import.meta.url));
+/** The page and its browser script (plain ES modules, no build step); dist/ gets a copy (scripts/build.mjs). */
+export const BROWSER_DIR = fileURLToPath(new URL('./browser/', import.meta.url));
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -36,7 +37,7 @@ interface Asset {
   etag: string;
 }
 
-/** web/ is small and flat: read once at start-up, served from memory with an ETag. */
+/** browser/ is small and flat: read once at start-up, served from memory with an ETag. */
 function loadAssets(dir: string): Map<string, Asset> {
   const assets = new Map<string, Asset>();
   for (const name of fs.readdirSync(dir)) {
@@ -54,9 +55,9 @@ function commonHeaders(reply: FastifyReply): FastifyReply {
 }
 
 export const hostedRoutes = (ctx: { hosted: HostedService }): TypedPlugin => async (app) => {
-  const assets = loadAssets(WEB_DIR);
+  const assets = loadAssets(BROWSER_DIR);
   const page = assets.get('deposit.html');
-  if (!page) throw new Error(`hosted page missing: ${path.join(WEB_DIR, 'deposit.html')}`);
+  if (!page) throw new Error(`hosted page missing: ${path.join(BROWSER_DIR, 'deposit.html')}`);
   const { hosted } = ctx;
   const hidden = { hide: true };
 

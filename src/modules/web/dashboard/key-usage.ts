@@ -3,8 +3,8 @@
 // API's hot path pays nothing and a busy key costs one write a minute.
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
-import type { Db } from '../../db/database.js';
-import { normaliseIp } from '../../http/client-ip.js';
+import type { Db } from '../../../db/database.js';
+import { normaliseIp } from '../../../http/client-ip.js';
 
 const EVERY_MS = 60_000;
 const MAX_TRACKED = 50_000;

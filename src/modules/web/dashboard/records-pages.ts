@@ -2,18 +2,18 @@
 // pagination, CSV export of the filtered list, and the detail page with its status timeline,
 // webhook attempts and, in the sandbox, the test helpers as buttons.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { WebDeps } from './deps.js';
-import { GAMES } from '../../domain/games.js';
-import { millsToUsd } from '../../domain/money.js';
-import { notFound } from '../../http/errors.js';
-import type { AccountsService } from '../accounts/accounts-service.js';
-import { actorOf, checkCsrf } from '../accounts/web-session.js';
-import { SANDBOX_ACTIONS, helperChange, simulatorOf, type SandboxAction } from '../sandbox/sandbox-offer-change.js';
-import { actionButton, facts, html, money, pager, statusBadge, table, usd, when, type Html } from './html.js';
+import type { WebDeps } from '../deps.js';
+import { GAMES } from '../../../domain/games.js';
+import { millsToUsd } from '../../../domain/money.js';
+import { notFound } from '../../../http/errors.js';
+import type { AccountsService } from '../../accounts/accounts-service.js';
+import { actorOf, checkCsrf } from '../sign-in/web-session.js';
+import { SANDBOX_ACTIONS, helperChange, simulatorOf, type SandboxAction } from '../../sandbox-helpers/sandbox-offer-change.js';
+import { actionButton, facts, html, money, pager, statusBadge, table, usd, when, type Html } from '../kit/html.js';
 import * as repo from './dashboard-repo.js';
-import { transitionFrom } from '../../domain/state-machine.js';
-import { DEPOSIT_MACHINE } from '../../domain/deposit-state.js';
-import { PURCHASE_MACHINE } from '../../domain/purchase-state.js';
+import { transitionFrom } from '../../../domain/state-machine.js';
+import { DEPOSIT_MACHINE } from '../../../domain/deposit-state.js';
+import { PURCHASE_MACHINE } from '../../../domain/purchase-state.js';
 
 /** The sandbox helper buttons of a record page, each with the state-machine event it causes. */
 const isSandboxAction = (a: unknown): a is SandboxAction => SANDBOX_ACTIONS.some((x) => x === a);
@@ -27,10 +27,10 @@ export const SANDBOX_BUTTONS: { action: SandboxAction; event: string; label: str
   { action: 'cancel', event: 'cancel', label: 'Cancel' },
   { action: 'revert', event: 'revert', label: 'Revert (by user)', fields: { by: 'user' } },
 ];
-import { DEVELOP, intParam, merchantUser, respond, type ShellOf } from './view.js';
+import { DEVELOP, intParam, merchantUser, respond, type ShellOf } from '../kit/view.js';
 import { webhookEventsTable } from './settings-pages.js';
 import { depositItemsWithBasis } from './price-basis.js';
-import { fieldOf, stringFields } from '../../http/typed-routes.js';
+import { fieldOf, stringFields } from '../../../http/typed-routes.js';
 
 const STATUSES = ['new', 'pending', 'active', 'hold', 'completed', 'failed', 'canceled', 'reverted'];
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
