@@ -7,7 +7,8 @@
 // and deferred script from a bare node:http server in its own process: the floor of this machine
 // and browser. Prints a markdown table: page, bytes on the wire (bodies, compressed), DOM elements,
 // median and p90 time to the `load` event. BENCH_DOCS_WRITE="<title>" appends it to bench/RESULTS.md.
-// BENCH_GATEWAY_DIR: another checkout (e.g. main) for "before".
+// BENCH_GATEWAY_DIR: another checkout (e.g. main) for "before". BENCH_DOCS_AXE=1 adds a column: the time
+// of one axe-core run (the browser test's rules) on each page at 1280 px, what the browser test spends.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -16,6 +17,7 @@ import { CHROMIUM, CHROMIUM_ARGS } from '../test/hosted/browser.js';
 import { startDurableCluster } from './durable-pg.js';
 import { startGateway, stopProcess } from './gateway-process.js';
 import { ADMIN } from './harness.js';
+import { axeViolations } from '../test/a11y/axe.js';
 
 const RUNS = Number(process.env.BENCH_DOCS_RUNS ?? 10);
 const uptime = () => execFileSync('uptime', { encoding: 'utf8' }).trim().replace(/^.*load/, 'load');
@@ -84,6 +86,22 @@ async function loadOnce(browser: Browser, url: string): Promise<Sample> {
   }
 }
 
+/** Milliseconds of one axe-core run on the page (its violations must be none, as in the browser test). */
+async function axeMs(browser: Browser, url: string): Promise<number> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  try {
+    const page = await context.newPage();
+    await page.goto(url, { waitUntil: 'load', timeout: 120_000 });
+    await axeViolations(page); // loads axe-core into the page, not measured
+    const t0 = performance.now();
+    const violations = await axeViolations(page);
+    if (violations.length) throw new Error(`${url}: ${violations.join('; ')}`);
+    return performance.now() - t0;
+  } finally {
+    await context.close();
+  }
+}
+
 const quantile = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(p * s.length))]!;
@@ -108,6 +126,8 @@ async function main() {
     const before = uptime();
     const samples = new Map<string, Sample[]>(targets.map(([name]) => [name, []]));
     for (let round = 0; round < RUNS; round++) for (const [name, url] of targets) samples.get(name)!.push(await loadOnce(browser, url));
+    const axe = new Map<string, number>();
+    if (process.env.BENCH_DOCS_AXE) for (const [name, url] of targets.slice(1)) axe.set(name, await axeMs(browser, url));
     const after = uptime();
 
     const base = quantile(samples.get(targets[0]![0])!.map((s) => s.loadMs), 0.5);
@@ -115,17 +135,18 @@ async function main() {
       const s = samples.get(name)!;
       const times = s.map((x) => x.loadMs);
       const median = quantile(times, 0.5);
-      return `| ${name} | ${s[0]!.bytes.toLocaleString('en-US')} | ${s[0]!.nodes.toLocaleString('en-US')} | ${Math.round(median)} | ${Math.round(quantile(times, 0.9))} | ${(median / base).toFixed(1)} |`;
+      return `| ${name} | ${s[0]!.bytes.toLocaleString('en-US')} | ${s[0]!.nodes.toLocaleString('en-US')} | ${Math.round(median)} | ${Math.round(quantile(times, 0.9))} | ${(median / base).toFixed(1)} |${axe.size ? ` ${axe.has(name) ? Math.round(axe.get(name)!).toLocaleString('en-US') : ''} |` : ''}`;
     });
     const all = targets.slice(1).flatMap(([name]) => samples.get(name)!.map((x) => x.loadMs));
+    const axeTotal = [...axe.values()].reduce((a, b) => a + b, 0);
     const md = [
       `${RUNS} cold loads per page (fresh browser context each), 1280 × 900, Chromium ${browser.version()}; ${before} (before) / ${after} (after)`,
       '',
-      '| page | bytes on the wire | DOM elements | median ms to load | p90 ms | median ÷ baseline |',
-      '| --- | --- | --- | --- | --- | --- |',
+      `| page | bytes on the wire | DOM elements | median ms to load | p90 ms | median ÷ baseline |${axe.size ? ' axe ms |' : ''}`,
+      `| --- | --- | --- | --- | --- | --- |${axe.size ? ' --- |' : ''}`,
       ...rows,
       '',
-      `Slowest docs load of all ${all.length}: ${Math.round(Math.max(...all))} ms; docs pages with median ≥ 1 000 ms: ${targets.slice(1).filter(([n]) => quantile(samples.get(n)!.map((x) => x.loadMs), 0.5) >= 1000).length}.`,
+      `Slowest docs load of all ${all.length}: ${Math.round(Math.max(...all))} ms; docs pages with median ≥ 1 000 ms: ${targets.slice(1).filter(([n]) => quantile(samples.get(n)!.map((x) => x.loadMs), 0.5) >= 1000).length}.${axe.size ? ` axe on all pages at 1280 px, one after another: ${(axeTotal / 1000).toFixed(1)} s.` : ''}`,
     ].join('\n');
     console.log(md);
     if (process.env.BENCH_DOCS_WRITE) {
