@@ -140,7 +140,7 @@ async function main() {
     const all = targets.slice(1).flatMap(([name]) => samples.get(name)!.map((x) => x.loadMs));
     const axeTotal = [...axe.values()].reduce((a, b) => a + b, 0);
     const md = [
-      `${RUNS} cold loads per page (fresh browser context each), 1280 × 900, Chromium ${browser.version()}; ${before} (before) / ${after} (after)`,
+      `${RUNS} cold loads per page (fresh browser context each), 1280 × 900, Chromium ${browser.version()}; ${before} at the start / ${after} at the end`,
       '',
       `| page | bytes on the wire | DOM elements | median ms to load | p90 ms | median ÷ baseline |${axe.size ? ' axe ms |' : ''}`,
       `| --- | --- | --- | --- | --- | --- |${axe.size ? ' --- |' : ''}`,
