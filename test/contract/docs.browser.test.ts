@@ -1,5 +1,5 @@
 // /docs in a real browser: the merchant API first (guides, reference generated from
-// /openapi.json), operator operations on their own page, 0 axe-core violations on every page at
+// /openapi.json, one page per tag), operator operations on pages of their own, 0 axe-core violations on every page at
 // 1280 and 375 px, a menu that opens on a phone, nothing fetched from outside the gateway, and the
 // pages compressed. Load times are measured and printed, not asserted.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,10 +7,12 @@ import { startTestGateway, type TestGateway } from '../helpers.js';
 import { chromiumAvailable, collectErrors, launchBrowser, outputPath, type Browser } from '../hosted/browser.js';
 import { axeViolations } from '../a11y/axe.js';
 import { GUIDES } from '../../src/modules/docs/guides.js';
+import { docsPaths } from '../../src/modules/docs/docs-site.js';
 
 const run = chromiumAvailable();
-// The two long pages first: axe's colour-contrast rule on their ~6 600 nodes is most of this file's time.
-const PAGES = ['/docs/operator', '/docs/reference', '/docs', ...GUIDES.map((g) => `/docs/guides/${g.slug}`)];
+// Every page of the site (a test below checks the site links to no other); the reference pages,
+// the longest, first.
+const PAGES = docsPaths().reverse();
 /** Pages checked at once, each in its own tab: axe is single-threaded per page, the machine has 2 cores. */
 const TABS = 2;
 
@@ -79,24 +81,50 @@ describe.skipIf(!run)('/docs in chromium', () => {
     for (const tag of ['Deposits', 'Purchases', 'Catalogue', 'Balance', 'Events', 'Sandbox', 'Webhooks']) expect(nav).toContain(tag);
     await page.screenshot({ path: outputPath('docs-home.png') });
 
-    await page.goto(`${gw.url}/docs/reference`);
+    await page.goto(`${gw.url}/docs/reference/deposits`);
     const createDeposit = await page.locator('#createDeposit').innerText();
     expect(createDeposit).toContain('/api/v1/merchant/create-deposit');
     expect(createDeposit).toContain('order-1001'); // the request example
     expect(createDeposit).toContain('min_prices');
     expect(createDeposit).toContain('409');
+    await page.goto(`${gw.url}/docs/reference/events`);
     expect(await page.locator('#listEvents').count()).toBe(1);
+    await page.goto(`${gw.url}/docs/reference/webhooks`);
+    expect(await page.locator('main').innerText()).toContain('webhook-signature');
+    // the index: every operation by its id, linking to its page (old /docs/reference#id links land here)
+    await page.goto(`${gw.url}/docs/reference#createDeposit`);
     expect(await page.locator('#tag-webhooks').count()).toBe(1);
-    const reference = await page.locator('main').innerText();
-    expect(reference).not.toContain('/api/admin');
-    expect(reference).not.toContain('/api/v1/hosted');
+    await page.locator('#createDeposit a').click();
+    await page.waitForURL(`${gw.url}/docs/reference/deposits#createDeposit`);
+    await page.close();
 
-    await page.goto(`${gw.url}/docs/operator`);
-    const operator = await page.locator('main').innerText();
+    // Merchant pages name no operator or hosted-page path; operator pages no merchant call.
+    const text = async (path: string) => (await fetch(`${gw.url}${path}`)).text();
+    for (const path of PAGES.filter((p) => p.startsWith('/docs/reference'))) {
+      const html = await text(path);
+      expect(html, path).not.toContain('/api/admin');
+      expect(html, path).not.toContain('/api/v1/hosted');
+    }
+    const operatorPages = PAGES.filter((p) => p.startsWith('/docs/operator'));
+    const operator = (await Promise.all(operatorPages.map(text))).join('\n');
     expect(operator).toContain('/api/admin/merchants');
     expect(operator).toContain('/api/v1/hosted/');
-    expect(operator).not.toContain('/api/v1/merchant/create-deposit');
-    await page.close();
+    for (const path of operatorPages) expect(await text(path), path).not.toContain('/api/v1/merchant/create-deposit');
+  });
+
+  it('the pages checked above are every page the site links to', async () => {
+    const seen = new Set(['/docs']);
+    const queue = ['/docs'];
+    while (queue.length) {
+      const html = await (await fetch(`${gw.url}${queue.shift()}`)).text();
+      for (const m of html.matchAll(/href="(\/docs[^"#?]*)/g)) {
+        if (!m[1]!.startsWith('/docs/assets/') && !seen.has(m[1]!)) {
+          seen.add(m[1]!);
+          queue.push(m[1]!);
+        }
+      }
+    }
+    expect([...seen].sort()).toEqual([...PAGES].sort());
   });
 
   it('the guides: a quick start to a sandbox deposit, webhook verification in four languages', async () => {
@@ -132,6 +160,12 @@ describe.skipIf(!run)('/docs in chromium', () => {
     const again = await fetch(`${gw.url}/docs/reference`, { headers: { 'if-none-match': gz.headers.get('etag')! } });
     expect(again.status).toBe(304);
     expect((await fetch(`${gw.url}/docs/guides/nope`)).status).toBe(404);
+    // the stylesheet and the script are named with their version and kept for good
+    const html = await (await fetch(`${gw.url}/docs`)).text();
+    const assets = [...html.matchAll(/(?:href|src)="(\/docs\/assets\/[^"]+\?v=[^"]+)"/g)].map((m) => m[1]!);
+    expect(assets).toHaveLength(2);
+    for (const a of assets) expect((await fetch(`${gw.url}${a}`)).headers.get('cache-control'), a).toContain('immutable');
+    expect((await fetch(`${gw.url}/docs/assets/docs.css`)).headers.get('cache-control')).toBe('no-cache');
     const res = await fetch(`${gw.url}/openapi.json`);
     expect(res.status).toBe(200);
     expect((await res.json()).openapi).toBe('3.1.0');

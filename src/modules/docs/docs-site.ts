@@ -1,12 +1,14 @@
 // The docs site at /docs: the merchant API first (home, guides, reference), the operator and
-// internal operations on a page of their own. Every page is built once from the finished OpenAPI
-// document, then served from memory, compressed (brotli or gzip). No script or style from
-// outside the gateway; one small script opens the menu on wide screens.
+// internal operations under /docs/operator. The references are an index plus one page per tag, so
+// no page is heavy (bench:docs). Every page is built once from the finished OpenAPI document, then
+// served from memory, compressed (brotli or gzip). No script or style from outside the gateway;
+// one small deferred script opens the menu on wide screens; the assets' URLs carry their version.
 import zlib from 'node:zlib';
 import crypto from 'node:crypto';
 import { esc, inline, markdown } from './markdown.js';
 import { GUIDES } from './guides.js';
-import { referenceSections, webhookSection, type ReferenceSection } from './reference.js';
+import { TAG_GROUPS } from '../../http/openapi-guide.js';
+import { referenceIndex, referenceSections, slug, webhookPage } from './reference.js';
 
 type Json = any;
 
@@ -33,7 +35,31 @@ interface NavGroup {
   links: { href: string; text: string }[];
 }
 
-function layout(opts: { title: string; path: string; nav: NavGroup[]; body: string }): string {
+/** The merchant API's tags, and the others (hosted page, operator), in the document's order. */
+const MERCHANT_TAGS = TAG_GROUPS.find((g) => g.name === 'Merchant API')!.tags;
+const OTHER_TAGS = TAG_GROUPS.filter((g) => g.name !== 'Merchant API').flatMap((g) => g.tags);
+const tagSlug = (tag: string) => slug(tag.replace(/^Operator: /, ''));
+
+/** Every page of the site (the browser test and the bench cover each). */
+export function docsPaths(): string[] {
+  return [
+    '/docs',
+    ...GUIDES.map((g) => `/docs/guides/${g.slug}`),
+    '/docs/reference',
+    ...MERCHANT_TAGS.map((t) => `/docs/reference/${tagSlug(t)}`),
+    '/docs/reference/webhooks',
+    '/docs/operator',
+    ...OTHER_TAGS.map((t) => `/docs/operator/${tagSlug(t)}`),
+  ];
+}
+
+/** The versioned URLs of the stylesheet and the script (cached for good by the browser). */
+export interface AssetUrls {
+  css: string;
+  js: string;
+}
+
+function layout(opts: { title: string; path: string; nav: NavGroup[]; body: string; assets: AssetUrls }): string {
   const nav = opts.nav
     .map(
       (g) =>
@@ -49,8 +75,8 @@ function layout(opts: { title: string; path: string; nav: NavGroup[]; body: stri
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(opts.title)} · Skin Trading Gateway docs</title>
 <link rel="icon" href="data:,">
-<link rel="stylesheet" href="/docs/assets/docs.css">
-<script src="/docs/assets/docs.js" defer></script>
+<link rel="stylesheet" href="${esc(opts.assets.css)}">
+<script src="${esc(opts.assets.js)}" defer></script>
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
@@ -75,21 +101,23 @@ export interface DocsSite {
 }
 
 /** Every page of the site by its path. */
-export function buildDocsSite(doc: Json): DocsSite {
-  const groups: { name: string; tags: string[] }[] = doc['x-tagGroups'] ?? [];
-  const merchantTags = groups.find((g) => g.name === 'Merchant API')?.tags ?? [];
-  const otherTags = groups.filter((g) => g.name !== 'Merchant API' && g.name !== 'Webhooks').flatMap((g) => g.tags);
-  const merchant = referenceSections(doc, merchantTags);
-  const other = referenceSections(doc, otherTags);
+export function buildDocsSite(doc: Json, assets: AssetUrls = { css: '/docs/assets/docs.css', js: '/docs/assets/docs.js' }): DocsSite {
+  const merchantLead = 'Every call of <code>/api/v1/merchant</code> takes header <code>X-Api-Key</code>; answers are the envelope <code>{success, message, data}</code>. Generated from <a href="/openapi.json">/openapi.json</a>.';
+  const merchant = referenceSections(doc, MERCHANT_TAGS, `<a href="/docs/reference">Merchant API reference</a>. ${merchantLead}`);
+  const otherLead = "For the gateway's operators (<code>Authorization: Bearer ADMIN_TOKEN</code>) and the hosted deposit page's own calls. Merchants do not call these.";
+  const other = referenceSections(doc, OTHER_TAGS, `<a href="/docs/operator">Operator API and hosted page</a>. ${otherLead}`);
 
   const nav: NavGroup[] = [
     { title: 'Start', links: [{ href: '/docs', text: 'Overview' }, ...GUIDES.map((g) => ({ href: `/docs/guides/${g.slug}`, text: g.title }))] },
-    { title: 'Merchant API reference', links: [...merchant.map((s) => ({ href: `/docs/reference#${s.id}`, text: s.tag })), { href: '/docs/reference#tag-webhooks', text: 'Webhooks' }] },
+    {
+      title: 'Merchant API reference',
+      links: [{ href: '/docs/reference', text: 'All operations' }, ...merchant.map((s) => ({ href: `/docs/reference/${s.slug}`, text: s.tag })), { href: '/docs/reference/webhooks', text: 'Webhooks' }],
+    },
     { title: 'Operator and internal', links: [{ href: '/docs/operator', text: 'Operator API and hosted page' }] },
   ];
 
   const pages = new Map<string, BuiltPage>();
-  const put = (path: string, title: string, body: string) => pages.set(path, compress(layout({ title, path, nav, body })));
+  const put = (path: string, title: string, body: string) => pages.set(path, compress(layout({ title, path, nav, body, assets })));
 
   const intro = (doc.info?.description ?? '').split('\n## ')[0];
   put(
@@ -100,22 +128,20 @@ export function buildDocsSite(doc: Json): DocsSite {
 <h2>Guides</h2>
 <ul class="cards">${GUIDES.map((g) => `<li><a href="/docs/guides/${g.slug}">${esc(g.title)}</a><p>${inline(g.summary)}</p></li>`).join('')}</ul>
 <h2>Reference</h2>
-<ul class="cards">${merchant.map((s) => `<li><a href="/docs/reference#${s.id}">${esc(s.tag)}</a><p>${s.operations.map((o) => `<code>${esc(o.method)} ${esc(o.path.replace('/api/v1/merchant', ''))}</code>`).join(' ')}</p></li>`).join('')}
-<li><a href="/docs/reference#tag-webhooks">Webhooks</a><p>The two bodies your webhook URL receives, signed twice.</p></li></ul>
-<p>Operators: the <a href="/docs/operator">operator API and the hosted page's API</a> are on their own page.</p>`,
+<ul class="cards">${merchant.map((s) => `<li><a href="/docs/reference/${s.slug}">${esc(s.tag)}</a><p>${s.operations.map((o) => `<code>${esc(o.method)} ${esc(o.path.replace('/api/v1/merchant', ''))}</code>`).join(' ')}</p></li>`).join('')}
+<li><a href="/docs/reference/webhooks">Webhooks</a><p>The two bodies your webhook URL receives, signed twice.</p></li></ul>
+<p>Operators: the <a href="/docs/operator">operator API and the hosted page's API</a> are on pages of their own.</p>`,
   );
   for (const g of GUIDES) put(`/docs/guides/${g.slug}`, g.title, `<h1>${esc(g.title)}</h1><p class="lead">${inline(g.summary)}</p><div class="prose">${markdown(g.body, { headingShift: 0 })}</div>`);
-  const toc = (sections: ReferenceSection[]) =>
-    `<nav aria-label="On this page" class="toc"><ul>${sections.map((s) => `<li><a href="#${s.id}">${esc(s.tag)}</a></li>`).join('')}</ul></nav>`;
   put(
     '/docs/reference',
     'Merchant API reference',
-    `<h1>Merchant API reference</h1><p class="lead">Every call of <code>/api/v1/merchant</code> with header <code>X-Api-Key</code>; answers are the envelope <code>{success, message, data}</code>. Generated from <a href="/openapi.json">/openapi.json</a>.</p>${toc(merchant)}${merchant.map((s) => s.html).join('\n')}${webhookSection(doc)}`,
+    `<h1>Merchant API reference</h1><p class="lead">${merchantLead}</p>${referenceIndex(merchant, '/docs/reference')}
+<section aria-labelledby="tag-webhooks"><h2 id="tag-webhooks"><a href="/docs/reference/webhooks">Webhooks</a></h2><p>The two bodies your webhook URL receives, signed twice.</p></section>`,
   );
-  put(
-    '/docs/operator',
-    'Operator API and hosted page',
-    `<h1>Operator API and hosted page</h1><p class="lead">For the gateway's operators (<code>Authorization: Bearer ADMIN_TOKEN</code>) and the hosted deposit page's own calls. Merchants do not call these.</p>${toc(other)}${other.map((s) => s.html).join('\n')}`,
-  );
+  for (const s of merchant) put(`/docs/reference/${s.slug}`, `${s.tag} · Merchant API reference`, s.html);
+  put('/docs/reference/webhooks', 'Webhooks · Merchant API reference', webhookPage(doc, `<a href="/docs/reference">Merchant API reference</a>.`));
+  put('/docs/operator', 'Operator API and hosted page', `<h1>Operator API and hosted page</h1><p class="lead">${otherLead}</p>${referenceIndex(other, '/docs/operator')}`);
+  for (const s of other) put(`/docs/operator/${s.slug}`, `${s.tag} · Operator API`, s.html);
   return { pages };
 }

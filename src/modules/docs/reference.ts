@@ -1,11 +1,12 @@
-// The API reference pages, rendered from the finished OpenAPI document (/openapi.json): per
+// The API reference pages, rendered from the finished OpenAPI document (/openapi.json): one page
+// per tag (a whole API on one page was ≈ 6 600 elements and the slowest page to load), per
 // operation its method and path, the prose, parameters, request and answer fields (flattened into
 // one table each), the examples and the error answers.
 import { esc, inline, markdown } from './markdown.js';
 
 type Json = any;
 
-const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+export const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
 
 function resolve(doc: Json, s: Json): Json {
   let out = s;
@@ -59,8 +60,10 @@ function fieldTable(label: string, rows: Row[]): string {
   if (rows.length === 0) return '';
   return (
     `<div class="table" tabindex="0" role="region" aria-label="${esc(label)}"><table><caption>${esc(label)}</caption>` +
-    '<thead><tr><th scope="col">field</th><th scope="col">type</th><th scope="col">required</th><th scope="col">description</th></tr></thead><tbody>' +
-    rows.map((r) => `<tr><td><code>${esc(r.name)}</code></td><td>${esc(r.type)}</td><td>${r.required ? 'yes' : 'no'}</td><td>${inline(r.description)}</td></tr>`).join('') +
+    '<thead><tr><th scope="col">field</th><th scope="col">type</th><th scope="col">description</th></tr></thead><tbody>' +
+    // three cells, the name a row header without a <code> inside: a row is 4 elements (was 6), for
+    // the browser and for axe's per-element checks alike
+    rows.map((r) => `<tr><th scope="row">${esc(r.name)}</th><td>${esc(r.type)}${r.required ? ', required' : ''}</td><td>${inline(r.description)}</td></tr>`).join('') +
     '</tbody></table></div>'
   );
 }
@@ -100,52 +103,66 @@ function renderOperation(doc: Json, o: Operation): string {
     .join('');
   return [
     `<article class="op" id="${esc(o.id)}" aria-labelledby="${esc(o.id)}-title">`,
-    `<h3 id="${esc(o.id)}-title"><span class="method m-${o.method.toLowerCase()}">${o.method}</span> <code class="path">${esc(o.path)}</code></h3>`,
+    `<h2 id="${esc(o.id)}-title"><span class="method m-${o.method.toLowerCase()}">${o.method}</span> <code class="path">${esc(o.path)}</code></h2>`,
     `<p class="summary">${inline(o.summary)}</p>`,
-    op.description && op.description !== o.summary ? `<div class="prose">${markdown(op.description, { headingShift: 3 })}</div>` : '',
+    op.description && op.description !== o.summary ? `<div class="prose">${markdown(op.description, { headingShift: 2 })}</div>` : '',
     fieldTable('Parameters', params),
     body ? fieldTable('Request body', fields(doc, body.schema)) : '',
     body?.examples?.example ? json('Request example', body.examples.example.value) : '',
     data ? fieldTable(`Answer data (HTTP ${okStatus})`, fields(doc, data, 'data')) : '',
     ok?.example !== undefined ? json(`Answer example (HTTP ${okStatus})`, ok.example) : '',
-    errors ? `<h4>Other answers</h4><ul class="errors">${errors}</ul>` : '',
+    errors ? `<h3>Other answers</h3><ul class="errors">${errors}</ul>` : '',
     '</article>',
   ].join('\n');
 }
 
 export interface ReferenceSection {
   tag: string;
-  id: string;
+  /** The tag's slug: its page is /docs/reference/<slug> (merchant) or /docs/operator/<slug>. */
+  slug: string;
+  description: string;
+  /** The body of the tag's own page. */
   html: string;
   operations: Operation[];
 }
 
-/** The sections of the given tags, in that order, each with its operations. */
-export function referenceSections(doc: Json, tags: string[]): ReferenceSection[] {
+/** The sections of the given tags, in that order, each with its operations and its page's body. */
+export function referenceSections(doc: Json, tags: string[], lead: string): ReferenceSection[] {
   const ops = operationsOf(doc);
   return tags.map((tag) => {
     const mine = ops.filter((o) => o.tag === tag);
     const description = (doc.tags ?? []).find((t: Json) => t.name === tag)?.description ?? '';
-    const html = `<section aria-labelledby="tag-${slug(tag)}"><h2 id="tag-${slug(tag)}">${esc(tag)}</h2><p>${inline(description)}</p>\n${mine.map((o) => renderOperation(doc, o)).join('\n')}</section>`;
-    return { tag, id: `tag-${slug(tag)}`, html, operations: mine };
+    const html = `<h1>${esc(tag)}</h1><p class="lead">${lead}</p><p>${inline(description)}</p>\n${mine.map((o) => renderOperation(doc, o)).join('\n')}`;
+    return { tag, slug: slug(tag.replace(/^Operator: /, '')), description, html, operations: mine };
   });
 }
 
-/** The two webhooks the merchant receives: their bodies and headers. */
-export function webhookSection(doc: Json): string {
+/** The index of sections: per tag a link to its page and one line per operation (its id kept as an anchor). */
+export function referenceIndex(sections: ReferenceSection[], base: string): string {
+  return sections
+    .map(
+      (s) =>
+        `<section aria-labelledby="tag-${s.slug}"><h2 id="tag-${s.slug}"><a href="${base}/${s.slug}">${esc(s.tag)}</a></h2><p>${inline(s.description)}</p>` +
+        `<ul class="ops">${s.operations.map((o) => `<li id="${esc(o.id)}"><a href="${base}/${s.slug}#${esc(o.id)}"><span class="method m-${o.method.toLowerCase()}">${o.method}</span> <code>${esc(o.path)}</code></a> ${inline(o.summary)}</li>`).join('')}</ul></section>`,
+    )
+    .join('\n');
+}
+
+/** The body of the webhooks page: the two webhooks the merchant receives, their bodies and headers. */
+export function webhookPage(doc: Json, lead: string): string {
   const items = Object.entries<Json>(doc.webhooks ?? {}).map(([name, w]) => {
     const post = w.post;
     const media = post.requestBody.content['application/json'];
     const headers = (post.parameters ?? []).map((p: Json) => ({ name: p.name, type: 'string', required: true, description: p.description ?? '' }));
     return [
       `<article class="op" id="webhook-${esc(slug(name))}" aria-labelledby="webhook-${esc(slug(name))}-title">`,
-      `<h3 id="webhook-${esc(slug(name))}-title"><span class="method m-post">POST</span> <code class="path">your webhook URL</code> — ${esc(post.summary ?? name)}</h3>`,
-      post.description ? `<div class="prose">${markdown(post.description, { headingShift: 3 })}</div>` : '',
+      `<h2 id="webhook-${esc(slug(name))}-title"><span class="method m-post">POST</span> <code class="path">your webhook URL</code> — ${esc(post.summary ?? name)}</h2>`,
+      post.description ? `<div class="prose">${markdown(post.description, { headingShift: 2 })}</div>` : '',
       fieldTable('Headers', headers),
       fieldTable('Body', fields(doc, media.schema)),
       media.example !== undefined ? json('Body example', media.example) : '',
       '</article>',
     ].join('\n');
   });
-  return `<section aria-labelledby="tag-webhooks"><h2 id="tag-webhooks">Webhooks</h2><p>What your webhook URL receives. See the <a href="/docs/guides/webhooks">webhooks guide</a> to verify both signatures.</p>\n${items.join('\n')}</section>`;
+  return `<h1>Webhooks</h1><p class="lead">${lead}</p><p>What your webhook URL receives. See the <a href="/docs/guides/webhooks">webhooks guide</a> to verify both signatures.</p>\n${items.join('\n')}`;
 }
