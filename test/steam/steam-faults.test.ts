@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { ADMIN_TOKEN, eventually } from '../helpers.js';
-import { offline, startSteamWorld, type SteamWorld } from './steam-helpers.js';
+import { startSteamMerchantWorld, type SteamWorld } from './steam-helpers.js';
 import type { FakeOffer } from './fake-steam.js';
 import { purchaseKit, type PurchaseKit } from './steam-purchases.js';
 
@@ -19,14 +19,13 @@ const TOKEN = 'tok12345';
 const NAME = 'AK-47 | Redline (Minimal Wear)';
 
 beforeAll(async () => {
-  offline();
   // A settle window no test waits out: the tests move an ambiguous send's start into the past instead.
-  w = await startSteamWorld({ bots: 2, env: { STEAM_SEND_SETTLE_MS: '600000', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '3600', METRICS_REFRESH_MS: '200' } });
-  await w.platform.leaseTick();
-  const m = await w.gw.createMerchant({ webhook_url: 'http://127.0.0.1:9/hooks' });
-  key = m.api_key;
-  merchantId = m.id;
-  await w.gw.topUp(m.id, 1000);
+  ({ w, key, merchantId } = await startSteamMerchantWorld({
+    bots: 2,
+    env: { STEAM_SEND_SETTLE_MS: '600000', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '3600', METRICS_REFRESH_MS: '200' },
+    merchant: { webhook_url: 'http://127.0.0.1:9/hooks' },
+    topUp: 1000,
+  }));
   kit = purchaseKit(w, key, { token: TOKEN, assetBase: 62_000_000_000, prefix: 'fa', nextPartner: () => ++partnerSeq });
 });
 afterAll(async () => w?.stop());

@@ -4,7 +4,7 @@
 // `active` because the found offer's state counted as reported, and without its trade id no
 // reversal could be matched to it.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { offline, startSteamWorld, type SteamWorld } from './steam-helpers.js';
+import { startSteamMerchantWorld, type SteamWorld } from './steam-helpers.js';
 import type { FakeOffer } from './fake-steam.js';
 
 let w: SteamWorld;
@@ -14,12 +14,7 @@ const TOKEN = 'tok12345';
 const NAME = 'AK-47 | Redline (Minimal Wear)';
 
 beforeAll(async () => {
-  offline();
-  w = await startSteamWorld({ bots: 2, env: { STEAM_SEND_SETTLE_MS: '600000', WEBHOOK_RETRY_SCHEDULE: '3600' } });
-  await w.platform.leaseTick();
-  const m = await w.gw.createMerchant();
-  key = m.api_key;
-  await w.gw.topUp(m.id, 1000);
+  ({ w, key } = await startSteamMerchantWorld({ bots: 2, env: { STEAM_SEND_SETTLE_MS: '600000', WEBHOOK_RETRY_SCHEDULE: '3600' }, topUp: 1000 }));
 });
 afterAll(async () => w?.stop());
 

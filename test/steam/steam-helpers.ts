@@ -44,3 +44,16 @@ export async function startSteamWorld(opts: { bots?: number; env?: Record<string
     },
   };
 }
+
+/** The usual start of a Steam test file: no network, a world whose bots are leased, one merchant
+ *  (with `merchant` as its fields) and, when `topUp` is given, that much on its balance. */
+export async function startSteamMerchantWorld(
+  opts: Parameters<typeof startSteamWorld>[0] & { merchant?: Record<string, unknown>; topUp?: number } = {},
+): Promise<{ w: SteamWorld; key: string; merchantId: number }> {
+  offline();
+  const w = await startSteamWorld(opts);
+  await w.platform.leaseTick();
+  const m = await w.gw.createMerchant(opts.merchant);
+  if (opts.topUp) await w.gw.topUp(m.id, opts.topUp);
+  return { w, key: m.api_key, merchantId: m.id };
+}

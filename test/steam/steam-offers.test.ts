@@ -2,7 +2,7 @@
 // stand-in platform → offer state polls and trade history → deposit transitions, ledger, webhooks.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PlatformOfferUncertainError, PlatformUnavailableError } from '../../src/platform/port.js';
-import { offline, startSteamWorld, type SteamWorld } from './steam-helpers.js';
+import { startSteamMerchantWorld, type SteamWorld } from './steam-helpers.js';
 import type { FakeOffer } from './fake-steam.js';
 
 let w: SteamWorld;
@@ -12,11 +12,7 @@ const TOKEN = 'tok12345';
 const NAMES = ['AK-47 | Redline (Minimal Wear)', 'StatTrak™ AK-47 | Redline (Minimal Wear)'];
 
 beforeAll(async () => {
-  offline();
-  w = await startSteamWorld({ bots: 1 });
-  await w.platform.leaseTick();
-  const m = await w.gw.createMerchant();
-  key = m.api_key;
+  ({ w, key } = await startSteamMerchantWorld({ bots: 1 }));
 });
 afterAll(async () => w?.stop());
 

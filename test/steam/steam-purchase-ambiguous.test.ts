@@ -6,7 +6,7 @@
 // real libraries against the stand-in platform.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { offline, startSteamWorld, type SteamWorld } from './steam-helpers.js';
+import { startSteamMerchantWorld, type SteamWorld } from './steam-helpers.js';
 import { purchaseKit, type PurchaseKit } from './steam-purchases.js';
 
 const SETTLE_MS = 600_000;
@@ -20,14 +20,13 @@ let kit: PurchaseKit;
 let partnerSeq = 63_000_000;
 
 beforeAll(async () => {
-  offline();
   // A settle window no test waits out: the tests move an ambiguous send's start into the past instead.
-  w = await startSteamWorld({ bots: 1, env: { STEAM_SEND_SETTLE_MS: String(SETTLE_MS), WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '3600' } });
-  await w.platform.leaseTick();
-  const m = await w.gw.createMerchant({ webhook_url: 'http://127.0.0.1:9/hooks' });
-  key = m.api_key;
-  merchantId = m.id;
-  await w.gw.topUp(m.id, 1000);
+  ({ w, key, merchantId } = await startSteamMerchantWorld({
+    bots: 1,
+    env: { STEAM_SEND_SETTLE_MS: String(SETTLE_MS), WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '3600' },
+    merchant: { webhook_url: 'http://127.0.0.1:9/hooks' },
+    topUp: 1000,
+  }));
   kit = purchaseKit(w, key, { token: TOKEN, assetBase: 63_000_000_000, prefix: 'ab', nextPartner: () => ++partnerSeq });
 });
 afterAll(async () => w?.stop());

@@ -5,21 +5,18 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sql } from 'kysely';
 import { ADMIN_TOKEN } from '../helpers.js';
-import { offline, startSteamWorld, type SteamWorld } from './steam-helpers.js';
+import { startSteamMerchantWorld, type SteamWorld } from './steam-helpers.js';
 import type { FakeOffer } from './fake-steam.js';
 
 let w: SteamWorld;
 let key: string;
+let merchantId: number;
 let partnerSeq = 72_000_000;
 const TOKEN = 'tok12345';
 const NAME = 'AK-47 | Redline (Minimal Wear)';
 
 beforeAll(async () => {
-  offline();
-  w = await startSteamWorld({ bots: 1 });
-  await w.platform.leaseTick();
-  const m = await w.gw.createMerchant();
-  key = m.api_key;
+  ({ w, key, merchantId } = await startSteamMerchantWorld({ bots: 1 }));
 });
 afterAll(async () => w?.stop());
 
@@ -36,7 +33,10 @@ async function deposit(): Promise<{ id: number; offer: FakeOffer }> {
 
 const status = async (id: number) => (await w.gw.merchant(key, 'GET', `/deposit/status?id=${id}`)).body.data.status as string;
 const refusals = async () =>
-  (await sql<{ detail: any }>`select detail from audit_log where action = 'offer_change_refused' order by id`.execute(w.gw.ctx.db)).rows.map((r) => (typeof r.detail === 'string' ? JSON.parse(r.detail) : r.detail));
+  (await sql<{ merchant_id: number | null; detail: any }>`select merchant_id, detail from audit_log where action = 'offer_change_refused' order by id`.execute(w.gw.ctx.db)).rows.map((r) => ({
+    merchant_id: r.merchant_id,
+    ...(typeof r.detail === 'string' ? JSON.parse(r.detail) : r.detail),
+  }));
 const offerRow = async (tradeOfferId: string) =>
   (await sql<{ state: number; reported_state: number | null }>`select state, reported_state from steam_offers where trade_offer_id = ${tradeOfferId}`.execute(w.gw.ctx.db)).rows[0];
 const metric = async () => {
@@ -58,7 +58,7 @@ describe('refused offer changes', () => {
     const row = await offerRow(d.offer.id);
     expect(row.reported_state).toBe(row.state); // settled: not handed over again
     expect(await refusals()).toEqual([
-      expect.objectContaining({ offer: 'deposit', record_id: d.id, trade_offer_id: d.offer.id, change: 'accepted', refusal: 'not_found', bot_id: w.bots[0].id }),
+      expect.objectContaining({ merchant_id: merchantId, offer: 'deposit', record_id: d.id, trade_offer_id: d.offer.id, change: 'accepted', refusal: 'not_found', bot_id: w.bots[0].id }),
     ]);
     expect(w.platform.refusedChanges).toEqual({ not_found: 1 });
     expect(await metric()).toBe(1);

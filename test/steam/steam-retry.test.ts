@@ -4,7 +4,7 @@
 // another send of the same bot hangs, and even when it changes in the second of the poll cursor.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers.js';
-import { offline, startSteamWorld, type SteamWorld } from './steam-helpers.js';
+import { startSteamMerchantWorld, type SteamWorld } from './steam-helpers.js';
 import type { FakeOffer } from './fake-steam.js';
 
 let w: SteamWorld;
@@ -14,11 +14,7 @@ const TOKEN = 'tok12345';
 const NAME = 'AK-47 | Redline (Minimal Wear)';
 
 beforeAll(async () => {
-  offline();
-  w = await startSteamWorld({ bots: 1, env: { STEAM_SEND_SETTLE_MS: '600000', DEPOSIT_TIMEOUT_MS: '5000' } });
-  await w.platform.leaseTick();
-  const m = await w.gw.createMerchant();
-  key = m.api_key;
+  ({ w, key } = await startSteamMerchantWorld({ bots: 1, env: { STEAM_SEND_SETTLE_MS: '600000', DEPOSIT_TIMEOUT_MS: '5000' } }));
 });
 afterAll(async () => w?.stop());
 

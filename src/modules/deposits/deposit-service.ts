@@ -65,6 +65,8 @@ export function createDepositService(deps: DepositDeps) {
     expireIfGone: offer.expireIfGone,
     /** Job deposit_hold_end. */
     endHoldIfClear: offer.endHoldIfClear,
+    /** The deposit's merchant (operator-side notes such as an audit entry name it), or null if there is no such deposit. */
+    merchantOf: async (id: number) => (await repo.findDepositById(db, id))?.merchant_id ?? null,
     /** Whether the deposit still wants this offer (the platform asks before confirming or keeping one). */
     wantsOffer: async (id: number, tradeOfferId: string) => {
       const d = await repo.findDepositById(db, id);

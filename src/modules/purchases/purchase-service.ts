@@ -15,7 +15,7 @@ import { createCreateStage, type CreatePurchaseInput, type MerchantRef } from '.
 import { createDispatchStage } from './dispatch.js';
 import { createPurchaseDispatcher } from './dispatcher.js';
 import { dispatchCallTimeoutMs } from './purchase-jobs.js';
-import { findPurchaseWire, listPurchases, type PurchaseRow, type PurchaseWireRow, type PurchaseSort } from './purchase-repo.js';
+import { findPurchaseWire, getPurchase, listPurchases, type PurchaseRow, type PurchaseWireRow, type PurchaseSort } from './purchase-repo.js';
 import { createPurchaseTransitions, type EventOptions } from './purchase-transitions.js';
 import { purchaseWire, type PurchaseWire } from './purchase-views.js';
 
@@ -85,6 +85,8 @@ export function createPurchaseService(deps: PurchaseDeps) {
     expireIfDue: dispatch.expireIfDue,
     endHoldIfDue: dispatch.endHoldIfDue,
     wantsOffer: dispatch.wantsOffer,
+    /** The purchase's merchant (operator-side notes such as an audit entry name it), or null if there is no such purchase. */
+    merchantOf: async (id: number) => (await getPurchase(db, id))?.merchant_id ?? null,
     /** Answers the purchase as the merchant API shows it. */
     applyOfferChange: async (change: Parameters<typeof dispatch.applyOfferChange>[0]): Promise<PurchaseWire> => wire(await dispatch.applyOfferChange(change)),
   };
