@@ -4,8 +4,9 @@
 //     the machine's other load disturbs far less than latency or req/s);
 //   the flood — a second client (4 connections, a fixed 200 req/s) reads GET balance alone, then
 //     while one client floods GET /api/v1/hosted/<token>/status at 1000 req/s on 300 connections;
-//     its p50 during the flood over its p50 alone, same run (target ≤ 2). Every load comes from
-//     autocannon in its own process (harness.ts: load), never from the gateway's.
+//     its p50 during the flood over its p50 alone, same run (target ≤ 2). The second client keeps an
+//     even pace (load.ts, LoadSpec.paced); the flood bursts. Every load comes from
+//     bench/load.ts in its own process (harness.ts: load), never from the gateway's.
 import { load } from './harness.js';
 import type { LoadResult } from './load.js';
 import type { Row } from './row.js';
@@ -53,11 +54,25 @@ export async function refusalCostRows(env: FloodEnv): Promise<Row[]> {
 }
 
 export async function floodRows(env: FloodEnv): Promise<Row[]> {
-  const calm = () => load({ url: env.gatewayUrl, connections: 4, rate: 200, paths: ['/api/v1/merchant/balance'], headers: { 'x-api-key': env.calmKey } });
+  // The second client at an even 200 req/s (load.ts, LoadSpec.paced); the flood bursts as autocannon's
+  // rate mode does: each second's 1000 requests sent at once at its start.
+  const calm = () => load({ url: env.gatewayUrl, connections: 4, rate: 200, paced: true, paths: ['/api/v1/merchant/balance'], headers: { 'x-api-key': env.calmKey } });
   const idle = await calm();
   const [flood, busy] = await Promise.all([load({ url: env.gatewayUrl, connections: 300, rate: 1000, paths: [`/api/v1/hosted/${env.token}/status`] }), calm()]);
+  // The same flood aimed at the bare Fastify server instead: what the load generator's own CPU (on the
+  // same cores) does to the second client, apart from anything the gateway does with the flood.
+  const elsewhere = env.baselineUrl
+    ? await Promise.all([load({ url: env.baselineUrl, connections: 300, rate: 1000, paths: ['/const'] }), calm()]).then(([, r]) => r)
+    : undefined;
   return [
-    row(`second client: GET balance alone (4 conns, 200 req/s; mean ${idle.mean.toFixed(2)} ms)`, 4, idle),
+    row(`second client: GET balance alone (4 conns, an even 200 req/s; mean ${idle.mean.toFixed(2)} ms)`, 4, idle),
+    ...(elsewhere
+      ? [row(`second client: GET balance while the same flood hits bare Fastify (mean ${elsewhere.mean.toFixed(2)} ms)`, 4, elsewhere, {
+        baseline: 'alone',
+        ratio: elsewhere.p50 / Math.max(idle.p50, 0.001),
+        target: 'the generator\'s share',
+      })]
+      : []),
     row(`flood: GET hosted status at 1000 req/s, 300 conns (${codesOf(flood)})`, 300, { ...flood, non2xx: 0 }),
     row(`second client: GET balance during the flood (mean ${busy.mean.toFixed(2)} ms; ${codesOf(busy)})`, 4, busy, {
       baseline: 'alone',

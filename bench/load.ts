@@ -1,6 +1,7 @@
 // The load generator of `npm run bench`: autocannon in its own process (never inside the process
 // it measures). Argument: a file holding a JSON LoadSpec. Prints one JSON LoadResult line on stdout.
 import fs from 'node:fs/promises';
+import http from 'node:http';
 import autocannon from 'autocannon';
 
 export interface LoadSpec {
@@ -25,6 +26,14 @@ export interface LoadSpec {
   expectStatus?: string;
   /** Requests per second over all connections (autocannon's overallRate); unset: as fast as answered. */
   rate?: number;
+  /**
+   * With `rate`: one request every 1/rate s, evenly, on at most `connections` kept-alive sockets,
+   * latency to the microsecond (GET only). autocannon's rate mode sends each connection's quota for the
+   * second back to back at each second's start, so two rate-limited clients measured each other's
+   * bursts: how their seconds lined up decided the result (a second client 1.00× and 3.00× in
+   * consecutive rounds of one sitting). A client at an even pace is what a second merchant looks like.
+   */
+  paced?: boolean;
 }
 
 export interface LoadResult {
@@ -40,14 +49,74 @@ export interface LoadResult {
   /** 2xx answers not refused, and the run's length in seconds (rate of successes: ok / elapsedS). */
   ok: number;
   elapsedS: number;
-  /** Mean latency in ms (p50 and p99 are whole milliseconds). */
+  /** Mean latency in ms (p50 and p99 are whole milliseconds, except of a paced client: to 0.01 ms). */
   mean: number;
   /** Answers by HTTP status. */
   statusCodes: Record<string, number>;
 }
 
+/** An open-loop client at an even pace (see LoadSpec.paced): each request timed from its own send. */
+async function pacedLoad(spec: LoadSpec): Promise<LoadResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: spec.connections });
+  const interval = 1000 / spec.rate!;
+  const total = Math.round(spec.durationS * spec.rate!);
+  const latencies: number[] = [];
+  const statusCodes: Record<string, number> = {};
+  let errors = 0;
+  let bytes = 0;
+  const one = (path: string) =>
+    new Promise<void>((resolve) => {
+      const start = process.hrtime.bigint();
+      const req = http.request(`${spec.url}${path}`, { agent, headers: spec.headers, method: 'GET' }, (res) => {
+        res.on('data', (c: Buffer) => (bytes += c.length));
+        res.on('end', () => {
+          latencies.push(Number(process.hrtime.bigint() - start) / 1e6);
+          statusCodes[res.statusCode!] = (statusCodes[res.statusCode!] ?? 0) + 1;
+          resolve();
+        });
+      });
+      req.on('error', () => {
+        errors++;
+        resolve();
+      });
+      req.end();
+    });
+  const startedAt = performance.now();
+  const inFlight: Promise<void>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = startedAt + i * interval;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    inFlight.push(one(spec.paths[i % spec.paths.length]));
+  }
+  await Promise.all(inFlight);
+  agent.destroy();
+  const elapsedS = (performance.now() - startedAt) / 1000;
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+  const ok = Object.entries(statusCodes).filter(([code]) => code.startsWith('2')).reduce((n, [, c]) => n + c, 0);
+  return {
+    rps: latencies.length / elapsedS,
+    p50: Number(at(0.5).toFixed(2)),
+    p99: Number(at(0.99).toFixed(2)),
+    requests: latencies.length + errors,
+    non2xx: latencies.length - ok,
+    errors,
+    refused: 0,
+    bytesPerSec: bytes / elapsedS,
+    ok,
+    elapsedS,
+    mean: sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length),
+    statusCodes,
+  };
+}
+
 async function main() {
   const spec = JSON.parse(await fs.readFile(process.argv[2], 'utf8')) as LoadSpec;
+  if (spec.paced && spec.rate) {
+    console.log(JSON.stringify(await pacedLoad(spec)));
+    return;
+  }
   let next = 0;
   let connection = 0;
   let refused = 0;
