@@ -1,8 +1,9 @@
-// The load generator of `npm run bench`: autocannon in its own process (never inside the process
-// it measures). Argument: a file holding a JSON LoadSpec. Prints one JSON LoadResult line on stdout.
+// The load generator of `npm run bench`: autocannon (or, with LoadSpec.paced, a paced client on
+// node:http) in its own process (never inside the process it measures). Argument: a file holding a JSON LoadSpec. Prints one JSON LoadResult line on stdout.
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import autocannon from 'autocannon';
+import { httpOnce, quantile } from './http-once.js';
 
 export interface LoadSpec {
   url: string; // origin, e.g. http://127.0.0.1:8080
@@ -64,23 +65,17 @@ async function pacedLoad(spec: LoadSpec): Promise<LoadResult> {
   const statusCodes: Record<string, number> = {};
   let errors = 0;
   let bytes = 0;
-  const one = (path: string) =>
-    new Promise<void>((resolve) => {
-      const start = process.hrtime.bigint();
-      const req = http.request(`${spec.url}${path}`, { agent, headers: spec.headers, method: 'GET' }, (res) => {
-        res.on('data', (c: Buffer) => (bytes += c.length));
-        res.on('end', () => {
-          latencies.push(Number(process.hrtime.bigint() - start) / 1e6);
-          statusCodes[res.statusCode!] = (statusCodes[res.statusCode!] ?? 0) + 1;
-          resolve();
-        });
-      });
-      req.on('error', () => {
-        errors++;
-        resolve();
-      });
-      req.end();
-    });
+  const one = async (path: string) => {
+    const start = process.hrtime.bigint();
+    const r = await httpOnce(`${spec.url}${path}`, { agent, headers: spec.headers });
+    bytes += r.bytes;
+    if (r.status < 0) {
+      errors++;
+      return;
+    }
+    latencies.push(Number(process.hrtime.bigint() - start) / 1e6);
+    statusCodes[r.status] = (statusCodes[r.status] ?? 0) + 1;
+  };
   const startedAt = performance.now();
   const inFlight: Promise<void>[] = [];
   for (let i = 0; i < total; i++) {
@@ -93,7 +88,7 @@ async function pacedLoad(spec: LoadSpec): Promise<LoadResult> {
   agent.destroy();
   const elapsedS = (performance.now() - startedAt) / 1000;
   const sorted = [...latencies].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+  const at = (q: number) => quantile(sorted, q) ?? 0;
   const ok = Object.entries(statusCodes).filter(([code]) => code.startsWith('2')).reduce((n, [, c]) => n + c, 0);
   return {
     rps: latencies.length / elapsedS,

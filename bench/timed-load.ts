@@ -6,6 +6,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import http from 'node:http';
+import { httpOnce, quantile } from './http-once.js';
 
 export interface TimedSpec {
   url: string;
@@ -24,16 +25,7 @@ async function run(spec: TimedSpec): Promise<void> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: spec.connections });
   const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
   const headers = { ...spec.headers, ...(body ? { 'content-type': 'application/json' } : {}) };
-  const send = () =>
-    new Promise<number>((resolve) => {
-      const req = http.request(spec.url, { method: spec.method, headers, agent }, (res) => {
-        res.on('data', () => {});
-        res.on('end', () => resolve(res.statusCode ?? 0));
-        res.on('error', () => resolve(-1));
-      });
-      req.on('error', () => resolve(-1));
-      req.end(body);
-    });
+  const send = async () => (await httpOnce(spec.url, { agent, method: spec.method, headers, body })).status;
   const samples: Sample[] = [];
   let running = true;
   const loop = async () => {
@@ -71,7 +63,7 @@ export async function timedLoad(spec: TimedSpec): Promise<{ stop(): Promise<Samp
 export function within(samples: readonly Sample[], from: number, to: number): { n: number; rps: number; p50: number; p99: number; bad: number } {
   const inside = samples.filter(([a, b]) => a >= from && b <= to);
   const ms = inside.map(([a, b]) => b - a).sort((x, y) => x - y);
-  const pct = (q: number) => (ms.length ? Math.round(ms[Math.min(ms.length - 1, Math.floor(q * ms.length))]! * 10) / 10 : NaN);
+  const pct = (q: number) => Math.round((quantile(ms, q) ?? NaN) * 10) / 10;
   return { n: inside.length, rps: Math.round((inside.length / Math.max(0.001, (to - from) / 1000)) * 10) / 10, p50: pct(0.5), p99: pct(0.99), bad: inside.filter((s) => s[2] !== 200).length };
 }
 
