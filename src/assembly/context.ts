@@ -61,18 +61,20 @@ export function createContext(base: BaseContext) {
   const botStock = createBotStockSync({ db, log, settings: config.botSync, platform, pricing, state: catalogue.pageState });
   // Offer changes the platform reports (accepted, declined, expired, canceled, hold ended,
   // reverted) become deposit / purchase transitions (through the offer layer, src/platform/offers.ts).
-  platform.onOfferChange((change) => (change.offer === 'deposit' ? deposits.applyOfferChange(change) : purchases.applyOfferChange(change)));
+  // The service that holds an offer's record.
+  const recordsOf = (offer: 'deposit' | 'purchase') => (offer === 'deposit' ? deposits : purchases);
+  platform.onOfferChange((change) => recordsOf(change.offer).applyOfferChange(change));
   // A change the gateway refused although items may have moved (steam-poll.ts settle): an audit
   // entry the operator sees in the console's audit log (the metric and the error line are the adapter's).
   // It names the record's merchant, so the entry shows in that merchant's audit view as well.
   platform.onChangeRefused?.(async (r) => {
-    const merchantId = await (r.offer === 'deposit' ? deposits.merchantOf(r.recordId) : purchases.merchantOf(r.recordId));
+    const merchantId = await recordsOf(r.offer).merchantOf(r.recordId);
     await accounts.audit({ userId: null, actor: 'platform', ip: null }, 'offer_change_refused', merchantId, {
       offer: r.offer, record_id: r.recordId, trade_offer_id: r.tradeOfferId, change: r.change, refusal: r.refusal, message: r.message, bot_id: r.bot?.id, bot_name: r.bot?.name,
     });
   });
   // A real platform confirms (and keeps) an offer only while its record still wants it.
-  platform.onOfferGuard?.((offer, id, tradeOfferId) => (offer === 'deposit' ? deposits.wantsOffer(id, tradeOfferId) : purchases.wantsOffer(id, tradeOfferId)));
+  platform.onOfferGuard?.((offer, id, tradeOfferId) => recordsOf(offer).wantsOffer(id, tradeOfferId));
   return { ...base, jobRelay, merchants, ledger, webhooks, pricing, platform, deposits, catalogue, purchases, intents, hosted, bots, botStock, reconcile, accounts, events, priceAdmin };
 }
 
