@@ -2,8 +2,31 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig, ConfigError, PUBLIC_URL_FILE } from './config.js';
-import { startGateway } from './assembly/app.js';
+import type { EarlyEmbedded } from './assembly/app.js';
+import { startEmbeddedPostgres } from './db/embedded.js';
 import { StartupError } from './db/startup-error.js';
+
+/**
+ * The embedded cluster starts first: it is a child process, so it starts on the other core while
+ * this one loads the gateway's modules (most of a restart's second). Its log lines are kept until
+ * the logger exists.
+ */
+function startEmbeddedEarly(config: ReturnType<typeof loadConfig>): EarlyEmbedded | undefined {
+  if (config.databaseUrl) return undefined;
+  const early: string[] = [];
+  let sink: (msg: string) => void = (msg) => {
+    early.push(msg);
+  };
+  const started = startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort, log: (m) => sink(m) });
+  started.catch(() => {}); // awaited (and reported) by startGateway
+  return {
+    started,
+    logTo(log) {
+      for (const m of early.splice(0)) log(m);
+      sink = log;
+    },
+  };
+}
 
 async function main(): Promise<void> {
   let config;
@@ -22,7 +45,10 @@ async function main(): Promise<void> {
   // A generated admin token is shown once, at the start that creates it; afterwards its file is named.
   const tokenFile = path.join(config.dataDir, 'admin-token');
   const tokenExisted = existsSync(tokenFile);
+  const embedded = startEmbeddedEarly(config);
+  const { startGateway } = await import('./assembly/app.js');
   const gateway = await startGateway(config, {
+    embedded,
     seedDemo: true,
     onDemoMerchant: (m) => {
       say('\n  Sandbox demo merchant created (shown once; keep it):');

@@ -18,6 +18,7 @@ import { createContext, type AppContext } from './context.js';
 import { loadPlatformAdapter } from '../platform/index.js';
 import { buildServer, type BuildOptions, type Drain } from './server.js';
 import { startWorker } from './worker.js';
+import { warmValidators } from '../http/validation.js';
 import { systemClock, type Clock } from '../domain/clock.js';
 import { randomSecret } from '../domain/secrets.js';
 import { featureStartups } from './startup.js';
@@ -43,6 +44,17 @@ export interface StartOptions {
   steamSessions?: SessionProvider;
   /** Called on the HTTP server before its routes are registered (tests add hooks here). */
   configureServer?: BuildOptions['configure'];
+  /** The embedded cluster, already starting (main.ts starts it while the modules load). */
+  embedded?: EarlyEmbedded;
+}
+
+/**
+ * The embedded cluster started before this module is loaded: `npm start` saves most of a restart's
+ * cluster start that way (issue 22: start to ready). Its log lines wait for the logger.
+ */
+export interface EarlyEmbedded {
+  started: Promise<EmbeddedDb>;
+  logTo(log: (msg: string) => void): void;
 }
 
 async function resolveAdminToken(config: Config, log: Logger): Promise<string | undefined> {
@@ -93,7 +105,8 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
   let dbUrl = config.databaseUrl;
   if (!dbUrl) {
     log.info({ dataDir: config.dataDir }, 'starting embedded PostgreSQL');
-    embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort, log: (m) => log.debug(m) });
+    if (opts.embedded) opts.embedded.logTo((m) => log.debug(m));
+    embedded = await (opts.embedded?.started ?? startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort, log: (m) => log.debug(m) }));
     dbUrl = embedded.url;
   }
   const pool = createPool(dbUrl, config.dbPoolSize);
@@ -145,6 +158,8 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
     }
 
     ctx.catalogue.pageState.start(pool.options);
+    // Route validators compile on first use; the ones not used yet compile now, between requests.
+    void warmValidators().catch((err) => log.error({ err }, 'a route schema does not compile'));
     let stopped: Promise<void> | undefined;
     // The order matters: no new work in (HTTP, then bot leases handed back), the work in flight
     // finished (requests, webhook attempts, purchase offers, jobs), its jobs handed to the queue,
