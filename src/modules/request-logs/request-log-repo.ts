@@ -58,9 +58,9 @@ export async function listRequests(db: Db, merchantId: number, opts: { limit: nu
   return r.rows.map((row) => ({ ...row, id: Number(row.id) }));
 }
 
-/** Deletes up to `limit` rows older than `days`; returns how many. */
+/** Deletes up to `limit` rows older than `days` (found through request_logs_at_brin); returns how many. */
 export async function pruneOlderThan(db: Db, days: number, limit: number): Promise<number> {
   const r = await sql`delete from request_logs where id in (
-      select id from request_logs where at < now() - make_interval(days => ${days}::int) order by at limit ${limit})`.execute(db);
+      select id from request_logs where at < now() - make_interval(days => ${days}::int) limit ${limit})`.execute(db);
   return Number(r.numAffectedRows ?? 0);
 }
