@@ -23,7 +23,7 @@ describe('get-prices wire', () => {
     const names = ['AK-47 | Redline (Field-Tested)', 'StatTrak™ M4A1-S | "Quoted" \\ back', '★ Karambit | Doppler (Factory New)', 'tab\there\nnew line', 'ünïcødé 𝔘', '</script>'];
     const quotes = names.map((name, i) => ({ name, price: i * 1234 + 7, originalPrice: i * 1500 + 10 }));
     quotes.push({ name: 'big', price: 999_999_999_999, originalPrice: 1_000_000_000_000 });
-    const frags = quotes.map(quoteFragment);
+    const frags = quotes.map((q) => quoteFragment(q));
     const items = quotes.map((q) => ({ name: q.name, price: q.price / 1000, originalPrice: q.originalPrice / 1000 }));
     const sum = quotes.reduce((a, q) => a + q.price, 0);
     const envelope = (data: object) => Buffer.from(schemaSerializer(ok(data, 'prices quoted')));
@@ -45,8 +45,19 @@ describe('get-prices wire', () => {
   it('fragments are cached per multiplier and game, and made again when the deposit price changes', () => {
     let base = 1000;
     let calls = 0;
+    const depositOf = (name: string) => (name === 'unpriced' ? undefined : name === 'gone' ? (base === 1000 ? base : undefined) : base);
+    // As the price engine's entries: one object per name for good, its basis replaced on each publish.
+    const entries = new Map<string, { readonly basis?: { deposit: number } }>();
     const pricing = {
-      depositOf: (_g: string, name: string) => (name === 'unpriced' ? undefined : name === 'gone' ? (base === 1000 ? base : undefined) : base),
+      pricedItem: (_g: string, name: string) => {
+        if (name === 'unpriced') return undefined;
+        let e = entries.get(name);
+        if (!e) {
+          e = { get basis() { const d = depositOf(name); return d === undefined ? undefined : { deposit: d }; } };
+          entries.set(name, e);
+        }
+        return e;
+      },
       price: (m: { deposit_multiplier: number }, _g: string, name: string) => {
         calls++;
         return name === 'unpriced' ? undefined : { name, price: Math.round(base * Number(m.deposit_multiplier)), originalPrice: base };

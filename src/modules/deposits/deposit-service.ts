@@ -28,7 +28,7 @@ export interface DepositDeps {
   clock: Clock;
   log: Logger;
   platform: Pick<TradingPlatform, 'checkTradeLink' | 'loadInventory' | 'sendDepositOffer' | 'cancelOffer' | 'expireOffer' | 'resolveOffer' | 'holdMayEnd'>;
-  pricing: Pick<PricingService, 'quote' | 'quoteItem' | 'price' | 'depositOf' | 'assertFresh' | 'loadedAt' | 'version' | 'basesAt' | 'ensureBases'>;
+  pricing: Pick<PricingService, 'quote' | 'quoteItem' | 'price' | 'pricedItem' | 'assertFresh' | 'loadedAt' | 'version' | 'basesAt' | 'ensureBases'>;
 }
 
 export function createDepositService(deps: DepositDeps) {

@@ -7,7 +7,7 @@
 import type { Game } from '../../domain/games.js';
 import { millsToUsd } from '../../domain/money.js';
 import type { MerchantRow } from '../merchants/merchant-repo.js';
-import type { PricingService, Quote } from '../pricing/pricing-service.js';
+import type { PricedItem, PricingService, Quote } from '../pricing/pricing-service.js';
 import { LINE_BYTES, packedLine } from './quote-pack.js';
 
 /** One priced name: its price in mills, its answer item (UTF-8 JSON) and its stored quote line (packed). */
@@ -19,15 +19,18 @@ export interface QuoteFragment {
   line: Buffer;
   /** The call that last took this fragment (quote.ts: a name asked twice in one call is quoted once). */
   call: number;
+  /** The name's price entry (its basis is replaced on each publish): a call checks it instead of a second lookup. */
+  priced?: PricedItem;
 }
 
 /** At most this many (multiplier, game) pairs keep fragments (merchants mostly share a few), each at most the
  * priced names of one game; the oldest pair goes first. */
 const MAX_CACHES = 8;
 
-export function quoteFragment(q: Omit<Quote, 'card'>): QuoteFragment {
+export function quoteFragment(q: Omit<Quote, 'card'>, priced?: PricedItem): QuoteFragment {
   const name = JSON.stringify(q.name);
   return {
+    priced,
     price: q.price,
     original: q.originalPrice,
     item: Buffer.from(`{"name":${name},"price":${millsToUsd(q.price)},"originalPrice":${millsToUsd(q.originalPrice)}}`),
@@ -42,9 +45,9 @@ export function quoteFragment(q: Omit<Quote, 'card'>): QuoteFragment {
  * each publish made the calls during a refresh build all 2 000 again. Unpriced names are not
  * remembered (any string may be asked), so memory stays within the book's size per multiplier.
  */
-export function createQuoteFragments(pricing: Pick<PricingService, 'price' | 'depositOf'>) {
+export function createQuoteFragments(pricing: Pick<PricingService, 'price' | 'pricedItem'>) {
   const byRate = new Map<string, Map<string, QuoteFragment>>(); // key: multiplier and game
-  /** The lookup of one call: merchant and game resolved once, then a name costs three Map gets. */
+  /** The lookup of one call: merchant and game resolved once, then a name costs one Map get while its price holds. */
   return function fragmentsFor(merchant: Pick<MerchantRow, 'deposit_multiplier'>, game: Game): (name: string) => QuoteFragment | undefined {
     const key = `${String(merchant.deposit_multiplier)} ${game}`;
     let cache = byRate.get(key);
@@ -55,18 +58,20 @@ export function createQuoteFragments(pricing: Pick<PricingService, 'price' | 'de
     }
     const c = cache;
     return (name) => {
-      const d = pricing.depositOf(game, name);
       let f = c.get(name);
+      // The fragment holds while its entry's deposit price is the one it was made from: one Map get
+      // per name (the price book's own lookup, in a map of every priced item, cost as much again).
+      if (f?.priced && f.priced.basis?.deposit === f.original) return f;
+      const priced = pricing.pricedItem(game, name);
+      const d = priced?.basis?.deposit;
       if (d === undefined || !(d > 0)) {
         if (f) c.delete(name);
         return undefined;
       }
-      if (!f || f.original !== d) {
-        const q = pricing.price(merchant, game, name);
-        if (!q) return undefined;
-        f = quoteFragment(q);
-        c.set(name, f);
-      }
+      const q = pricing.price(merchant, game, name);
+      if (!q) return undefined;
+      f = quoteFragment(q, priced);
+      c.set(name, f);
       return f;
     };
   };

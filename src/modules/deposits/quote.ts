@@ -39,7 +39,7 @@ export interface QuoteDeps {
   config: Pick<Config, 'depositTimeoutMs' | 'quoteTtlSeconds'>;
   clock: Clock;
   platform: Pick<TradingPlatform, 'checkTradeLink' | 'loadInventory'>;
-  pricing: Pick<PricingService, 'quote' | 'quoteItem' | 'price' | 'depositOf' | 'assertFresh' | 'loadedAt' | 'version'>;
+  pricing: Pick<PricingService, 'quote' | 'quoteItem' | 'price' | 'pricedItem' | 'assertFresh' | 'loadedAt' | 'version'>;
 }
 
 function snapshotItem(it: PlatformItem, q: Quote): SnapshotItem {

@@ -100,6 +100,11 @@ function basisView(it: ItemPrice): ItemBasisView {
 }
 
 /** Flags the admin API lists items by (outlier, jump, too few sources, stale …). */
+/** What a caller may read of a name's price entry: its published basis's deposit price. */
+export interface PricedItem {
+  readonly basis?: { readonly deposit?: number };
+}
+
 export const LISTED_FLAGS: readonly Flag[] = ['outlier', 'jump', 'too_few_sources', 'stale', 'illiquid', 'guard', 'pinned', 'blocked'];
 
 export function createPricingService(deps: { config: Config; log: Logger; db?: Db; /** tests: the book's size from which it is parsed off-thread */ bookOffThreadBytes?: number }) {
@@ -285,7 +290,8 @@ export function createPricingService(deps: { config: Config; log: Logger; db?: D
     entry,
 
     /** The deposit base price (mills) of a name, or undefined: get-prices' fragments are kept while it holds. */
-    depositOf: (game: Game, name: string): number | undefined => engine.get(game, name)?.basis?.deposit,
+    /** A name's price entry, whose basis each publish replaces (get-prices keeps it beside its answer fragment); undefined = unknown name. */
+    pricedItem: (game: Game, name: string): PricedItem | undefined => engine.get(game, name),
 
     /** The deposit price alone (get-prices: up to 2 000 names per call, no card shown); undefined = not accepted. */
     price(merchant: Pick<MerchantRow, 'deposit_multiplier'>, game: Game, name: string): Omit<Quote, 'card'> | undefined {
