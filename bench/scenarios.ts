@@ -186,7 +186,8 @@ export async function scenarioPlan(env: PlanEnv) {
           ratios.push(gi.rps / bi.rps);
         }
         const sorted = [...ratios].sort((x, y) => x - y);
-        const median = sorted[Math.floor(sorted.length / 2)]!;
+        const mid = sorted.length >> 1;
+        const median = sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
         return [first, { name: `GET balance ÷ (b), ${BALANCE_PAIRS} alternating pairs: median (${sorted.map((x) => x.toFixed(2)).join(', ')})`, baseline: '(b)', ratio: median, target: '≥ 0.80' }];
       });
       await step('GET purchase/status', async () => {
