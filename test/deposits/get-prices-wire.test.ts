@@ -48,7 +48,10 @@ describe('get-prices wire', () => {
     const depositOf = (name: string) => (name === 'unpriced' ? undefined : name === 'gone' ? (base === 1000 ? base : undefined) : base);
     // As the price engine's entries: one object per name for good, its basis replaced on each publish.
     const entries = new Map<string, { readonly basis?: { deposit: number } }>();
+    let published = new Date(0); // pricing.loadedAt(): a new Date on each publish
+    const publish = () => (published = new Date(published.getTime() + 1));
     const pricing = {
+      loadedAt: () => published,
       pricedItem: (_g: string, name: string) => {
         if (name === 'unpriced') return undefined;
         let e = entries.get(name);
@@ -76,12 +79,17 @@ describe('get-prices wire', () => {
     expect(fragmentsFor(half, 'csgo')('unpriced')).toBeUndefined();
     expect(calls).toBe(3);
     // Published again, same deposit price: the fragment is kept (no new price asked).
+    publish();
     expect(fragmentsFor(half, 'csgo')('a')!.price).toBe(500);
     expect(calls).toBe(3);
     expect(fragmentsFor(half, 'csgo')('gone')!.price).toBe(500);
     expect(calls).toBe(4);
-    // A new deposit price: that name's fragment is made again; a name no longer priced is not quoted.
+    // Bases change only in a publish: until the next one the fragment is not checked again.
     base = 2000;
+    expect(fragmentsFor(half, 'csgo')('a')!.price).toBe(500);
+    expect(calls).toBe(4);
+    // Published: a new deposit price makes that name's fragment again; a name no longer priced is not quoted.
+    publish();
     expect(fragmentsFor(half, 'csgo')('a')!.price).toBe(1000);
     expect(fragmentsFor(half, 'csgo')('a')!.item.toString()).toBe('{"name":"a","price":1,"originalPrice":2}');
     expect(calls).toBe(5);

@@ -289,7 +289,6 @@ export function createPricingService(deps: { config: Config; log: Logger; db?: D
     /** The entry (sale price in mills: never below the last good price, and card fields), or undefined when unpriced. */
     entry,
 
-    /** The deposit base price (mills) of a name, or undefined: get-prices' fragments are kept while it holds. */
     /** A name's price entry, whose basis each publish replaces (get-prices keeps it beside its answer fragment); undefined = unknown name. */
     pricedItem: (game: Game, name: string): PricedItem | undefined => engine.get(game, name),
 
