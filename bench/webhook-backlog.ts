@@ -32,35 +32,7 @@ export async function webhookBacklog(env: Backlog): Promise<Row[]> {
   if (m.status !== 201) throw new Error(`create merchant: ${m.status} ${JSON.stringify(m.body)}`);
   const merchantId = m.body.data.id as number;
 
-  const c = new pg.Client({ connectionString: env.dbUrl });
-  await c.connect();
-  let backAt: number;
-  try {
-    const t = await c.query(`select now() + interval '1 hour' as t`);
-    const dueAt = t.rows[0].t as Date;
-    const body = (status: string) => `jsonb_build_object('status', '${status}', 'trade_id', r, 'trade_date', '2026-10-06T10:00:12.512Z',
-        'merchant_tx_id', 'backlog-' || r, 'platform_id', '76561197960265736', 'offer_id', '7310000001', 'amount', 12.34, 'amount_currency', 'usd'
-        ${status === 'hold' ? ", 'hold_end_date', '2026-10-13T10:00:12.512Z'" : ''})`;
-    const records = `select generate_series(${FIRST_RECORD + 1}, ${FIRST_RECORD + RECORDS}) as r`;
-    await c.query(
-      `with holds as (
-         insert into webhook_events (merchant_id, kind, record_id, status, payload, target_url, attempts, next_attempt_at, last_attempt_at, last_error)
-         select $1, 'deposit', r, 'hold', ${body('hold')}, $2, 1, $3, now(), 'ECONNREFUSED: receiver down' from (${records}) s order by r
-         returning id)
-       insert into webhook_attempts (event_id, attempt, target_url, error) select id, 1, $2, 'ECONNREFUSED: receiver down' from holds`,
-      [merchantId, target, dueAt],
-    );
-    await c.query(
-      `insert into webhook_events (merchant_id, kind, record_id, status, payload, target_url, not_before)
-       select $1, 'deposit', r, 'completed', ${body('completed')}, $2, $3 from (${records}) s order by r`,
-      [merchantId, target, dueAt],
-    );
-  } catch (err) {
-    await c.end();
-    throw err;
-  }
-
-  // The receiver comes back, then the backlog falls due at T.
+  // The receiver, listening only once the backlog is written (down meanwhile).
   const seen = new Map<number, string[]>();
   const ids = new Set<string>();
   let received = 0;
@@ -82,21 +54,45 @@ export async function webhookBacklog(env: Backlog): Promise<Row[]> {
       if (++received === RECORDS * 2) resolveAll();
     });
   });
-  await new Promise<void>((r) => server.listen(port, '127.0.0.1', () => r()));
+
+  const c = new pg.Client({ connectionString: env.dbUrl });
+  await c.connect();
+  let startedAt: number;
   try {
+    const t = await c.query(`select now() + interval '1 hour' as t`);
+    const dueAt = t.rows[0].t as Date;
+    const body = (status: string) => `jsonb_build_object('status', '${status}', 'trade_id', r, 'trade_date', '2026-10-06T10:00:12.512Z',
+        'merchant_tx_id', 'backlog-' || r, 'platform_id', '76561197960265736', 'offer_id', '7310000001', 'amount', 12.34, 'amount_currency', 'usd'
+        ${status === 'hold' ? ", 'hold_end_date', '2026-10-13T10:00:12.512Z'" : ''})`;
+    const records = `select generate_series(${FIRST_RECORD + 1}, ${FIRST_RECORD + RECORDS}) as r`;
+    await c.query(
+      `with holds as (
+         insert into webhook_events (merchant_id, kind, record_id, status, payload, target_url, attempts, next_attempt_at, last_attempt_at, last_error)
+         select $1, 'deposit', r, 'hold', ${body('hold')}, $2, 1, $3, now(), 'ECONNREFUSED: receiver down' from (${records}) s order by r
+         returning id)
+       insert into webhook_attempts (event_id, attempt, target_url, error) select id, 1, $2, 'ECONNREFUSED: receiver down' from holds`,
+      [merchantId, target, dueAt],
+    );
+    await c.query(
+      `insert into webhook_events (merchant_id, kind, record_id, status, payload, target_url, not_before)
+       select $1, 'deposit', r, 'completed', ${body('completed')}, $2, $3 from (${records}) s order by r`,
+      [merchantId, target, dueAt],
+    );
+    // The receiver comes back, then the backlog falls due at T (the UPDATE's now()).
+    await new Promise<void>((r) => server.listen(port, '127.0.0.1', () => r()));
     const due = await c.query(
-      `update webhook_events
-          set next_attempt_at = case when status = 'hold' then now() else next_attempt_at end,
-              not_before = case when status = 'completed' then now() else not_before end
-        where merchant_id = $1
-        returning (extract(epoch from now()) * 1000)::float8 as ms`,
+      `with made_due as (
+         update webhook_events
+            set next_attempt_at = case when status = 'hold' then now() else next_attempt_at end,
+                not_before = case when status = 'completed' then now() else not_before end
+          where merchant_id = $1)
+       select (extract(epoch from now()) * 1000)::float8 as ms`,
       [merchantId],
     );
-    backAt = Number(due.rows[0].ms);
+    startedAt = Number(due.rows[0].ms);
   } finally {
     await c.end();
   }
-  const startedAt = backAt;
   const timeout = new Promise<void>((r) => setTimeout(r, 120_000).unref());
   await Promise.race([all, timeout]);
   server.close();
