@@ -99,7 +99,17 @@ async function main() {
     await pool.end();
     if (cluster && !keep) await cluster.stop();
   }
-  if (keep) setInterval(() => {}, 1 << 30);
+  if (keep) {
+    console.log(cluster ? 'Ctrl-C stops the cluster and removes its directory.' : '');
+    const timer = setInterval(() => {}, 1 << 30);
+    // Without this a Ctrl-C left the cluster running and its directory (≈ 2.7 GB at scale 0.05) in the temporary directory.
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      process.once(signal, () => {
+        clearInterval(timer);
+        void (cluster ? cluster.stop() : Promise.resolve()).finally(() => process.exit(130));
+      });
+    }
+  }
 }
 
 await main();
