@@ -3,6 +3,7 @@
 // connection, then only bound and executed.
 import type pg from 'pg';
 import { CompiledQuery, type Kysely } from 'kysely';
+import { MERCHANT_UNSEEN_P1 } from './merchant-of-lookup.js';
 
 const PREPARED = /^\/\* prepared:([a-z0-9_]+) \*\//;
 
@@ -58,15 +59,22 @@ export function findOwnRecord<R>(
   merchantId: number,
   by: { id?: number; merchantTxId?: string },
 ): Promise<R | undefined> {
+  const { name, text, values } = ownRecordStatement(from, merchantId, by);
+  return readPrepared<R>(db, name, text, values);
+}
+
+/** findOwnRecord's prepared statement: its name, text and values (its plan is tested). */
+export function ownRecordStatement(from: { table: string; columns: readonly string[]; statement: string }, merchantId: number, by: { id?: number; merchantTxId?: string }) {
   const both = by.id !== undefined && by.merchantTxId !== undefined;
   const form = both ? 'by_id_tx' : by.id !== undefined ? 'by_id' : 'by_tx';
   const name = `${from.statement}_${form}`;
   let text = ownRecordTexts.get(name);
   if (text === undefined) {
     const where = both ? 'and id = $2 and merchant_tx_id = $3' : by.id !== undefined ? 'and id = $2' : 'and merchant_tx_id = $2';
-    text = `select ${from.columns.join(', ')} from ${from.table} where merchant_id = $1 ${where}`;
+    const merchant = by.merchantTxId !== undefined ? MERCHANT_UNSEEN_P1 : 'merchant_id = $1';
+    text = `select ${from.columns.join(', ')} from ${from.table} where ${merchant} ${where}`;
     ownRecordTexts.set(name, text);
   }
   const values = both ? [merchantId, by.id, by.merchantTxId] : [merchantId, by.id ?? by.merchantTxId];
-  return readPrepared<R>(db, name, text, values);
+  return { name, text, values };
 }

@@ -41,7 +41,7 @@ describe('a purchase creation, statement by statement', () => {
     const { res, statements } = await counted({ asset_id: l.id, merchant_tx_id: 'rt-1' });
     expect(res.body.data).toMatchObject({ status: 'pending', amount: l.price, item: { id: l.id, price: l.price } });
     expect(statements, statements.join("\n")).toHaveLength(2);
-    expect(statements[0]).toMatch(/^select \* from "purchases" where "merchant_id" = \$1 and "merchant_tx_id" = \$2/);
+    expect(statements[0]).toMatch(/^select \* from "purchases" where "merchant_id" = \(select \$1::bigint\) and "merchant_tx_id" = \$2/);
     expect(statements[1]).toMatch(/^\/\* purchases:pending \*\/\s+select r\.r_idx, r\.r_outcome, \(r\.r_purchase\)\.\* from purchase_create_batch\(/);
     expect(statements.join('\n')).not.toMatch(/graphile_worker|savepoint|pg_notify|^begin/m);
     // what it did: the debit with its ledger key, the listing reserved

@@ -11,6 +11,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { Db, Trx } from '../../db/database.js';
 import { findOwnRecord } from '../../db/prepared.js';
+import { merchantUnseen } from '../../db/merchant-of-lookup.js';
 import type { Game } from '../../domain/games.js';
 import type { PurchaseStatus } from '../../domain/purchase-state.js';
 import type { PurchasesTable } from '../../db/tables/purchases.js';
@@ -24,10 +25,15 @@ export type NewPurchase = Pick<
 > & { created_at: Date };
 
 export async function findPurchase(db: Db | Trx, merchantId: number, q: { id?: number; merchantTxId?: string }): Promise<PurchaseRow | undefined> {
-  let query = db.selectFrom('purchases').selectAll().where('merchant_id', '=', merchantId);
+  return purchaseLookup(db, merchantId, q).executeTakeFirst();
+}
+
+/** findPurchase's statement (its plan is tested on statistics that do not know the merchant). */
+export function purchaseLookup(db: Db | Trx, merchantId: number, q: { id?: number; merchantTxId?: string }) {
+  let query = db.selectFrom('purchases').selectAll().where('merchant_id', '=', q.merchantTxId !== undefined ? merchantUnseen(merchantId) : merchantId);
   if (q.id !== undefined) query = query.where('id', '=', q.id);
   if (q.merchantTxId !== undefined) query = query.where('merchant_tx_id', '=', q.merchantTxId);
-  return query.executeTakeFirst();
+  return query;
 }
 
 /** What the purchase's wire shape (purchase-views.ts) reads. */
