@@ -121,7 +121,10 @@ export async function scenarioPlan(env: PlanEnv) {
   const bought = await call(`${api}/purchase`, 'POST', { partner: 12345678, token: TOKEN, game: firstBuy.game, asset_id: firstBuy.id, merchant_tx_id: `bench-${runId}-status` }, key);
   const purchaseId = bought.body.data.id;
 
-  let partner = 30_000_000;
+  // Users (and with them asset ids) of this run: a kept database (BENCH_DATABASE_URL) holds the last
+  // run's deposits, whose assets are still in unfinished deposits. 590 blocks of 100 000 below the
+  // magic partners (90000001…).
+  let partner = 30_000_000 + (Math.floor(Date.now() / 1000) % 590) * 100_000;
   async function activeDeposit(as: Record<string, string> = key): Promise<number> {
     const p = partner++;
     const inv = await call(`${api}/inventory`, 'POST', { game: 'csgo', partner: p, token: TOKEN }, as);
