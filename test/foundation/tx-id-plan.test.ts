@@ -9,6 +9,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../helpers.js';
+import { mostBuffers } from '../plan-buffers.js';
 import { createDb, createPool, type Db } from '../../src/db/database.js';
 import { ownRecordStatement } from '../../src/db/prepared.js';
 import { purchaseLookup, PURCHASE_WIRE_COLUMNS } from '../../src/modules/purchases/purchase-repo.js';
@@ -53,16 +54,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => pool?.end());
 
-/** The most buffers one node of the plan touched (EXPLAIN ANALYZE); SHOW_PLAN=1 prints the plan. */
-async function buffersOf(text: string, values: readonly unknown[]): Promise<number> {
-  const r = await pool.query(`explain (analyze, buffers, costs off) ${text}`, values as unknown[]);
-  const plan = r.rows.map((x) => x['QUERY PLAN'] as string).join('\n');
-  if (process.env.SHOW_PLAN) console.log(plan);
-  let most = 0;
-  const execution = plan.split('\nPlanning')[0]; // not the catalogue reads of planning
-  for (const m of execution.matchAll(/Buffers: shared(?: hit=(\d+))?(?: read=(\d+))?/g)) most = Math.max(most, Number(m[1] ?? 0) + Number(m[2] ?? 0));
-  return most;
-}
+const buffersOf = (text: string, values: readonly unknown[]) => mostBuffers(pool, text, values);
 
 describe('a lookup by merchant_tx_id of a merchant the statistics do not know probes it', () => {
   const txId = `newp-0-${RECORDS}`; // not this merchant's: the lookup finds nothing, as a first POST does

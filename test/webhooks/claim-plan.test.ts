@@ -11,6 +11,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../helpers.js';
+import { mostBuffers } from '../plan-buffers.js';
 import { createDb, createPool } from '../../src/db/database.js';
 import { claimDueStatement, fairShareClaimPlan, settleStatement, type AttemptOutcome } from '../../src/modules/webhooks/webhook-repo.js';
 import type { Db } from '../../src/db/database.js';
@@ -42,19 +43,7 @@ beforeAll(async () => {
 });
 afterAll(async () => pool?.end());
 
-/**
- * The most buffers (shared hit + read) one node of the statement's plan touched, from EXPLAIN
- * ANALYZE on `c` inside the caller's transaction: a node that walks the backlog shows it, wherever
- * it is (a data-modifying CTE nothing reads is not counted in the top node). SHOW_PLAN=1 prints it.
- */
-async function buffersOf(c: pg.PoolClient, q: { sql: string; parameters: readonly unknown[] }): Promise<number> {
-  const r = await c.query(`explain (analyze, buffers, costs off) ${q.sql}`, q.parameters as unknown[]);
-  const text = r.rows.map((x) => x['QUERY PLAN'] as string).join('\n');
-  if (process.env.SHOW_PLAN) console.log(text);
-  let most = 0;
-  for (const m of text.matchAll(/Buffers: shared(?: hit=(\d+))?(?: read=(\d+))?/g)) most = Math.max(most, Number(m[1] ?? 0) + Number(m[2] ?? 0));
-  return most;
-}
+const buffersOf = (c: pg.PoolClient, q: { sql: string; parameters: readonly unknown[] }) => mostBuffers(c, q.sql, q.parameters);
 
 /** Runs `fn` in a transaction that is rolled back (the statements under test write). */
 async function rolledBack<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
