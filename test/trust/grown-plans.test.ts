@@ -15,7 +15,7 @@ const BIG = [
   'deposits', 'deposit_items', 'deposit_quotes', 'purchases', 'listings', 'ledger_entries', 'record_status_history',
   'webhook_events', 'webhook_attempts', 'request_logs', 'top_ups', 'withdrawals',
 ];
-const BACKGROUND = /job_outbox|catalogue_stamp_events|^\s*listen |catalogue_pages|_private_jobs|api_key_usage|worker_heartbeats|^\s*(begin|commit|rollback)\b|request_logs|pg_advisory/i;
+const BACKGROUND = /job_outbox|catalogue_stamp_events|^\s*listen |catalogue_pages|_private_jobs|api_key_usage|worker_heartbeats|^\s*(begin|commit|rollback|set)\b|request_logs|pg_advisory/i;
 
 
 interface Recorded {
