@@ -182,7 +182,7 @@ export function createPriceEngine(opts: { rules: PriceRules; store?: BasisStore;
     }
     const changed: StagedBasis[] = [];
     for (const it of todo) {
-      const basis = referencePrice([...it.readings.values()], opts.rules, it.prior, now, it.override);
+      const basis = referencePrice(it.readings.values(), opts.rules, it.prior, now, it.override);
       if (!it.basis || it.rev !== it.storedRev || !sameBasis(basis, it.basis)) changed.push({ it, basis: compact(basis), rev: it.rev });
       else it.basis.expiresAt = basis.expiresAt;
       if (slice.due()) await slice.next();

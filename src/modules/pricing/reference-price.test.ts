@@ -128,6 +128,11 @@ describe('helpers', () => {
   it('median and ratio', () => {
     expect(median([3, 1, 2])).toBe(2);
     expect(median([1, 2])).toBe(2);
+    expect(median([4, 1, 3, 2])).toBe(3); // the middle two, 2 and 3, rounded mean
+    expect(median([5, 1, 5])).toBe(5);
+    const owned = [9, 7, 8];
+    expect(median(owned)).toBe(8);
+    expect(owned).toEqual([9, 7, 8]); // the caller's array is not sorted
     expect(ratioBetween(0, 5)).toBe(Infinity);
     expect(ratioBetween(10, 15)).toBe(1.5);
   });
