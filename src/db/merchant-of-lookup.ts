@@ -9,10 +9,18 @@
 // merchant counts as an average one, and the lookup probes merchant_tx_id (test/foundation/tx-id-plan.test.ts).
 import { sql, type RawBuilder } from 'kysely';
 
-/** For a Kysely where: `.where('merchant_id', '=', merchantUnseen(id))`. */
-export function merchantUnseen(merchantId: number): RawBuilder<number> {
-  return sql<number>`(select ${merchantId}::bigint)`;
+/** How a lookup is asked for: by id, by merchant_tx_id, or both. */
+type By = { id?: number; merchantTxId?: string };
+
+/**
+ * The merchant for a Kysely where of a lookup: `.where('merchant_id', '=', merchantOf(id, by))`.
+ * Unseen when the lookup is by merchant_tx_id; a lookup by id alone probes the primary key anyway.
+ */
+export function merchantOf(merchantId: number, by: By): number | RawBuilder<number> {
+  return by.merchantTxId !== undefined ? sql<number>`(select ${merchantId}::bigint)` : merchantId;
 }
 
-/** The same in a statement's text, for the merchant as parameter $1. */
-export const MERCHANT_UNSEEN_P1 = 'merchant_id = (select $1::bigint)';
+/** The same in a statement's text, the merchant as parameter $1. */
+export function merchantOfText(by: By): string {
+  return by.merchantTxId !== undefined ? 'merchant_id = (select $1::bigint)' : 'merchant_id = $1';
+}

@@ -3,7 +3,7 @@
 // connection, then only bound and executed.
 import type pg from 'pg';
 import { CompiledQuery, type Kysely } from 'kysely';
-import { MERCHANT_UNSEEN_P1 } from './merchant-of-lookup.js';
+import { merchantOfText } from './merchant-of-lookup.js';
 
 const PREPARED = /^\/\* prepared:([a-z0-9_]+) \*\//;
 
@@ -71,8 +71,7 @@ export function ownRecordStatement(from: { table: string; columns: readonly stri
   let text = ownRecordTexts.get(name);
   if (text === undefined) {
     const where = both ? 'and id = $2 and merchant_tx_id = $3' : by.id !== undefined ? 'and id = $2' : 'and merchant_tx_id = $2';
-    const merchant = by.merchantTxId !== undefined ? MERCHANT_UNSEEN_P1 : 'merchant_id = $1';
-    text = `select ${from.columns.join(', ')} from ${from.table} where ${merchant} ${where}`;
+    text = `select ${from.columns.join(', ')} from ${from.table} where ${merchantOfText(by)} ${where}`;
     ownRecordTexts.set(name, text);
   }
   const values = both ? [merchantId, by.id, by.merchantTxId] : [merchantId, by.id ?? by.merchantTxId];

@@ -2,7 +2,7 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Db, Trx } from '../../db/database.js';
 import { findOwnRecord, readPrepared } from '../../db/prepared.js';
-import { merchantUnseen } from '../../db/merchant-of-lookup.js';
+import { merchantOf } from '../../db/merchant-of-lookup.js';
 import type { DepositStatus } from '../../domain/deposit-state.js';
 import type { DepositItemsTable, DepositsTable, SnapshotItem } from '../../db/tables/deposits.js';
 import { unpackQuote, type QuotedPrice } from './quote-pack.js';
@@ -34,7 +34,7 @@ export function findMerchantDeposit(q: Q, merchantId: number, by: { id?: number;
 
 /** findMerchantDeposit's statement (its plan is tested on statistics that do not know the merchant). */
 export function merchantDepositLookup(q: Q, merchantId: number, by: { id?: number; merchantTxId?: string }) {
-  let query = q.selectFrom('deposits').selectAll().where('merchant_id', '=', by.merchantTxId !== undefined ? merchantUnseen(merchantId) : merchantId);
+  let query = q.selectFrom('deposits').selectAll().where('merchant_id', '=', merchantOf(merchantId, by));
   if (by.id !== undefined) query = query.where('id', '=', by.id);
   if (by.merchantTxId !== undefined) query = query.where('merchant_tx_id', '=', by.merchantTxId);
   return query;

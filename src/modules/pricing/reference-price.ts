@@ -111,7 +111,7 @@ export function referencePrice(readings: Iterable<Reading>, rules: PriceRules, p
   const stale: string[] = [];
   const illiquid: string[] = [];
   const candidates: Reading[] = [];
-  let guards: Reading[] | undefined;
+  const guards: Reading[] = [];
   let expiresAt = NEVER;
   for (const r of readings) {
     if (now - r.asOf > rules.maxAgeMs) {
@@ -122,7 +122,7 @@ export function referencePrice(readings: Iterable<Reading>, rules: PriceRules, p
       illiquid.push(r.source);
       continue;
     }
-    if (r.role === 'guard') (guards ??= []).push(r);
+    if (r.role === 'guard') guards.push(r);
     else candidates.push(r);
     expiresAt = Math.min(expiresAt, r.asOf + rules.maxAgeMs + 1);
   }
@@ -151,7 +151,7 @@ export function referencePrice(readings: Iterable<Reading>, rules: PriceRules, p
 
   // The Steam Market guard: a reference well above Steam's own price is not credited.
   let accepted = true;
-  for (const g of guards ?? []) {
+  for (const g of guards) {
     if (reference > g.price && ratioBetween(reference, g.price) > rules.outlierRatio) {
       if (accepted) flags.push('guard');
       accepted = false;

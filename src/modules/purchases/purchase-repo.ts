@@ -11,7 +11,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { Db, Trx } from '../../db/database.js';
 import { findOwnRecord } from '../../db/prepared.js';
-import { merchantUnseen } from '../../db/merchant-of-lookup.js';
+import { merchantOf } from '../../db/merchant-of-lookup.js';
 import type { Game } from '../../domain/games.js';
 import type { PurchaseStatus } from '../../domain/purchase-state.js';
 import type { PurchasesTable } from '../../db/tables/purchases.js';
@@ -30,7 +30,7 @@ export async function findPurchase(db: Db | Trx, merchantId: number, q: { id?: n
 
 /** findPurchase's statement (its plan is tested on statistics that do not know the merchant). */
 export function purchaseLookup(db: Db | Trx, merchantId: number, q: { id?: number; merchantTxId?: string }) {
-  let query = db.selectFrom('purchases').selectAll().where('merchant_id', '=', q.merchantTxId !== undefined ? merchantUnseen(merchantId) : merchantId);
+  let query = db.selectFrom('purchases').selectAll().where('merchant_id', '=', merchantOf(merchantId, q));
   if (q.id !== undefined) query = query.where('id', '=', q.id);
   if (q.merchantTxId !== undefined) query = query.where('merchant_tx_id', '=', q.merchantTxId);
   return query;
