@@ -78,4 +78,29 @@ describe('the own book parsed in a worker thread', () => {
     await pricing.reload();
     expect(pricing.entry('csgo', 'AK-47 | Redline (Field-Tested)')?.price).toBe(13000);
   });
+  it('a reload of a changed book: card fields, sandbox names and per-phase pricing follow the new book (an unchanged name keeps its object)', async () => {
+    await fs.mkdir(path.join(dir, 'changing'));
+    const file = path.join(dir, 'changing', 'csgo.json'); // a directory: the game from the file's name
+    await fs.writeFile(file, JSON.stringify(CSGO));
+    const pricing = createPricingService({ config: loadConfig({ PRICE_BOOK: path.dirname(file) }), log: pino({ level: 'silent' }), bookOffThreadBytes: 0 });
+    await pricing.reload();
+    const first = pricing.sandboxItems('csgo');
+    const karambit = '★ Karambit | Doppler (Factory New)';
+    await fs.writeFile(file, JSON.stringify([
+      { market_hash_name: 'AK-47 | Redline (Field-Tested)', price: 12.345, exterior: 'Field-Tested', rarity: 'Covert', rarity_color: 'eb4b4b' },
+      { market_hash_name: `${karambit} - Sapphire`, price: 5000, phase: 'Sapphire' },
+      { market_hash_name: karambit, price: 900 },
+    ]));
+    await pricing.reload();
+    expect(pricing.entry('csgo', 'AK-47 | Redline (Field-Tested)')).toMatchObject({ exterior: 'Field-Tested', rarity: 'Covert', rarity_color: 'eb4b4b' });
+    expect(pricing.sandboxItems('csgo')).toEqual([{ name: 'AK-47 | Redline (Field-Tested)' }, { name: karambit, phase: 'Sapphire' }, { name: karambit }]);
+    expect(pricing.sandboxItems('csgo')[0]).toBe(first[0]);
+    expect(pricing.itemEntry('csgo', { marketHashName: karambit, phase: 'Sapphire' })?.price).toBe(5_000_000);
+    expect(pricing.itemEntry('csgo', { marketHashName: karambit, phase: 'Phase 2' })).toBeUndefined(); // priced per phase, and not this one
+    await fs.writeFile(file, JSON.stringify([{ market_hash_name: 'AK-47 | Redline (Field-Tested)', price: 12.345 }, { market_hash_name: karambit, price: 900 }]));
+    await pricing.reload();
+    expect(pricing.itemEntry('csgo', { marketHashName: karambit, phase: 'Phase 2' })?.price).toBe(900_000); // no longer priced per phase
+    expect(pricing.entry('csgo', 'AK-47 | Redline (Field-Tested)')?.rarity).toBeUndefined();
+    expect(pricing.sandboxItems('csgo')).toEqual([{ name: 'AK-47 | Redline (Field-Tested)' }, { name: karambit }]);
+  });
 });

@@ -9,7 +9,6 @@ import { GAMES, isGame, type Game } from '../../domain/games.js';
 import { AppError } from '../../domain/errors.js';
 import { applyRate } from '../../domain/money.js';
 import type { MerchantRow } from '../merchants/merchant-repo.js';
-import { PriceBook } from './pricebook.js';
 import { createPriceEngine, type ItemPrice } from './price-engine.js';
 import type { Basis, Flag, PriceRules } from './reference-price.js';
 import * as repo from './price-repo.js';
@@ -119,8 +118,8 @@ export function createPricingService(deps: { config: Config; log: Logger; db?: D
   };
   const store = db ? createBaseStore(db, log) : undefined;
   const engine = createPriceEngine({ rules, store, rowOf: (c) => basisRow(c.it.game, c.it.name, c.basis, c.it.readings.values()) });
-  /** The own book as last loaded: it knows which names it prices per phase ("<name> - <phase>" entries). */
-  let priceBook = new PriceBook();
+  /** Per game, the names the own book (as last loaded) prices per phase: it has "<name> - <phase>" entries. */
+  let phased = new Map<Game, Set<string>>();
   let names = new Map<Game, SandboxItemName[]>();
   /** when a market source last answered (every source failing for PRICE_MAX_AGE_SECONDS: prices_stale) */
   let answeredAt = 0;
@@ -129,9 +128,10 @@ export function createPricingService(deps: { config: Config; log: Logger; db?: D
     config,
     log,
     offThreadBytes: deps.bookOffThreadBytes,
+    meta: (g, name) => engine.get(g, name)?.meta,
     setMeta: (g, name, meta) => engine.setMeta(g, name, meta),
     loaded: (b) => {
-      priceBook = b.book;
+      phased = b.phased;
       names = b.names;
     },
   });
@@ -221,7 +221,7 @@ export function createPricingService(deps: { config: Config; log: Logger; db?: D
    * never by the plain name's price, which would under-credit a Ruby and over-credit a Phase 1.
    */
   function itemEntry(game: Game, item: { marketHashName: string; phase?: string }): BookEntry | undefined {
-    if (priceBook.pricedByPhase(game, item.marketHashName) && !(item.phase && engine.get(game, `${item.marketHashName} - ${item.phase}`)?.basis)) return undefined;
+    if (phased.get(game)?.has(item.marketHashName) && !(item.phase && engine.get(game, `${item.marketHashName} - ${item.phase}`)?.basis)) return undefined;
     return entry(game, item.marketHashName, item.phase);
   }
 

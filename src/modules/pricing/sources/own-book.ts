@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../../../config.js';
 import { GAMES, type Game } from '../../../domain/games.js';
 import { unphasedName } from '../../../domain/phases.js';
-import { PriceBook, SANDBOX_PRICEBOOK_DIR, type PriceBookEntry } from '../pricebook.js';
+import { SANDBOX_PRICEBOOK_DIR, type PriceBookEntry } from '../pricebook.js';
 import { loadBook } from './book-off-thread.js';
 import type { ItemMeta } from '../price-engine.js';
 import type { PollResult, PriceSource, SourceReading } from './source.js';
@@ -27,13 +27,25 @@ function metaOf(e: PriceBookEntry): ItemMeta {
 }
 
 export interface LoadedBook {
-  book: PriceBook;
+  /** Per game, the names the book prices per phase (it has "<name> - <phase>" entries for them). */
+  phased: Map<Game, Set<string>>;
   /** Per-phase entries are named "<name> - <phase>"; an inventory item carries the plain name and the phase. */
   names: Map<Game, SandboxItemName[]>;
 }
 
-export function ownBookSource(deps: { config: Config; log: Logger; offThreadBytes?: number; setMeta(game: Game, name: string, meta: ItemMeta): void; loaded(b: LoadedBook): void }): PriceSource {
+/**
+ * A refresh hands over the whole book (400 000 entries for 100 000 items a game) while requests run:
+ * what outlives a slice is what the collector copies and pauses for, so nothing of an entry is kept
+ * but its reading. The worker has checked the book (duplicates included); an unchanged item keeps
+ * its card fields' object and its sandbox name's, and a game's name is the constant, not the copy.
+ */
+function sameMeta(a: ItemMeta | undefined, b: ItemMeta): boolean {
+  return a !== undefined && a.exterior === b.exterior && a.rarity === b.rarity && a.rarity_color === b.rarity_color && a.phase === b.phase;
+}
+
+export function ownBookSource(deps: { config: Config; log: Logger; offThreadBytes?: number; meta(game: Game, name: string): ItemMeta | undefined; setMeta(game: Game, name: string, meta: ItemMeta): void; loaded(b: LoadedBook): void }): PriceSource {
   const { config, log } = deps;
+  let last = new Map<Game, SandboxItemName[]>();
   return {
     id: 'book',
     role: 'market',
@@ -41,22 +53,29 @@ export function ownBookSource(deps: { config: Config; log: Logger; offThreadByte
     maxBackoffMs: config.priceRefreshSeconds * 1000, // our own book: retried on its interval, as before
     async poll(): Promise<PollResult> {
       const source = config.priceBookSource ?? SANDBOX_PRICEBOOK_DIR;
-      const next = new PriceBook();
       const at = Date.now();
       const readings: SourceReading[] = [];
       const names = new Map<Game, SandboxItemName[]>(GAMES.map((g) => [g, []]));
-      await loadBook(source, (entries) => {
-        next.addAll(entries);
+      const phased = new Map<Game, Set<string>>(GAMES.map((g) => [g, new Set()]));
+      const total = await loadBook(source, (entries) => {
         for (const e of entries) {
-          deps.setMeta(e.game, e.market_hash_name, metaOf(e));
-          if (e.price_mills <= 0) continue;
-          readings.push({ game: e.game, name: e.market_hash_name, price: e.price_mills, asOf: at });
+          const game = GAMES.find((g) => g === e.game)!;
+          const meta = metaOf(e);
+          if (!sameMeta(deps.meta(game, e.market_hash_name), meta)) deps.setMeta(game, e.market_hash_name, meta);
           const base = unphasedName(e.market_hash_name, e.phase);
-          names.get(e.game)!.push(base !== undefined ? { name: base, phase: e.phase } : { name: e.market_hash_name });
+          if (base !== undefined) phased.get(game)!.add(base);
+          if (e.price_mills <= 0) continue;
+          readings.push({ game, name: e.market_hash_name, price: e.price_mills, asOf: at });
+          const list = names.get(game)!;
+          const was = last.get(game)?.[list.length]; // the book's order is kept from one load to the next
+          const name = base ?? e.market_hash_name;
+          const phase = base !== undefined ? e.phase : undefined;
+          list.push(was?.name === name && was.phase === phase ? was : phase !== undefined ? { name, phase } : { name });
         }
       }, { offThreadBytes: deps.offThreadBytes });
-      deps.loaded({ book: next, names });
-      log.info({ items: next.totalSize, source: config.priceBookSource ?? 'sandbox' }, 'price book loaded');
+      last = names;
+      deps.loaded({ phased, names });
+      log.info({ items: total, source: config.priceBookSource ?? 'sandbox' }, 'price book loaded');
       return { readings, complete: [...GAMES] };
     },
   };
