@@ -5,6 +5,9 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { GAMES } from '../../../domain/games.js';
 import { PriceBook, PriceBookError, type PriceBookEntry } from '../pricebook.js';
 import { isSourceList, loadSourceList } from '../price-sources.js';
+import { lowerThreadPriority } from './background-thread.js';
+
+lowerThreadPriority(); // the event loop first
 
 const { source, chunk } = workerData as { source: string; chunk: number };
 const port = parentPort!;

@@ -1,10 +1,13 @@
 // A big JSON answer (Skinport's item list: 100 000 items are ~20 MB) fetched and parsed in a worker
 // thread, and handed to the event loop an array slice at a time, each asked for after the previous
 // one was taken: parsing it on the event loop held every request up for hundreds of ms. The worker
-// is inline code (no file to resolve under tsx, vitest or the build), one per fetch.
+// is inline code (no file to resolve under tsx, vitest or the build), one per fetch, at the lowest
+// thread priority (background-thread.ts).
 import { Worker } from 'node:worker_threads';
+import { lowerThreadPriority } from './background-thread.js';
 
 const WORKER = `
+(${lowerThreadPriority.toString()})();
 const { parentPort, workerData } = require('node:worker_threads');
 (async () => {
   const { url, headers, timeoutMs, chunk } = workerData;

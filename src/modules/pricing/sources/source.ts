@@ -59,10 +59,6 @@ export function retryAfterMs(header: string | null, now = Date.now()): number | 
 }
 
 /**
- * GET a JSON document. Errors say the URL without its query (names) and never the headers (an API
- * key); 429 carries the wait the server asked for.
- */
-/**
  * GET a JSON array parsed off the event loop (fetchJsonOffThread), its elements given to onRows a
  * slice at a time; answers the body when it is not an array. Errors as getJson's.
  */
@@ -78,6 +74,10 @@ export async function getJsonRows(url: string, onRows: (rows: unknown[], offset:
   return a.kind === 'body' ? { body: a.body } : {};
 }
 
+/**
+ * GET a JSON document. Errors say the URL without its query (names) and never the headers (an API
+ * key); 429 carries the wait the server asked for.
+ */
 export async function getJson(url: string, headers: Record<string, string> = {}, timeoutMs = 30_000): Promise<unknown> {
   const where = url.split('?')[0];
   let res: Response;
