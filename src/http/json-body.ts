@@ -12,6 +12,13 @@ export function bodyIsOptional(request: FastifyRequest): boolean {
 
 const isSpace = (c: number) => c === 32 || c === 10 || c === 13 || c === 9;
 
+/** Whether the quote at `at` follows an odd run of backslashes. */
+function escaped(text: string, at: number): boolean {
+  let b = at - 1;
+  while (text.charCodeAt(b) === 92) b--;
+  return (at - 1 - b) % 2 === 1;
+}
+
 /**
  * The first number of a JSON text that a JSON number (a double) cannot hold exactly as sent, with
  * the key it belongs to: JSON.parse would round it silently (`1.0000000000000001` to 1), and the
@@ -31,15 +38,13 @@ export function inexactNumberIn(text: string): { field: string; token: string } 
   while (i < n) {
     const c = text.charCodeAt(i);
     if (c === 34) {
-      // a string: skipped whole; a key when a colon follows
-      const start = ++i;
-      while (i < n) {
-        const d = text.charCodeAt(i);
-        if (d === 92) i += 2;
-        else if (d === 34) break;
-        else i++;
-      }
-      const end = i++;
+      // a string: skipped whole (indexOf finds its closing quote natively: a character loop here was
+      // three quarters of the scan); a quote after an odd run of backslashes is escaped
+      const start = i + 1;
+      let end = text.indexOf('"', start);
+      while (end > 0 && escaped(text, end)) end = text.indexOf('"', end + 1);
+      if (end < 0) return undefined; // not JSON (the caller parsed it first): nothing more to find
+      i = end + 1;
       let j = i;
       while (j < n && isSpace(text.charCodeAt(j))) j++;
       if (j < n && text.charCodeAt(j) === 58) {
