@@ -14,6 +14,7 @@ import { createDb, createPool, type Db } from '../../src/db/database.js';
 import { ownRecordStatement } from '../../src/db/prepared.js';
 import { purchaseLookup, PURCHASE_WIRE_COLUMNS } from '../../src/modules/purchases/purchase-repo.js';
 import { DEPOSIT_STATUS_COLUMNS, merchantDepositLookup } from '../../src/modules/deposits/deposit-repo.js';
+import { recordsQuery } from '../../src/modules/web/dashboard/dashboard-repo.js';
 
 const RECORDS = 5_000; // of the merchant the statistics do not know
 const OLD_RECORDS = 1_500; // of each of the 100 merchants they know (at 100 the tables were too small for the two indexes to differ)
@@ -75,9 +76,20 @@ describe('a lookup by merchant_tx_id of a merchant the statistics do not know pr
       expect(await buffersOf(s.text, s.values), from.table).toBeLessThan(20);
     }
   });
+  it('the dashboard’s filter by merchant_tx_id, alone and with the other filters', async () => {
+    for (const kind of ['purchase', 'deposit'] as const) {
+      for (const f of [{}, { status: 'completed', game: 'csgo' }, { from: '2020-01-01', to: '2999-12-31' }, { before: 2 ** 40 }]) {
+        const q = recordsQuery(db, kind, merchantId, { ...f, merchant_tx_id: txId }).compile();
+        expect(await buffersOf(q.sql, q.parameters), `${kind} ${JSON.stringify(f)}`).toBeLessThan(20);
+      }
+    }
+  });
   it('and still finds the record, only the merchant’s own', async () => {
     const mine = `new${'p'}-${merchantId}-17`;
     expect((await purchaseLookup(db, merchantId, { merchantTxId: mine }).executeTakeFirst())?.merchant_tx_id).toBe(mine);
     expect(await purchaseLookup(db, merchantId - 1, { merchantTxId: mine }).executeTakeFirst()).toBeUndefined();
+    expect((await recordsQuery(db, 'purchase', merchantId, { merchant_tx_id: mine, status: 'completed' }).execute()).map((r) => r.merchant_tx_id)).toEqual([mine]);
+    expect(await recordsQuery(db, 'purchase', merchantId, { merchant_tx_id: mine, status: 'failed' }).execute()).toEqual([]);
+    expect(await recordsQuery(db, 'purchase', merchantId - 1, { merchant_tx_id: mine }).execute()).toEqual([]);
   });
 });

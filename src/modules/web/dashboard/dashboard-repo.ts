@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../../db/database.js';
 import { attemptsOf } from '../../webhooks/webhook-repo.js';
 import { tables } from '../../accounts/accounts-types.js';
+import { merchantOf } from '../../../db/merchant-of-lookup.js';
 
 export type RecordKind = 'deposit' | 'purchase';
 
@@ -30,17 +31,23 @@ function newestOf<Q extends { where: any; orderBy: any }>(q: Q, merchantId: numb
 }
 export const CSV_MAX_ROWS = 100_000;
 
-export async function listRecords(db: Db, kind: RecordKind, merchantId: number, f: RecordFilter, limit = PAGE_SIZE) {
+/** The list's query (a Kysely builder: the plan test compiles it). */
+export function recordsQuery(db: Db, kind: RecordKind, merchantId: number, f: RecordFilter, limit = PAGE_SIZE) {
   const table = kind === 'deposit' ? 'deposits' : 'purchases';
   let q = db.selectFrom(table).select(['id', 'merchant_tx_id', 'status', 'game', 'amount', 'partner', 'fail_reason', 'created_at', 'updated_at']);
   if (f.status) q = q.where('status', '=', f.status as never);
   if (f.game) q = q.where('game', '=', f.game as never);
-  if (f.merchant_tx_id) q = q.where('merchant_tx_id', '=', f.merchant_tx_id);
   if (f.from) q = q.where('created_at', '>=', sql<Date>`${f.from}::date::timestamp at time zone 'UTC'`);
   if (f.to) q = q.where('created_at', '<', sql<Date>`(${f.to}::date + 1)::timestamp at time zone 'UTC'`);
+  if (f.merchant_tx_id) {
+    // At most one record: the unique (merchant_id, merchant_tx_id) probe, the merchant unseen
+    // (merchant-of-lookup.ts; in view, a merchant the statistics do not know walked its history).
+    q = q.where('merchant_id', '=', merchantOf(merchantId, { merchantTxId: f.merchant_tx_id })).where('merchant_tx_id', '=', f.merchant_tx_id);
+    return (f.before ? q.where('id', '<', f.before) : q).orderBy('id', 'desc').limit(limit);
+  }
   if (!f.from && !f.to) {
     if (f.before) q = q.where('id', '<', f.before);
-    return newestOf(q, merchantId).limit(limit).execute();
+    return newestOf(q, merchantId).limit(limit);
   }
   q = q.where('merchant_id', '=', merchantId);
   // A date range reads the (merchant, created_at, id) index backwards: the id order would scan
@@ -49,7 +56,11 @@ export async function listRecords(db: Db, kind: RecordKind, merchantId: number, 
     const cursor = db.selectFrom(table).select('created_at').where('id', '=', f.before).where('merchant_id', '=', merchantId);
     q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(cursor as never, f.before!)));
   }
-  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit);
+}
+
+export function listRecords(db: Db, kind: RecordKind, merchantId: number, f: RecordFilter, limit = PAGE_SIZE) {
+  return recordsQuery(db, kind, merchantId, f, limit).execute();
 }
 
 export function findDeposit(db: Db, merchantId: number, id: number) {
