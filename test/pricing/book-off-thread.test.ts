@@ -86,6 +86,8 @@ describe('the own book parsed in a worker thread', () => {
     await pricing.reload();
     const first = pricing.sandboxItems('csgo');
     const karambit = '★ Karambit | Doppler (Factory New)';
+    const cardOf = (name: string) => pricing.pricedItem('csgo', name)?.meta;
+    const [akCard, karambitCard] = [cardOf('AK-47 | Redline (Field-Tested)'), cardOf(karambit)];
     await fs.writeFile(file, JSON.stringify([
       { market_hash_name: 'AK-47 | Redline (Field-Tested)', price: 12.345, exterior: 'Field-Tested', rarity: 'Covert', rarity_color: 'eb4b4b' },
       { market_hash_name: `${karambit} - Sapphire`, price: 5000, phase: 'Sapphire' },
@@ -95,6 +97,8 @@ describe('the own book parsed in a worker thread', () => {
     expect(pricing.entry('csgo', 'AK-47 | Redline (Field-Tested)')).toMatchObject({ exterior: 'Field-Tested', rarity: 'Covert', rarity_color: 'eb4b4b' });
     expect(pricing.sandboxItems('csgo')).toEqual([{ name: 'AK-47 | Redline (Field-Tested)' }, { name: karambit, phase: 'Sapphire' }, { name: karambit }]);
     expect(pricing.sandboxItems('csgo')[0]).toBe(first[0]);
+    expect(cardOf(karambit)).toBe(karambitCard); // unchanged: the same object
+    expect(cardOf('AK-47 | Redline (Field-Tested)')).not.toBe(akCard);
     expect(pricing.itemEntry('csgo', { marketHashName: karambit, phase: 'Sapphire' })?.price).toBe(5_000_000);
     expect(pricing.itemEntry('csgo', { marketHashName: karambit, phase: 'Phase 2' })).toBeUndefined(); // priced per phase, and not this one
     await fs.writeFile(file, JSON.stringify([{ market_hash_name: 'AK-47 | Redline (Field-Tested)', price: 12.345 }, { market_hash_name: karambit, price: 900 }]));

@@ -33,16 +33,17 @@ export interface LoadedBook {
   names: Map<Game, SandboxItemName[]>;
 }
 
+/** Whether an item's card fields are already these. */
+function sameMeta(a: ItemMeta | undefined, b: ItemMeta): boolean {
+  return a !== undefined && a.exterior === b.exterior && a.rarity === b.rarity && a.rarity_color === b.rarity_color && a.phase === b.phase;
+}
+
 /**
  * A refresh hands over the whole book (400 000 entries for 100 000 items a game) while requests run:
  * what outlives a slice is what the collector copies and pauses for, so nothing of an entry is kept
  * but its reading. The worker has checked the book (duplicates included); an unchanged item keeps
  * its card fields' object and its sandbox name's, and a game's name is the constant, not the copy.
  */
-function sameMeta(a: ItemMeta | undefined, b: ItemMeta): boolean {
-  return a !== undefined && a.exterior === b.exterior && a.rarity === b.rarity && a.rarity_color === b.rarity_color && a.phase === b.phase;
-}
-
 export function ownBookSource(deps: { config: Config; log: Logger; offThreadBytes?: number; meta(game: Game, name: string): ItemMeta | undefined; setMeta(game: Game, name: string, meta: ItemMeta): void; loaded(b: LoadedBook): void }): PriceSource {
   const { config, log } = deps;
   let last = new Map<Game, SandboxItemName[]>();
@@ -67,7 +68,7 @@ export function ownBookSource(deps: { config: Config; log: Logger; offThreadByte
           if (e.price_mills <= 0) continue;
           readings.push({ game, name: e.market_hash_name, price: e.price_mills, asOf: at });
           const list = names.get(game)!;
-          const was = last.get(game)?.[list.length]; // the book's order is kept from one load to the next
+          const was = last.get(game)?.[list.length]; // by position: a book's order usually holds from one load to the next (an insertion ends the reuse after it, nothing worse)
           const name = base ?? e.market_hash_name;
           const phase = base !== undefined ? e.phase : undefined;
           list.push(was?.name === name && was.phase === phase ? was : phase !== undefined ? { name, phase } : { name });
