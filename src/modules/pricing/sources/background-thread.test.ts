@@ -25,16 +25,18 @@ parentPort.postMessage([os.getPriority(tid), os.getPriority(process.pid)]);
   });
 }
 
-/** Niceness of each of this process's threads, from /proc (the field after the command's closing parenthesis, 17th). */
-function threadNiceness(): number[] {
-  return fs.readdirSync('/proc/self/task').flatMap((tid) => {
-    try {
-      const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      return [Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])];
-    } catch {
-      return []; // the thread ended meanwhile
-    }
-  });
+/** The threads of this process at nice 19, by id, from /proc (the field after the command's closing parenthesis, 17th). */
+function threadsAtNineteen(): Set<string> {
+  return new Set(
+    fs.readdirSync('/proc/self/task').filter((tid) => {
+      try {
+        const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+        return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16] === '19';
+      } catch {
+        return false; // the thread ended meanwhile
+      }
+    }),
+  );
 }
 
 /** A source that answers only when told: the worker waits on it, alive, meanwhile. */
@@ -50,10 +52,14 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-/** Once the worker's request waits at the source: whether some thread of this process runs at nice 19; then the source answers. */
-async function seenAtNineteen(): Promise<boolean> {
+/**
+ * Once the worker's request waits at the source: whether a thread that was not at nice 19 before
+ * (the suite's files share processes: another file's worker may still be ending) is at 19 now; then
+ * the source answers.
+ */
+async function newThreadAtNineteen(before: Set<string>): Promise<boolean> {
   while (waiting.length === 0) await new Promise((r) => setTimeout(r, 10));
-  const seen = threadNiceness().includes(19);
+  const seen = [...threadsAtNineteen()].some((tid) => !before.has(tid));
   waiting.splice(0).forEach((answer) => answer());
   return seen;
 }
@@ -68,14 +74,15 @@ describe.runIf(process.platform === 'linux')('the price sources’ worker thread
     expect(os.getPriority(process.pid)).toBe(before);
   });
   it.runIf(before !== 19)('the JSON worker (Skinport, a URL book) and the book worker are at 19 while they work; the event loop is not', async () => {
-    expect(threadNiceness()).not.toContain(19);
     const rows: unknown[] = [];
+    let was = threadsAtNineteen();
     const json = fetchJsonOffThread(`${base}/list`, {}, 30_000, (r) => void rows.push(...r));
-    expect(await seenAtNineteen()).toBe(true);
+    expect(await newThreadAtNineteen(was)).toBe(true);
     expect(await json).toEqual({ kind: 'done' });
     expect(rows).toEqual([1, 2, 3]);
+    was = threadsAtNineteen();
     const book = loadBookOffThread(`${base}/book/csgo.json`, () => {});
-    expect(await seenAtNineteen()).toBe(true);
+    expect(await newThreadAtNineteen(was)).toBe(true);
     expect(await book).toBe(1);
     expect(os.getPriority(process.pid)).toBe(before);
   });
