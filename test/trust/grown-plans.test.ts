@@ -1,6 +1,6 @@
 // Issue 26, point 2: on a grown database (a year of a busy gateway, bench/seed-year-data.ts at a
 // small scale), no request-path statement reads a big table whole. The statements are not listed
-// by hand: a real gateway answers the merchant API's and the operator API's reads while every
+// by hand: a real gateway answers the merchant API's, the operator API's and the dashboard's reads while every
 // statement its pool runs is recorded with its parameters (and one purchase is made), then each is EXPLAINed on the grown
 // database — first with the statistics of the empty database (autovacuum off on the big tables,
 // as after a bulk load before the next analyse), then with fresh ones — and no plan may hold a
@@ -9,6 +9,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedYear } from '../../bench/seed-year-data.js';
 import { ADMIN_TOKEN, freshDatabase, startTestGateway, type TestGateway } from '../helpers.js';
+import { userOf } from '../dashboard/web-client.js';
 
 /** Tables that grow with traffic: a whole read of one of them on a request path is the defect. */
 const BIG = [
@@ -36,6 +37,8 @@ beforeAll(async () => {
   await admin.query('analyze'); // the statistics of the empty database
   for (const t of BIG) await admin.query(`alter table ${t} set (autovacuum_enabled = false)`);
   await seedYear(admin, { scale: 0.002, webhookDays: 60, analyze: false });
+  // Withdrawals are not part of the year's seed (they move no item): a year of daily ones per merchant.
+  await admin.query(`insert into withdrawals (merchant_id, amount, status, created_at) select m.id, 1000, 'completed', now() - d * interval '1 day' from merchants m, generate_series(1, 365) d`);
   gw = await startTestGateway({ REQUEST_LOG_DAYS: '0', RETENTION_INTERVAL_SECONDS: '0', WEBHOOK_RETENTION_DAYS: '0' }, { databaseUrl: url });
   gw.ctx.pool.on('acquire', (client: pg.PoolClient & { __rec?: boolean }) => {
     if (client.__rec) return;
@@ -61,6 +64,8 @@ async function requestPathStatements(): Promise<Recorded[]> {
   const p = (await admin.query(`select id, merchant_tx_id from purchases where merchant_id = $1 order by id limit 1 offset 100`, [m])).rows[0];
   const d = (await admin.query(`select id, merchant_tx_id from deposits where merchant_id = $1 and status = 'completed' order by id limit 1 offset 100`, [m])).rows[0];
   const e = (await admin.query(`select id from webhook_events where merchant_id = $1 order by id limit 1 offset 50`, [m])).rows[0];
+  const owner = await userOf(gw, Number(m), 'owner@seed-year.example'); // the merchant's dashboard, signed in before the recording
+  const day = new Date(Date.now() - 200 * 86_400_000).toISOString().slice(0, 10);
   recorded = [];
   const paths = [
     '/balance',
@@ -93,6 +98,25 @@ async function requestPathStatements(): Promise<Recorded[]> {
     for (const path of [`/merchants/${m}`, `/merchants/${m}/ledger?limit=50&offset=0`, `/merchants/${m}/webhook-deliveries?limit=50&offset=0`]) {
       const r = await fetch(`${gw.url}/api/admin${path}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
       expect(r.status, path).toBe(200);
+    }
+    // The merchant's dashboard: the pages of bench/dashboard-pages.ts.
+    for (const path of [
+      '/dashboard',
+      '/dashboard/deposits',
+      `/dashboard/deposits?before=${d.id}`,
+      '/dashboard/deposits?status=reverted',
+      '/dashboard/deposits?game=tf2&status=failed',
+      `/dashboard/deposits?merchant_tx_id=${d.merchant_tx_id}`,
+      `/dashboard/deposits?from=${day}&to=${day}`,
+      `/dashboard/deposits?from=${day}&to=${day}&before=${d.id}`,
+      `/dashboard/deposits/${d.id}`,
+      '/dashboard/purchases',
+      `/dashboard/purchases?merchant_tx_id=${p.merchant_tx_id}`,
+      `/dashboard/purchases/${p.id}`,
+      '/dashboard/ledger',
+      '/dashboard/withdrawals',
+    ]) {
+      expect((await owner.get(path)).status, path).toBe(200);
     }
     return recorded;
   } finally {
