@@ -10,6 +10,7 @@ import { GAMES } from '../../src/domain/games.js';
 import { PriceBook, PriceBookError, type PriceBookEntry } from '../../src/modules/pricing/pricebook.js';
 import { loadBook, loadBookOffThread } from '../../src/modules/pricing/sources/book-off-thread.js';
 import { createPricingService } from '../../src/modules/pricing/pricing-service.js';
+import type { ItemPrice } from '../../src/modules/pricing/price-engine.js';
 
 let dir = '';
 const CSGO = [
@@ -86,7 +87,7 @@ describe('the own book parsed in a worker thread', () => {
     await pricing.reload();
     const first = pricing.sandboxItems('csgo');
     const karambit = '★ Karambit | Doppler (Factory New)';
-    const cardOf = (name: string) => pricing.pricedItem('csgo', name)?.meta;
+    const cardOf = (name: string) => (pricing.pricedItem('csgo', name) as ItemPrice | undefined)?.meta; // the engine's item, typed narrowly for get-prices
     const [akCard, karambitCard] = [cardOf('AK-47 | Redline (Field-Tested)'), cardOf(karambit)];
     await fs.writeFile(file, JSON.stringify([
       { market_hash_name: 'AK-47 | Redline (Field-Tested)', price: 12.345, exterior: 'Field-Tested', rarity: 'Covert', rarity_color: 'eb4b4b' },
