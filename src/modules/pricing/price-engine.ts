@@ -77,6 +77,8 @@ function sameBasis(a: Basis, b: Basis): boolean {
   return a.deposit === b.deposit && a.sale === b.sale && sameList(a.flags, b.flags) && sameList(a.outliers, b.outliers) && sameList(a.stale, b.stale) && sameList(a.illiquid, b.illiquid);
 }
 
+const sameMeta = (a: ItemMeta, b: ItemMeta) => a.exterior === b.exterior && a.rarity === b.rarity && a.rarity_color === b.rarity_color && a.phase === b.phase;
+
 /**
  * Basis lists are mostly empty: one shared empty list instead of four new ones per item keeps the
  * heap (400 000 items and more) small, and with it the collector's pauses.
@@ -148,8 +150,10 @@ export function createPriceEngine(opts: { rules: PriceRules; store?: BasisStore;
     }
   }
 
+  /** Card fields; an item whose fields are already these keeps its object (a book reload sets 400 000 and changes few). */
   function setMeta(game: Game, name: string, meta: ItemMeta | undefined): void {
-    item(game, name).meta = meta;
+    const it = item(game, name);
+    if (!(meta && it.meta && sameMeta(it.meta, meta))) it.meta = meta;
   }
 
   function setOverride(game: Game, name: string, override: Override | undefined): void {

@@ -128,7 +128,6 @@ export function createPricingService(deps: { config: Config; log: Logger; db?: D
     config,
     log,
     offThreadBytes: deps.bookOffThreadBytes,
-    meta: (g, name) => engine.get(g, name)?.meta,
     setMeta: (g, name, meta) => engine.setMeta(g, name, meta),
     loaded: (b) => {
       phased = b.phased;

@@ -33,18 +33,14 @@ export interface LoadedBook {
   names: Map<Game, SandboxItemName[]>;
 }
 
-/** Whether an item's card fields are already these. */
-function sameMeta(a: ItemMeta | undefined, b: ItemMeta): boolean {
-  return a !== undefined && a.exterior === b.exterior && a.rarity === b.rarity && a.rarity_color === b.rarity_color && a.phase === b.phase;
-}
-
 /**
  * A refresh hands over the whole book (400 000 entries for 100 000 items a game) while requests run:
  * what outlives a slice is what the collector copies and pauses for, so nothing of an entry is kept
  * but its reading. The worker has checked the book (duplicates included); an unchanged item keeps
- * its card fields' object and its sandbox name's, and a game's name is the constant, not the copy.
+ * its card fields' object (the engine's setMeta) and its sandbox name's, and a game's name is the
+ * constant, not the copy.
  */
-export function ownBookSource(deps: { config: Config; log: Logger; offThreadBytes?: number; meta(game: Game, name: string): ItemMeta | undefined; setMeta(game: Game, name: string, meta: ItemMeta): void; loaded(b: LoadedBook): void }): PriceSource {
+export function ownBookSource(deps: { config: Config; log: Logger; offThreadBytes?: number; setMeta(game: Game, name: string, meta: ItemMeta): void; loaded(b: LoadedBook): void }): PriceSource {
   const { config, log } = deps;
   let last = new Map<Game, SandboxItemName[]>();
   return {
@@ -61,8 +57,7 @@ export function ownBookSource(deps: { config: Config; log: Logger; offThreadByte
       const total = await loadBook(source, (entries) => {
         for (const e of entries) {
           const game = GAMES.find((g) => g === e.game)!;
-          const meta = metaOf(e);
-          if (!sameMeta(deps.meta(game, e.market_hash_name), meta)) deps.setMeta(game, e.market_hash_name, meta);
+          deps.setMeta(game, e.market_hash_name, metaOf(e)); // unchanged fields keep their object (price-engine.ts)
           const base = unphasedName(e.market_hash_name, e.phase);
           if (base !== undefined) phased.get(game)!.add(base);
           if (e.price_mills <= 0) continue;
