@@ -149,6 +149,44 @@ describe('purchases asked for at the same time share a batch (one statement, one
     expect(await gw.ctx.db.selectFrom('purchases').select('id').where('merchant_id', '=', b.id).execute()).toHaveLength(4);
   });
 
+  it('one batch written together: two by one name get two listings, one asset twice is taken once, a committed twin reserves nothing', async () => {
+    const b = await gw.createMerchant({ name: 'Together' });
+    await gw.topUp(b.id, 1_000);
+    await sql`insert into listings (id, game, name, base_price, image_url, source)
+              values ('7a0a', 'csgo', 'Together Name', 1000, '/a.svg', 'seed'), ('7a0b', 'csgo', 'Together Name', 1200, '/b.svg', 'seed'),
+                     ('7a0c', 'csgo', 'Together Asset', 2000, '/c.svg', 'seed'), ('7a0d', 'csgo', 'Together Twin', 3000, '/d.svg', 'seed'),
+                     ('7a0e', 'csgo', 'Together Name', 1500, '/e.svg', 'seed')`.execute(gw.ctx.db);
+    const batcher = createCreationBatcher(gw.ctx.db, { maxBatch: 8, inFlight: 1 });
+    const input = (choice: { assetId: string } | { name: string }, tx: string): CreationInput => ({
+      purchase: { merchant_id: b.id, merchant_tx_id: tx, game: 'csgo', partner: 12345678, token: 'abcdEFGH', platform_id: '76561198000000000', platform_name: null, platform_avatar_url: null, created_at: new Date() },
+      choice: { ...choice, game: 'csgo' },
+      markup: 1,
+    });
+    const stored = await batcher.create(input({ assetId: '7a0c' }, 'tg-stored')); // committed before the batch
+    expect(stored).toMatchObject({ listing_id: '7a0c', status: 'pending' });
+    const out = await Promise.all([
+      batcher.create(input({ name: 'Together Name' }, 'tg-1')),
+      batcher.create(input({ name: 'Together Name' }, 'tg-2')),
+      batcher.create(input({ assetId: '7a0d' }, 'tg-3')),
+      batcher.create(input({ assetId: '7a0d' }, 'tg-4')),
+      batcher.create(input({ name: 'Together Name' }, 'tg-stored')), // its merchant_tx_id is stored: 7a0e stays live
+    ]);
+    const listingOf = (x: unknown) => (typeof x === 'object' && x ? (x as { listing_id: string }).listing_id : x);
+    expect(out.map(listingOf)).toEqual(['7a0a', '7a0b', '7a0d', 'fallback', 'twin']);
+    const ids = out.slice(0, 3).map((x) => Number((x as { id: number }).id));
+    const listings = await sql<{ id: string; status: string; reserved_by: string | null }>`
+      select id, status, reserved_by from listings where id like '7a0%' order by id`.execute(gw.ctx.db);
+    expect(listings.rows.map((l) => [l.id, l.status, l.reserved_by === null ? null : Number(l.reserved_by)])).toEqual([
+      ['7a0a', 'reserved', ids[0]], ['7a0b', 'reserved', ids[1]], ['7a0c', 'reserved', Number((stored as { id: number }).id)], ['7a0d', 'reserved', ids[2]], ['7a0e', 'live', null],
+    ]);
+    // Four debits (the stored one and three), each of its purchase's amount; the chain holds.
+    const debits = await gw.ctx.db.selectFrom('ledger_entries').select(['key', 'available_delta']).where('merchant_id', '=', b.id).where('kind', '=', 'purchase_reserve').orderBy('id').execute();
+    const purchases = await gw.ctx.db.selectFrom('purchases').select(['id', 'amount']).where('merchant_id', '=', b.id).orderBy('id').execute();
+    expect(purchases).toHaveLength(4);
+    expect(debits.map((d) => [d.key, Number(d.available_delta)])).toEqual(purchases.map((p) => [`purchase:${p.id}:reserve`, -Number(p.amount)]));
+    expect((await gw.ctx.ledger.verify()).mismatches).toEqual([]);
+  });
+
   it('a merchant_tx_id being created elsewhere (its advisory lock held) is not waited for by the batch: fallback, at once', async () => {
     const b = await gw.createMerchant({ name: 'InFlight' });
     await gw.topUp(b.id, 1_000);

@@ -22,9 +22,13 @@
 --     merchant_tx_id holds from before its insert to its commit (a waiting creation takes it
 --     waiting, first) — so the insert never waits on the unique index for a twin in flight
 --     elsewhere, which could otherwise close a cycle (that twin waiting for the batch's listing).
---   A merchant_tx_id already stored (committed, or earlier in this batch) is outcome 'twin', told by
---   the unique constraint at the insert (the gateway looked for a stored one before: twins are rare
---   here, and checking first would cost every purchase an index probe).
+--   The loop only checks and locks; the accepted purchases are written after it, together: one
+--   INSERT of the purchases, one UPDATE reserving their listings (the listings' statement trigger
+--   fires once), one ledger_apply. A listing taken earlier in the batch is excluded by id (SKIP
+--   LOCKED does not skip the batch's own locks). A merchant_tx_id earlier in this batch is outcome
+--   'twin' at once; one committed before is 'twin' too, told by the unique constraint at the INSERT
+--   (the gateway looked for a stored one before: twins are rare here, and checking first would cost
+--   every purchase an index probe), and its listing stays live.
 --
 -- Alone (wait true, one item, in the caller's transaction: create.ts): waits for the merchant_tx_id's
 -- lock, inserts the purchase ('twin' when one is stored), locks the listing (by asset id: waiting,
@@ -48,7 +52,28 @@ declare
   v_reason text;
   v_merchant bigint;   -- whose balances row is locked, with its available balance in v_available
   v_available bigint;
-  v_moves jsonb := '[]'; -- the batch's debits, for ledger_apply
+  -- The batch's accepted purchases, written together after the loop (one INSERT, one listings
+  -- UPDATE, one ledger_apply): a statement per purchase paid its executor start and the listings'
+  -- statement trigger once each.
+  a_i int[] := '{}';
+  a_merchant bigint[] := '{}';
+  a_tx text[] := '{}';
+  a_game text[] := '{}';
+  a_partner bigint[] := '{}';
+  a_token text[] := '{}';
+  a_pid text[] := '{}';
+  a_pname text[] := '{}';
+  a_pavatar text[] := '{}';
+  a_at timestamptz[] := '{}';
+  a_price bigint[] := '{}';
+  a_listing text[] := '{}';   -- also this batch's taken listings: SKIP LOCKED does not skip our own locks
+  a_name text[] := '{}';
+  a_image text[] := '{}';
+  a_asset text[] := '{}';
+  a_key text[] := '{}';       -- merchant_id:merchant_tx_id of each accepted one with a merchant_tx_id
+  v_rows purchases[];        -- the ones inserted
+  v_moves jsonb;
+  k int;
 begin
   for it in
     select * from json_to_recordset(p_items) as x(
@@ -124,11 +149,18 @@ begin
       return next;
       continue;
     end if;
+    -- A twin earlier in this batch (the advisory lock is this session's already): stored once.
+    if it.merchant_tx_id is not null and (it.merchant_id || ':' || it.merchant_tx_id) = any(a_key) then
+      r_outcome := 'twin';
+      return next;
+      continue;
+    end if;
 
     if it.asset_id is not null then
-      select * into v_l from listings where id = it.asset_id and game = it.game and status = 'live' for update skip locked;
+      select * into v_l from listings where id = it.asset_id and game = it.game and status = 'live' and id <> all(a_listing)
+         for update skip locked;
     else
-      select * into v_l from listings where game = it.game and name = it.name and status = 'live'
+      select * into v_l from listings where game = it.game and name = it.name and status = 'live' and id <> all(a_listing)
        order by base_price, id limit 1 for update skip locked;
     end if;
     if v_l.id is null then
@@ -153,34 +185,73 @@ begin
       return next;
       continue;
     end if;
+    v_available := v_available - v_price;
 
-    -- The purchase as it will stay (the item snapshot in the same write: no second, non-HOT update).
+    a_i := a_i || it.i;
+    a_merchant := a_merchant || it.merchant_id;
+    a_tx := a_tx || it.merchant_tx_id;
+    a_game := a_game || it.game;
+    a_partner := a_partner || it.partner;
+    a_token := a_token || it.token;
+    a_pid := a_pid || it.platform_id;
+    a_pname := a_pname || it.platform_name;
+    a_pavatar := a_pavatar || it.platform_avatar_url;
+    a_at := a_at || it.at;
+    a_price := a_price || v_price;
+    a_listing := a_listing || v_l.id;
+    a_name := a_name || v_l.name;
+    a_image := a_image || v_l.image_url;
+    a_asset := a_asset || v_l.asset_id;
+    if it.merchant_tx_id is not null then
+      a_key := a_key || (it.merchant_id || ':' || it.merchant_tx_id);
+    end if;
+  end loop;
+
+  if cardinality(a_i) = 0 then
+    return;
+  end if;
+
+  -- The purchases as they will stay (the item snapshot in the same write: no second, non-HOT
+  -- update), each listing reserved by its purchase. A merchant_tx_id stored before this batch took
+  -- its lock is left out by the unique constraint (outcome 'twin': nothing written for it).
+  with ins as (
     insert into purchases (merchant_id, merchant_tx_id, game, partner, token, platform_id, platform_name, platform_avatar_url,
                            status, amount, listing_id, item_name, item_price, item_image_url, item_asset_id, created_at, updated_at)
-    values (it.merchant_id, it.merchant_tx_id, it.game, it.partner, it.token, it.platform_id, it.platform_name, it.platform_avatar_url,
-            'pending', v_price, v_l.id, v_l.name, v_price, v_l.image_url, v_l.asset_id, it.at, it.at)
+    select u.merchant_id, u.tx, u.game, u.partner, u.token, u.pid, u.pname, u.pavatar,
+           'pending', u.price, u.listing, u.name, u.price, u.image, u.asset, u.at, u.at
+      from unnest(a_merchant, a_tx, a_game, a_partner, a_token, a_pid, a_pname, a_pavatar, a_at, a_price, a_listing, a_name, a_image, a_asset)
+             with ordinality as u(merchant_id, tx, game, partner, token, pid, pname, pavatar, at, price, listing, name, image, asset, ord)
+     order by u.ord
     on conflict on constraint purchases_merchant_tx_id_key do nothing
-    returning * into v_p;
-    if v_p.id is null then
-      r_outcome := 'twin'; -- committed before this batch took the lock: nothing written for it
-      return next;
-      continue;
-    end if;
+    returning *
+  ), reserved as (
+    update listings l set status = 'reserved', reserved_by = ins.id, updated_at = now() from ins where l.id = ins.listing_id
+  )
+  select array_agg(row(ins.*)::purchases order by ins.id) into v_rows from ins;
 
-    update listings set status = 'reserved', reserved_by = v_p.id, updated_at = now() where id = v_l.id;
-    v_available := v_available - v_price;
-    v_moves := v_moves || jsonb_build_object(
-      'merchant_id', it.merchant_id, 'key', 'purchase:' || v_p.id || ':reserve', 'kind', 'purchase_reserve',
-      'available_delta', -v_price, 'hold_delta', 0, 'ref_type', 'purchase', 'ref_id', v_p.id);
-
-    r_outcome := 'created';
-    r_purchase := v_p;
-    return next;
-  end loop;
   -- The debits, last (the balances rows are locked above, in merchant order): each merchant's row
   -- written once. The checks above make a refusal impossible; one would undo the whole batch.
-  if jsonb_array_length(v_moves) > 0
-     and exists (select 1 from ledger_apply(v_moves) la where la.r_outcome <> 'applied') then
+  select jsonb_agg(jsonb_build_object(
+           'merchant_id', p.merchant_id, 'key', 'purchase:' || p.id || ':reserve', 'kind', 'purchase_reserve',
+           'available_delta', -p.amount, 'hold_delta', 0, 'ref_type', 'purchase', 'ref_id', p.id) order by p.merchant_id, p.id)
+    into v_moves from unnest(v_rows) p;
+  if v_moves is not null and exists (select 1 from ledger_apply(v_moves) la where la.r_outcome <> 'applied') then
     raise exception 'purchase_create_batch: a debit did not apply';
   end if;
+
+  for k in 1 .. coalesce(cardinality(v_rows), 0) loop
+    r_purchase := v_rows[k];
+    r_idx := a_i[array_position(a_listing, r_purchase.listing_id)];
+    r_outcome := 'created';
+    return next;
+    a_listing[array_position(a_listing, r_purchase.listing_id)] := null; -- told
+  end loop;
+  r_purchase := null;
+  r_outcome := 'twin';
+  for k in 1 .. cardinality(a_i) loop
+    if a_listing[k] is not null then
+      r_idx := a_i[k];
+      return next;
+    end if;
+  end loop;
 end $$;
