@@ -113,6 +113,29 @@ describe('GET /purchase total', () => {
     await expectExact(m);
   });
 
+  it('one statement writes one delta row per merchant and status, and one history row per changed purchase', async () => {
+    const m = await gw.createMerchant({ name: 'Total statement' });
+    await foldAllPurchaseCounts(gw.ctx.db, 1000);
+    const made = await sql<{ id: string }>`insert into purchases (merchant_id, game, partner, token, platform_id, status, created_at, updated_at)
+      select ${m.id}, 'csgo', 1, 'tok', '76561198000000000', 'pending', now(), now() from generate_series(1, 3) returning id`.execute(gw.ctx.db);
+    const ids = made.rows.map((r) => Number(r.id)).sort((a, b) => a - b);
+    const rows = async () => (await sql<{ status: string; n: string }>`select status, n from purchase_counts where merchant_id = ${m.id} and not base order by status, n`.execute(gw.ctx.db)).rows.map((r) => [r.status, Number(r.n)]);
+    const history = async () => (await sql<{ record_id: string; from_status: string | null; to_status: string }>`
+      select record_id, from_status, to_status from record_status_history where kind = 'purchase' and merchant_id = ${m.id} order by id`.execute(gw.ctx.db)).rows
+      .map((r) => [Number(r.record_id), r.from_status, r.to_status]);
+    expect(await rows()).toEqual([['pending', 3]]);
+    expect(await history()).toEqual(ids.map((id) => [id, null, 'pending']));
+    // Two of three change status in one statement, the third is updated without a change: -2 and +2, two history rows.
+    await sql`update purchases set status = case when id = ${ids[2]} then status else 'canceled' end, updated_at = now() where id = any(${ids})`.execute(gw.ctx.db);
+    expect(await rows()).toEqual([['canceled', 2], ['pending', -2], ['pending', 3]]);
+    expect((await history()).slice(3)).toEqual([[ids[0], 'pending', 'canceled'], [ids[1], 'pending', 'canceled']]);
+    // An update that changes no status writes neither.
+    await sql`update purchases set updated_at = now() where id = any(${ids})`.execute(gw.ctx.db);
+    expect(await rows()).toHaveLength(3);
+    expect(await history()).toHaveLength(5);
+    await expectExact(m);
+  });
+
   it('the total is read from the kept counts by their index, not from purchases', async () => {
     for (const status of [undefined, 'completed']) {
       const r = await sql<{ 'QUERY PLAN': string }>`explain (costs off) select coalesce(sum(n), 0) as n from purchase_counts

@@ -1,17 +1,34 @@
 -- Status history of deposits and purchases (the detail page's timeline), written by triggers so
--- every writer of a status is covered without touching it.
+-- every writer of a status is covered without touching it. Statement-level, with transition
+-- tables: a batch's statement (a batch of creations, of transitions) writes its history in one
+-- insert, not one trigger call per record. An UPDATE trigger with transition tables cannot name
+-- its columns, so it fires on every update of the table and keeps the rows whose status changed.
 create or replace function record_status_history_write() returns trigger language plpgsql as $$
 begin
-  if tg_op = 'INSERT' or new.status is distinct from old.status then
+  if tg_op = 'INSERT' then
     insert into record_status_history (kind, record_id, merchant_id, from_status, to_status, fail_reason)
-    values (tg_argv[0], new.id, new.merchant_id, case when tg_op = 'UPDATE' then old.status end, new.status, new.fail_reason);
+    select tg_argv[0], n.id, n.merchant_id, null, n.status, n.fail_reason from new_rows n order by n.id;
+  else
+    insert into record_status_history (kind, record_id, merchant_id, from_status, to_status, fail_reason)
+    select tg_argv[0], n.id, n.merchant_id, o.status, n.status, n.fail_reason
+      from new_rows n join old_rows o on o.id = n.id
+     where n.status is distinct from o.status
+     order by n.id;
   end if;
   return null;
 end $$;
 
 drop trigger if exists deposits_status_history on deposits;
-create trigger deposits_status_history after insert or update of status on deposits
-  for each row execute function record_status_history_write('deposit');
+drop trigger if exists deposits_status_history_insert on deposits;
+create trigger deposits_status_history_insert after insert on deposits
+  referencing new table as new_rows for each statement execute function record_status_history_write('deposit');
+drop trigger if exists deposits_status_history_update on deposits;
+create trigger deposits_status_history_update after update on deposits
+  referencing old table as old_rows new table as new_rows for each statement execute function record_status_history_write('deposit');
 drop trigger if exists purchases_status_history on purchases;
-create trigger purchases_status_history after insert or update of status on purchases
-  for each row execute function record_status_history_write('purchase');
+drop trigger if exists purchases_status_history_insert on purchases;
+create trigger purchases_status_history_insert after insert on purchases
+  referencing new table as new_rows for each statement execute function record_status_history_write('purchase');
+drop trigger if exists purchases_status_history_update on purchases;
+create trigger purchases_status_history_update after update on purchases
+  referencing old table as old_rows new table as new_rows for each statement execute function record_status_history_write('purchase');
