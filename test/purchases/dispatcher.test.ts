@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startTestGateway, type TestGateway } from '../helpers.js';
 import { failRecording, installRecordFault } from './record-fault.js';
 import { createDispatchStage } from '../../src/modules/purchases/dispatch.js';
+import { createCreationBatcher } from '../../src/modules/purchases/create-batcher.js';
+import type { CreationInput } from '../../src/modules/purchases/create-repo.js';
 import { createPurchaseDispatcher } from '../../src/modules/purchases/dispatcher.js';
 import { createPurchaseTransitions } from '../../src/modules/purchases/purchase-transitions.js';
 import { OffsetClock } from '../../src/domain/clock.js';
@@ -298,5 +300,69 @@ describe('started', () => {
     } finally {
       await dispatcher.stop();
     }
+  });
+
+  it("a creation hands its purchases to its instance's dispatcher: written leased (attempt 1), sent unclaimed; those past its free slots are claimed", async () => {
+    await settleLeftovers();
+    const { svc, dispatcher } = instance();
+    const live = await sql<{ id: string }>`select id from listings where status = 'live' and game = 'csgo' order by id limit 6`.execute(gw.ctx.db);
+    expect(live.rows).toHaveLength(6);
+    const ref = { id: m.id, purchase_markup: 1 };
+    const create = (id: string) => svc.create(ref, { ...USER, game: 'csgo', asset_id: id });
+    // Not running: nothing is leased, the purchase waits for a claim.
+    const before = await create(live.rows[0]!.id);
+    expect((await rows([before.purchase.id]))[0]).toMatchObject({ status: 'pending', dispatch_attempts: 0 });
+    expect(dispatcher.reserve(1).count).toBe(0);
+
+    // Running with 3 slots: 5 creations in one batch → 3 leased and handed over, 2 claimed as slots free.
+    await settleLeftovers();
+    const small = createPurchaseService({ config: { ...gw.ctx.config, purchaseDispatchConcurrency: 3 }, db: gw.ctx.db, clock, log: gw.ctx.log, platform: gw.ctx.platform });
+    const batcher = createCreationBatcher(gw.ctx.db, { maxBatch: 8, inFlight: 1 }, small.dispatcher);
+    const input = (assetId: string): CreationInput => ({
+      purchase: { merchant_id: m.id, merchant_tx_id: null, game: 'csgo', partner: USER.partner, token: USER.token, platform_id: '76561198000000000', platform_name: null, platform_avatar_url: null, created_at: clock.now() },
+      choice: { assetId, game: 'csgo' },
+      markup: 1,
+    });
+    const created: number[] = [];
+    small.dispatcher.start(gw.ctx.commitTaps);
+    try {
+      const out = await Promise.all(live.rows.slice(1).map((l) => batcher.create(input(l.id)))); // one event-loop turn: one batch
+      for (const o of out) {
+        if (typeof o === 'string') throw new Error(`not created: ${o}`);
+        created.push(Number(o.id));
+      }
+      await eventually(async () => (await rows(created)).every((p) => p.status === 'active'), 15_000);
+      expect(small.dispatcher.stats()).toMatchObject({ adopted: 3, claimed: 2, inFlight: 0 });
+      // Each sent once, on its first attempt: one offer each.
+      expect((await rows(created)).map((p) => p.dispatch_attempts)).toEqual([1, 1, 1, 1, 1]);
+      expect((await offersOf(created)).map((o) => Number(o.purchase_id))).toEqual(created);
+    } finally {
+      await small.dispatcher.stop();
+    }
+  });
+
+  it('a purchase written leased whose instance never sent it (it stopped) is claimed by another once the lease runs out', async () => {
+    await settleLeftovers();
+    const a = instance();
+    a.dispatcher.start(gw.ctx.commitTaps);
+    const reserved = a.dispatcher.reserve(1);
+    expect(reserved.count).toBe(1);
+    await a.dispatcher.stop(); // stands for an instance gone after its batch's commit, before the send
+    const [l] = (await sql<{ id: string }>`select id from listings where status = 'live' and game = 'csgo' order by id limit 1`.execute(gw.ctx.db)).rows;
+    const batcher = createCreationBatcher(gw.ctx.db, { maxBatch: 8, inFlight: 1 }, { reserve: () => reserved, adopt: () => {} });
+    const p = await batcher.create({
+      purchase: { merchant_id: m.id, merchant_tx_id: null, game: 'csgo', partner: USER.partner, token: USER.token, platform_id: '76561198000000000', platform_name: null, platform_avatar_url: null, created_at: clock.now() },
+      choice: { assetId: l!.id, game: 'csgo' },
+      markup: 1,
+    });
+    if (typeof p === 'string') throw new Error(`not created: ${p}`);
+    expect(p).toMatchObject({ status: 'pending', dispatch_attempts: 1 });
+    const b = instance();
+    await b.dispatcher.drain();
+    expect((await rows([p.id]))[0]).toMatchObject({ status: 'pending', dispatch_attempts: 1 }); // leased: not claimed
+    clock.advance(new Date(p.dispatch_next_at).getTime() - clock.now().getTime() + 1000);
+    await b.dispatcher.drain();
+    expect((await rows([p.id]))[0]).toMatchObject({ status: 'active', dispatch_attempts: 2 });
+    expect(await offersOf([p.id])).toHaveLength(1);
   });
 });

@@ -29,6 +29,10 @@
 --   'twin' at once; one committed before is 'twin' too, told by the unique constraint at the INSERT
 --   (the gateway looked for a stored one before: twins are rare here, and checking first would cost
 --   every purchase an index probe), and its listing stays live.
+--   An item with `lease_until` is written as the dispatcher's claim would leave it (attempt 1, started
+--   at its creation, leased until then): the creating instance's dispatcher sends it without claiming
+--   it (one UPDATE of eleven indexes a purchase fewer). Unsent, its lease runs out and any instance
+--   claims it, as after a claim.
 --
 -- Alone (wait true, one item, in the caller's transaction: create.ts): waits for the merchant_tx_id's
 -- lock, inserts the purchase ('twin' when one is stored), locks the listing (by asset id: waiting,
@@ -65,6 +69,7 @@ declare
   a_pname text[] := '{}';
   a_pavatar text[] := '{}';
   a_at timestamptz[] := '{}';
+  a_lease timestamptz[] := '{}'; -- leased to the creating instance's dispatcher (null: claimed later)
   a_price bigint[] := '{}';
   a_listing text[] := '{}';   -- also this batch's taken listings: SKIP LOCKED does not skip our own locks
   a_name text[] := '{}';
@@ -79,7 +84,7 @@ begin
     select * from json_to_recordset(p_items) as x(
       i int, merchant_id bigint, merchant_tx_id text, game text, partner bigint, token text, platform_id text,
       platform_name text, platform_avatar_url text, at timestamptz, asset_id text, name text, markup float8,
-      max_price bigint, wait boolean, provider_down boolean)
+      max_price bigint, wait boolean, provider_down boolean, lease_until timestamptz)
     order by merchant_id, i
   loop
     r_idx := it.i;
@@ -197,6 +202,7 @@ begin
     a_pname := a_pname || it.platform_name;
     a_pavatar := a_pavatar || it.platform_avatar_url;
     a_at := a_at || it.at;
+    a_lease := a_lease || it.lease_until;
     a_price := a_price || v_price;
     a_listing := a_listing || v_l.id;
     a_name := a_name || v_l.name;
@@ -216,11 +222,13 @@ begin
   -- its lock is left out by the unique constraint (outcome 'twin': nothing written for it).
   with ins as (
     insert into purchases (merchant_id, merchant_tx_id, game, partner, token, platform_id, platform_name, platform_avatar_url,
-                           status, amount, listing_id, item_name, item_price, item_image_url, item_asset_id, created_at, updated_at)
+                           status, amount, listing_id, item_name, item_price, item_image_url, item_asset_id, created_at, updated_at,
+                           dispatch_attempts, dispatch_started_at, dispatch_next_at)
     select u.merchant_id, u.tx, u.game, u.partner, u.token, u.pid, u.pname, u.pavatar,
-           'pending', u.price, u.listing, u.name, u.price, u.image, u.asset, u.at, u.at
-      from unnest(a_merchant, a_tx, a_game, a_partner, a_token, a_pid, a_pname, a_pavatar, a_at, a_price, a_listing, a_name, a_image, a_asset)
-             with ordinality as u(merchant_id, tx, game, partner, token, pid, pname, pavatar, at, price, listing, name, image, asset, ord)
+           'pending', u.price, u.listing, u.name, u.price, u.image, u.asset, u.at, u.at,
+           case when u.lease is null then 0 else 1 end, case when u.lease is null then null else u.at end, coalesce(u.lease, '-infinity')
+      from unnest(a_merchant, a_tx, a_game, a_partner, a_token, a_pid, a_pname, a_pavatar, a_at, a_price, a_listing, a_name, a_image, a_asset, a_lease)
+             with ordinality as u(merchant_id, tx, game, partner, token, pid, pname, pavatar, at, price, listing, name, image, asset, lease, ord)
      order by u.ord
     on conflict on constraint purchases_merchant_tx_id_key do nothing
     returning *

@@ -19,8 +19,11 @@ export interface CreationInput {
   maxPrice?: number;
 }
 
-/** One creation as purchase_create_batch reads it (json_to_recordset). */
-export function creationItem(i: number, r: CreationInput, alone?: { providerDown: boolean }) {
+/**
+ * One creation as purchase_create_batch reads it (json_to_recordset). `leaseUntil` (batched only):
+ * written leased to this instance's dispatcher, as its claim would leave it.
+ */
+export function creationItem(i: number, r: CreationInput, alone?: { providerDown: boolean }, leaseUntil?: Date) {
   const p = r.purchase;
   return {
     i,
@@ -39,6 +42,7 @@ export function creationItem(i: number, r: CreationInput, alone?: { providerDown
     max_price: r.maxPrice ?? null,
     wait: alone !== undefined,
     provider_down: alone?.providerDown ?? false,
+    lease_until: leaseUntil?.toISOString() ?? null,
   };
 }
 

@@ -16,7 +16,7 @@ import { MoneyError, usdToMills } from '../../domain/money.js';
 import { PlatformUnavailableError, PlatformUserError, platformIdOf, type PlatformUser, type TradingPlatform } from '../../platform/port.js';
 import { markupOf, type MerchantPricing } from '../catalogue/catalogue-views.js';
 import { enqueueWebhook } from '../webhooks/outbox.js';
-import { createCreationBatcher } from './create-batcher.js';
+import { createCreationBatcher, type DispatchHandoff } from './create-batcher.js';
 import { createAlone, type CreationInput, type ListingChoice } from './create-repo.js';
 import { findPurchase, type NewPurchase, type PurchaseRow } from './purchase-repo.js';
 import { purchaseWebhookPayload } from './purchase-views.js';
@@ -40,6 +40,8 @@ export interface CreateDeps {
   /** Told after a purchase's transaction committed (a listing may have left the sale): the catalogue's pages on this instance read it at once. */
   onListingsChanged?: () => void;
   config: Pick<Config, 'depositTimeoutMs' | 'purchaseBatchSize' | 'purchaseBatchesInFlight'>;
+  /** This instance's dispatcher: batched creations are written leased to it and handed over. */
+  dispatcher?: DispatchHandoff;
   clock: Clock;
   platform: Pick<TradingPlatform, 'checkTradeLink'>;
 }
@@ -53,7 +55,7 @@ function storable(v: string | undefined): string | null {
 
 export function createCreateStage(deps: CreateDeps) {
   const { db, config, clock, platform } = deps;
-  const batcher = createCreationBatcher(db, { maxBatch: config.purchaseBatchSize, inFlight: config.purchaseBatchesInFlight });
+  const batcher = createCreationBatcher(db, { maxBatch: config.purchaseBatchSize, inFlight: config.purchaseBatchesInFlight }, deps.dispatcher);
 
   /**
    * POST /merchant/purchase: the purchase (new or, for a repeated merchant_tx_id, the stored one).

@@ -59,6 +59,8 @@ const RESOLVE_RETRY_MS = 30_000;
 
 export function createDispatchStage(deps: DispatchDeps) {
   const { db, config, clock, log, platform, transitions } = deps;
+  /** An attempt starting at `now` is leased this long: its call's deadline, twice, and a margin. */
+  const leaseFrom = (now: Date) => new Date(now.getTime() + dispatchInFlightMs(config));
 
   const offers = createOffers<PurchaseRow>(deps, {
     kind: 'purchase',
@@ -267,7 +269,12 @@ export function createDispatchStage(deps: DispatchDeps) {
     /** The dispatcher's claim (its dispatch markers): due pending purchases, leased for one attempt each. */
     claim(limit: number): Promise<PurchaseRow[]> {
       const now = clock.now();
-      return claimDuePurchases(db, { now, leaseUntil: new Date(now.getTime() + dispatchInFlightMs(config)), limit, maxAttempts: DISPATCH_MAX_ATTEMPTS });
+      return claimDuePurchases(db, { now, leaseUntil: leaseFrom(now), limit, maxAttempts: DISPATCH_MAX_ATTEMPTS });
+    },
+
+    /** The lease of an attempt starting now (a creation's, written leased to this instance). */
+    leaseUntil(): Date {
+      return leaseFrom(clock.now());
     },
 
     /** The platform calls of claimed purchases' attempts (each within dispatchCallTimeoutMs). */

@@ -8,6 +8,10 @@
 // transaction per batch. A send that fails is settled on its own (retry time, or the purchase's
 // failure), so it never holds up the others.
 //
+// Most purchases are never claimed: the batch that creates them writes them leased to this
+// instance's dispatcher (as many as it has free slots for: reserve/adopt, create-batcher.ts), in
+// the state a claim would leave them, and hands them over after its commit.
+//
 // When it claims: right after a transaction of this instance that created purchases commits (the
 // commit tap on PURCHASE_PENDING_WRITE, which the creation's statements carry),
 // after each record (slots are free), and every DISPATCH_POLL_MS (other instances' purchases,
@@ -22,7 +26,7 @@ import type { createDispatchStage } from './dispatch.js';
 import { DISPATCH_CLAIM_BATCH, DISPATCH_CONCURRENCY, DISPATCH_POLL_MS, DISPATCH_SWEEP_MS, PURCHASE_PENDING_WRITE } from './purchase-jobs.js';
 import type { PurchaseRow } from './purchase-repo.js';
 
-type Stage = Pick<ReturnType<typeof createDispatchStage>, 'claim' | 'sendAll' | 'attemptFailed' | 'recordSent' | 'sweepStuckPending'>;
+type Stage = Pick<ReturnType<typeof createDispatchStage>, 'claim' | 'leaseUntil' | 'sendAll' | 'attemptFailed' | 'recordSent' | 'sweepStuckPending'>;
 
 export interface PurchaseDispatcherOptions {
   concurrency?: number;
@@ -38,6 +42,8 @@ export interface PurchaseDispatcherStats {
   pollWakes: number;
   claims: number;
   claimed: number;
+  /** Handed over by their creation, leased (never claimed). */
+  adopted: number;
   records: number;
   recorded: number;
   failed: number;
@@ -48,7 +54,7 @@ export interface PurchaseDispatcherStats {
 export function createPurchaseDispatcher(stage: Stage, log: Logger, opts: PurchaseDispatcherOptions) {
   const concurrency = opts.concurrency ?? DISPATCH_CONCURRENCY;
   const claimBatch = opts.claimBatch ?? DISPATCH_CLAIM_BATCH;
-  const stats: PurchaseDispatcherStats = { commitWakes: 0, pollWakes: 0, claims: 0, claimed: 0, records: 0, recorded: 0, failed: 0, sweeps: 0, inFlight: 0 };
+  const stats: PurchaseDispatcherStats = { commitWakes: 0, pollWakes: 0, claims: 0, claimed: 0, adopted: 0, records: 0, recorded: 0, failed: 0, sweeps: 0, inFlight: 0 };
 
   let running = false;
   let stopWaking: (() => void) | undefined;
@@ -71,6 +77,7 @@ export function createPurchaseDispatcher(stage: Stage, log: Logger, opts: Purcha
         const rows = await stage.claim(want);
         stats.claims++;
         stats.claimed += rows.length;
+        inFlight.add(rows.length);
         if (rows.length) attempt(rows);
         if (rows.length < want) break;
       }
@@ -79,9 +86,8 @@ export function createPurchaseDispatcher(stage: Stage, log: Logger, opts: Purcha
   );
   const claim = (): Promise<void> => (running ? claims.run() : Promise.resolve());
 
-  /** Sends the claimed purchases' offers (one platform call for the batch when it takes batches). */
+  /** Sends the claimed (or adopted) purchases' offers, counted in flight (one platform call for the batch when it takes batches). */
   function attempt(rows: PurchaseRow[]) {
-    inFlight.add(rows.length);
     let sends: Array<Promise<SentOffer>>;
     try {
       sends = stage.sendAll(rows);
@@ -138,6 +144,20 @@ export function createPurchaseDispatcher(stage: Stage, log: Logger, opts: Purcha
   }
 
   return {
+    /** Reserves up to `n` slots for purchases a creation writes leased to this dispatcher (none when not running). */
+    reserve(n: number): { count: number; leaseUntil: Date } {
+      const count = running ? Math.max(0, Math.min(n, concurrency - inFlight.count)) : 0;
+      inFlight.add(count);
+      return { count, leaseUntil: stage.leaseUntil() };
+    },
+
+    /** The created ones of `reserved` slots, committed leased to it: sent as if claimed; the other slots freed. */
+    adopt(rows: PurchaseRow[], reserved: number): void {
+      stats.adopted += rows.length;
+      if (rows.length) attempt(rows);
+      if (reserved > rows.length) done(reserved - rows.length);
+    },
+
     /** Starts claiming; `taps`: the commit taps of the database (a new purchase's commit wakes it). */
     start(taps: CommitTaps): void {
       if (running) return;

@@ -35,9 +35,9 @@ export function createPurchaseService(deps: PurchaseDeps) {
   const { config, db, clock } = deps;
   const wire = (p: PurchaseWireRow) => purchaseWire(p, config.publicUrl);
   const transitions = createPurchaseTransitions(deps);
-  const creation = createCreateStage(deps);
   const dispatch = createDispatchStage({ ...deps, transitions });
   const dispatcher = createPurchaseDispatcher(dispatch, deps.log, { concurrency: config.purchaseDispatchConcurrency, stopWaitMs: dispatchCallTimeoutMs(config) + 1000 });
+  const creation = createCreateStage({ ...deps, dispatcher });
 
   return {
     /**
