@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startTestGateway, type TestGateway } from '../helpers.js';
 import { insertListingsIgnore } from '../../src/modules/catalogue/catalogue-repo.js';
-import { depositListingId } from '../../src/modules/catalogue/writes.js';
+import { depositListingId } from './deposit-listing-id.js';
 import { sql } from 'kysely';
 
 let gw: TestGateway;

@@ -1,5 +1,6 @@
 // Deposit state machine through the sandbox helpers: every transition, every illegal one,
 // balance effects (spec 3.4), webhooks (6.1) and the time-driven transitions.
+import { depositListingId } from '../catalogue/deposit-listing-id.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Fastify from 'fastify';
 import { sql } from 'kysely';
@@ -63,19 +64,29 @@ describe('sandbox helpers drive each transition with its balance effect', () => 
 
   });
 
-  it('completed enqueues catalogue_add_deposit_items {deposit_id} (checked with no worker running)', async () => {
+  it('completed lists the items in the completing transaction, no job (checked with no worker running); the old job replays to nothing', async () => {
     const quiet = await startTestGateway({}, { worker: false });
     try {
       const qm = await quiet.createMerchant({ name: 'No worker' });
       const d = await activeDeposit(quiet, qm.api_key, { game: 'dota2' });
+      const items = await quiet.ctx.db.selectFrom('deposit_items').select(['asset_id', 'market_hash_name', 'price', 'original_price']).where('deposit_id', '=', d.id).orderBy('id').execute();
+      expect(items.length).toBeGreaterThan(0);
+      const listed = async () =>
+        (await sql<{ id: string; name: string; base_price: number; source_ref: string; status: string; game: string }>`
+          select id, name, base_price, source_ref, status, game from listings where source = 'deposit' and source_ref like ${`deposit:${d.id}:%`} order by source_ref`.execute(quiet.ctx.db)).rows;
+      expect(await listed()).toEqual([]);
       expect((await quiet.merchant(qm.api_key, 'POST', `/sandbox/deposit/${d.id}/accept`)).body.data.status).toBe('completed');
+      const expected = items
+        .map((it) => ({ id: depositListingId(d.id, it.asset_id!), name: it.market_hash_name, base_price: Number(it.original_price ?? it.price), source_ref: `deposit:${d.id}:${it.asset_id}`, status: 'live', game: 'dota2' }))
+        .sort((a, b) => a.source_ref.localeCompare(b.source_ref));
+      expect(await listed()).toEqual(expected);
       await quiet.flushJobs();
-      const jobs = (
-        await sql<{ payload: { deposit_id: number } }>`
-          select j.payload from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
-           where t.identifier = 'catalogue_add_deposit_items'`.execute(quiet.ctx.db)
-      ).rows;
-      expect(jobs.map((j) => j.payload)).toEqual([{ deposit_id: d.id }]);
+      const jobs = await sql<{ n: number }>`select count(*)::int as n from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
+         where t.identifier = 'catalogue_add_deposit_items'`.execute(quiet.ctx.db);
+      expect(jobs.rows[0]!.n).toBe(0);
+      // A job an older version queued for it lists nothing twice.
+      expect(await quiet.ctx.catalogue.addDepositItems(d.id)).toBe(0);
+      expect(await listed()).toEqual(expected);
     } finally {
       await quiet.stop();
     }

@@ -38,7 +38,6 @@ describe('typed jobs', () => {
     expect(purchaseJobKey.offerExpire(7)).toBe('purchase_offer_expire:7');
     expect(purchaseJobKey.holdEnd(7)).toBe('purchase_hold_end:7');
     expect(purchaseJobKey.cancelOffer(7, '99')).toBe('purchase:7:cancel_offer:99');
-    expect(catalogueJobKey.addDepositItems(7)).toBe('catalogue_add_deposit_items:7');
     expect(catalogueJobKey.eventsPrune()).toBe('catalogue_events_prune');
   });
 

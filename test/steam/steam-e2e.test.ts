@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers.js';
 import { importListings } from '../../src/modules/catalogue/catalogue-import.js';
-import { depositListingId } from '../../src/modules/catalogue/writes.js';
+import { depositListingId } from '../catalogue/deposit-listing-id.js';
 import { offline, startSteamWorld, type SteamWorld } from './steam-helpers.js';
 
 let w: SteamWorld;

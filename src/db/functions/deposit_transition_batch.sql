@@ -3,8 +3,9 @@
 -- transition alone — in its own commit or in the caller's transaction; a batch of one is a batch).
 -- Every item is: the update guarded by the deposit as the caller read it (its status and the columns
 -- its webhook body reads), the columns the transition sets, the release of the reserved assets of a
--- terminal status, the webhook event, the outbox jobs and the ledger movement (through ledger_apply,
--- the one writer of the balance). An item whose guard fails is left out (not changed; the caller
+-- terminal status, the webhook event, the outbox jobs, the listings of a completed deposit's items
+-- (catalogue_add_deposit_items) and the ledger movement (through ledger_apply, the one writer of
+-- the balance). An item whose guard fails is left out (not changed; the caller
 -- reads the deposit again). A movement whose key is already in the ledger is a no-op (the status
 -- still changes, no second credit); a movement refused (funds) raises GWNSF: nothing of the call
 -- commits, and the caller applies each item alone (a refusal alone is the caller's error).
@@ -26,6 +27,7 @@ declare
   v_ids bigint[];
   v_rows deposits[];
   v_changed bigint[];
+  v_completed bigint[];
 begin
   -- Every lookup below goes by an array of keys (an index scan each), never a join the planner
   -- could turn into a scan of a large table.
@@ -95,6 +97,12 @@ begin
            as j(task text, payload json, queue_name text, run_at timestamptz, max_attempts smallint, job_key text, priority smallint,
                 preserve_run_at boolean)
    order by r.merchant_id, r.id;
+
+  -- The items of the deposits that completed join the catalogue, in the completing transaction.
+  v_completed := array(select r.id from unnest(v_rows) r where r.status = 'completed' order by r.id);
+  if cardinality(v_completed) > 0 then
+    perform catalogue_add_deposit_items(v_completed);
+  end if;
 
   -- The movements of the changed deposits, last (ledger_apply locks the balances rows in merchant
   -- order and writes each once). A refused one: nothing of the call may commit.

@@ -1,10 +1,13 @@
 // The catalogue feature's jobs: listing the items of completed deposits, and pruning the change
 // feed. Task names, payload types, job keys and schedule…() functions; handlers: catalogue-tasks.ts.
 import type { Db, Trx } from '../../db/database.js';
-import { addJob, type JobSpec } from '../../jobs/enqueue.js';
+import { addJob } from '../../jobs/enqueue.js';
 
 export const CATALOGUE_TASKS = {
-  /** Lists the items of a completed deposit (enqueued by the deposit's transition to completed). */
+  /**
+   * Lists the items of a completed deposit. No longer enqueued (the completing transaction lists
+   * them: SQL catalogue_add_deposit_items); run for the jobs an older version queued.
+   */
   addDepositItems: 'catalogue_add_deposit_items',
   /** Prunes the change feed; one keyed job for all instances, rescheduled by itself. */
   eventsPrune: 'catalogue_events_prune',
@@ -25,15 +28,9 @@ declare global {
 }
 
 export const catalogueJobKey = {
-  addDepositItems: (depositId: number) => `${CATALOGUE_TASKS.addDepositItems}:${depositId}`,
   eventsPrune: () => CATALOGUE_TASKS.eventsPrune,
   botStockSync: () => CATALOGUE_TASKS.botStockSync,
 };
-
-/** The job listing a completed deposit's items (added by the deposit's transition, in its effects statement). */
-export function addDepositItemsJob(depositId: number): JobSpec {
-  return { task: CATALOGUE_TASKS.addDepositItems, payload: { deposit_id: depositId }, opts: { jobKey: catalogueJobKey.addDepositItems(depositId) } };
-}
 
 
 /** The next prune in an hour; preserve_run_at keeps an earlier waiting one. */

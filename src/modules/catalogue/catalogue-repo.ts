@@ -366,3 +366,9 @@ export async function pruneEvents(db: Db, olderThanSeconds: number): Promise<num
     select count(*)::int as n from d`.execute(db);
   return r.rows[0]?.n ?? 0;
 }
+
+/** A completed deposit reversed on the platform: its listings still for sale are delisted (SQL catalogue_delist_deposit_items). */
+export async function delistDepositItems(db: Db | Trx, depositId: number): Promise<number> {
+  const r = await sql<{ n: number }>`select catalogue_delist_deposit_items(${depositId}) as n`.execute(db);
+  return r.rows[0]?.n ?? 0;
+}

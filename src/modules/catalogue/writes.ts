@@ -1,13 +1,12 @@
 // Catalogue writes (DESIGN 7): the rebuild window (a lease while a long seed or import runs,
 // during which the read side answers 503 + Retry-After), the sandbox seed, and the listing of a
-// completed deposit's items (job catalogue_add_deposit_items). Listing rows carry their own
+// completed deposit's items for a job an older version queued (the completing transaction lists
+// them now: SQL catalogue_add_deposit_items). Listing rows carry their own
 // change bookkeeping (the triggers of 003_purchases.sql: page versions and the change feed).
-import crypto from 'node:crypto';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Db } from '../../db/database.js';
 import { AppError } from '../../domain/errors.js';
-import type { Game } from '../../domain/games.js';
 import { clearRebuildLease, countBySource, insertListingsIgnore, rebuildSecondsLeft, setRebuildLease, type ListingInput } from './catalogue-repo.js';
 import type { PageState } from './page-state.js';
 import { indexBook, seedListing, type SeedBookEntry } from './catalogue-seed.js';
@@ -93,36 +92,14 @@ export function createCatalogueWrites(deps: { db: Db; log: Logger; state: Pick<P
   }
 
   /**
-   * Items of a completed deposit become listings (job catalogue_add_deposit_items). Replayable:
-   * the listing ID is derived from (deposit, asset), and existing IDs are left alone.
+   * Items of a completed deposit become listings: job catalogue_add_deposit_items, queued by an
+   * older version (the completing transaction lists them now). The rule is SQL's
+   * (catalogue_add_deposit_items); replayable.
    */
   async function addDepositItems(depositId: number): Promise<number> {
-    const dep = await sqlDeposit(db, depositId);
-    if (!dep) {
-      log.warn({ depositId }, 'catalogue_add_deposit_items: deposit not found');
-      return 0;
-    }
-    if (dep.status !== undefined && dep.status !== null && dep.status !== 'completed') {
-      log.warn({ depositId, status: dep.status }, 'catalogue_add_deposit_items: deposit is not completed; nothing listed');
-      return 0;
-    }
-    const items = await sqlDepositItems(db, depositId);
-    const rows: ListingInput[] = items.map((it, idx) => ({
-      id: depositListingId(depositId, it.asset_id ?? `#${idx}`),
-      game: dep.game,
-      name: it.market_hash_name,
-      base_price: Number(it.original_price ?? it.price),
-      image_url: it.image_url ?? '',
-      exterior: it.exterior,
-      rarity: it.rarity,
-      rarity_color: it.rarity_color,
-      phase: it.phase,
-      source: 'deposit',
-      source_ref: `deposit:${depositId}:${it.asset_id ?? idx}`,
-    }));
-    let n = 0;
-    for (let i = 0; i < rows.length; i += BATCH_SIZE) n += await insertListingsIgnore(db, rows.slice(i, i + BATCH_SIZE));
-    state.noteLocalWrite();
+    const r = await sql<{ n: number }>`select catalogue_add_deposit_items(${[depositId]}::bigint[]) as n`.execute(db);
+    const n = r.rows[0]?.n ?? 0;
+    if (n > 0) state.noteLocalWrite();
     return n;
   }
 
@@ -130,35 +107,3 @@ export function createCatalogueWrites(deps: { db: Db; log: Logger; state: Pick<P
 }
 
 export type CatalogueWrites = ReturnType<typeof createCatalogueWrites>;
-
-/** Deterministic listing ID of a deposited item: 40 lowercase hex characters. */
-export function depositListingId(depositId: number, assetId: string): string {
-  return crypto.createHash('sha256').update(`deposit:${depositId}:${assetId}`).digest('hex').slice(0, 40);
-}
-
-// The deposits tables belong to the deposits feature; read them with plain SQL (and the items as
-// JSON) so this module depends only on the columns named in its contract.
-
-async function sqlDeposit(db: Db, id: number) {
-  const r = await sql<{ id: number; merchant_id: number; game: Game; status: string | null }>`
-    select id, merchant_id, game, status from deposits where id = ${id}`.execute(db);
-  return r.rows[0];
-}
-
-async function sqlDepositItems(db: Db, depositId: number) {
-  const r = await sql<{ j: Record<string, unknown> }>`
-    select to_jsonb(di) as j from deposit_items di where di.deposit_id = ${depositId} order by di.id`.execute(db);
-  const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
-  const num = (v: unknown) => (v === null || v === undefined || v === '' ? null : Number(v));
-  return r.rows.map(({ j }) => ({
-    asset_id: j.asset_id === null || j.asset_id === undefined ? null : String(j.asset_id),
-    market_hash_name: String(j.market_hash_name),
-    price: num(j.price) ?? 0,
-    original_price: num(j.original_price),
-    image_url: str(j.image_url),
-    exterior: str(j.exterior),
-    rarity: str(j.rarity),
-    rarity_color: str(j.rarity_color),
-    phase: str(j.phase),
-  }));
-}

@@ -1,8 +1,9 @@
 // The only writer of a deposit's status: every transition of the state machine (src/domain/
 // deposit-state.ts) is one call of the SQL function deposit_transition_batch (deposit-repo.ts
 // changeBatch): the update guarded by the deposit as read, the release of the user's reserved
-// assets (terminal status), the webhook of the status entered, the status's timed jobs and its
-// ledger movement (through ledger_apply, the one writer of the balance) — all in one statement.
+// assets (terminal status), the webhook of the status entered, the status's timed jobs, the
+// listings of a completed deposit's items and its ledger movement (through ledger_apply, the one
+// writer of the balance) — all in one statement.
 // What the transition does is decided here (transitionItem, as data); how it is written is stated
 // once, in SQL. Three ways to call it, the same item each time: grouped with the concurrent offer
 // changes of the instance (one statement, one commit: applyFrom), alone with its own commit
@@ -22,7 +23,6 @@ import { outboxRecords, type JobSpec } from '../../jobs/enqueue.js';
 import { batched } from '../../db/batched.js';
 import type { LedgerMovement } from '../ledger/ledger-repo.js';
 import type { WebhookEventInput } from '../webhooks/outbox.js';
-import { addDepositItemsJob } from '../catalogue/catalogue-jobs.js';
 import { depositJob, schedulePendingWatchdog } from './deposit-jobs.js';
 import { InsufficientFundsError } from '../ledger/ledger-repo.js';
 import * as repo from './deposit-repo.js';
@@ -74,7 +74,6 @@ export function createDepositTransitions(deps: DepositTransitionDeps) {
     if (d.status === 'pending') jobs.push(depositJob.pendingWatchdog(d.id, pendingDeadline()));
     if (d.status === 'active' && d.trade_offer_expiry_at) jobs.push(depositJob.offerExpiry(d.id, new Date(d.trade_offer_expiry_at)));
     if (d.status === 'hold' && d.hold_end_date) jobs.push(depositJob.holdEnd(d.id, new Date(d.hold_end_date)));
-    if (d.status === 'completed') jobs.push(addDepositItemsJob(d.id));
     const movement = DEPOSIT_MACHINE.transitions[event].movement;
     if (!movement) return out;
     const m = DEPOSIT_MOVEMENTS[movement];

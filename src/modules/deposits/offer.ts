@@ -12,6 +12,7 @@ import { createOffers, PlatformTimeoutError, type OfferEventOf } from '../../pla
 import { causeOf, isTransient, RetriesExhaustedError, retryWithin } from '../../platform/retry.js';
 import { PlatformAssetsRefusedError, PlatformOfferUncertainError, type OfferChange, type OfferedAsset, type SentOffer, type TradingPlatform } from '../../platform/port.js';
 import { insertAudit } from '../accounts/accounts-repo.js';
+import { delistDepositItems } from '../catalogue/catalogue-repo.js';
 import { applyMovement, InsufficientFundsError } from '../ledger/ledger-repo.js';
 
 /** A hold whose trade the platform cannot clear yet is looked at again this much later. */
@@ -70,7 +71,8 @@ export function createDepositOfferStage(deps: DepositOfferDeps) {
   /**
    * A reversal seen after the deposit completed (the items are gone from the bot, the amount was
    * credited): the amount is taken back from the merchant's available balance as ledger movement
-   * deposit_late_revert (key deposit:<id>:late_revert) when it covers it, and the operator is
+   * deposit_late_revert (key deposit:<id>:late_revert) when it covers it, its listings still for
+   * sale are delisted, and the operator is
    * alerted (error log, audit deposit_reversed_after_completion with recovered true/false). The
    * deposit stays completed: the spec has no status after completed, so no webhook.
    */
@@ -83,6 +85,7 @@ export function createDepositOfferStage(deps: DepositOfferDeps) {
         if (!(err instanceof InsufficientFundsError)) throw err;
         ok = false;
       }
+      await delistDepositItems(trx, d.id); // its items left the bot: not for sale
       await insertAudit(trx, {
         merchantId: d.merchant_id, userId: null, actor: 'platform', action: 'deposit_reversed_after_completion', ip: null,
         detail: { deposit_id: d.id, trade_offer_id: change.tradeOfferId, amount: d.amount, recovered: ok },
