@@ -1,10 +1,11 @@
 // Statements per status transition (issue 12): the sandbox accept of an active deposit with
 // hold:false (→ completed) is the deposit's read, then ONE statement with its own commit (the
-// guarded status change, the items' release, webhook event, catalogue-listing job, ledger
+// guarded status change, the items' release, webhook event, the items' listings, ledger
 // movement: the merchant's balances row lock is never held across a round trip) — since phase 5
 // the group commit's statement (024_deposit_transition_batch.sql), shared with the transitions
 // that arrive at the same time (test/deposits/group-commit.test.ts); the sandbox platform's own
-// record of the departed assets follows in its own statement (grouped too). The read is grouped
+// record of the departed assets, the trade and the bot's new items follow in statements of their
+// own (grouped too: one each for the acceptances that arrive together). The read is grouped
 // with the concurrent ones as well: `id = any($1)`.
 // Counted on the pool's clients (no worker runs; the relay, the catalogue stamper and the
 // listeners are told apart by their SQL).
@@ -31,7 +32,7 @@ async function counted(path: string, body: unknown) {
 }
 
 describe('sandbox accept (hold:false) → completed, statement by statement', () => {
-  it('the read, then one statement with its own commit (guarded update, items released, webhook, job, ledger), then the platform record', async () => {
+  it('the read, then one statement with its own commit (guarded update, items released, webhook, listings, ledger), then the platform record', async () => {
     const d = await activeDeposit(gw, m.api_key);
     const before = await balance(gw, m.api_key);
     const { res, statements } = await counted(`/sandbox/deposit/${d.id}/accept`, { hold: false });
@@ -61,6 +62,20 @@ describe('sandbox accept (hold:false) → completed, statement by statement', ()
     const listed = await sql<{ n: number }>`select count(*)::int as n from listings where source = 'deposit' and source_ref like ${`deposit:${d.id}:%`}`.execute(gw.ctx.db);
     expect(listed.rows[0]!.n).toBe(reserved.length);
     await expectBooksBalance(gw);
+  });
+
+  it('acceptances that arrive together: the platform records their trades and the bots\' new items in one statement each', async () => {
+    const ds = await Promise.all(Array.from({ length: 6 }, () => activeDeposit(gw, m.api_key)));
+    const { result, statements } = await recorder.during(() => Promise.all(ds.map((d) => gw.merchant(m.api_key, 'POST', `/sandbox/deposit/${d.id}/accept`, { hold: false }))));
+    for (const r of result) expect(r.body.data.status).toBe('completed');
+    const ids = ds.map((d) => d.id);
+    const trades = await sql<{ record_id: string }>`select record_id from sandbox_trades where offer_kind = 'deposit' and record_id = any(${ids}::bigint[]) order by record_id`.execute(gw.ctx.db);
+    expect(trades.rows.map((t) => Number(t.record_id))).toEqual([...ids].sort((a, b) => a - b));
+    const items = await sql<{ deposit_id: string; n: number }>`select deposit_id, count(*)::int as n from sandbox_bot_items where deposit_id = any(${ids}::bigint[]) and gone_at is null group by deposit_id`.execute(gw.ctx.db);
+    const reserved = await sql<{ deposit_id: string; n: number }>`select deposit_id, count(*)::int as n from deposit_items where deposit_id = any(${ids}::bigint[]) group by deposit_id`.execute(gw.ctx.db);
+    expect(new Map(items.rows.map((r) => [Number(r.deposit_id), r.n]))).toEqual(new Map(reserved.rows.map((r) => [Number(r.deposit_id), r.n])));
+    expect(statements.filter((s) => /insert into sandbox_trades/.test(s)).length).toBeLessThan(ds.length);
+    expect(statements.filter((s) => /insert into sandbox_bot_items/.test(s)).length).toBeLessThan(ds.length);
   });
 
   it('a refused accept (already completed) reads the row once (locked, in the transaction path) to answer 409, and changes nothing', async () => {

@@ -2,6 +2,7 @@
 // it made (sandbox_trades), recorded when the gateway took an offer change, so that bot stock and
 // reconciliation read the sandbox the way they read Steam (the port's BotLedgerReader).
 import { sql } from 'kysely';
+import { batched } from '../../db/batched.js';
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Game } from '../../domain/games.js';
@@ -28,15 +29,19 @@ export interface BotHoldingsDeps {
 export function createBotHoldings(deps: BotHoldingsDeps) {
   const { db, clock } = deps;
 
-  /** Items into a bot (one statement); an item that left it comes back. A deposit's items name the deposit. */
-  async function upsertBotItems(botId: number, game: Game, items: readonly SandboxBotItem[], depositId: number | null): Promise<void> {
-    if (items.length === 0) return;
+  /** Items into bots (one statement); an item that left its bot comes back. A deposit's items name the deposit. */
+  async function upsertItems(given: readonly { botId: number; game: Game; depositId: number | null; item: SandboxBotItem }[]): Promise<void> {
+    // One row per item: a statement may not upsert a row twice (the last one given wins).
+    const rows = [...new Map(given.map((r) => [`${r.botId}:${r.game}:${r.item.assetId}`, r])).values()];
+    if (rows.length === 0) return;
     await sql`
       insert into sandbox_bot_items (bot_id, game, asset_id, market_hash_name, paint_index, tradable_after, deposit_id)
-      select ${botId}, ${game}, a.asset_id, a.name, a.paint, a.tradable_after, ${depositId}::bigint
-        from unnest(${items.map((i) => i.assetId)}::text[], ${items.map((i) => i.marketHashName)}::text[],
-                    ${items.map((i) => i.paintIndex ?? null)}::int[], ${items.map((i) => i.tradableAfter?.toISOString() ?? null)}::timestamptz[])
-             as a(asset_id, name, paint, tradable_after)
+      select a.bot_id, a.game, a.asset_id, a.name, a.paint, a.tradable_after, a.deposit_id
+        from unnest(${rows.map((r) => r.botId)}::bigint[], ${rows.map((r) => r.game)}::text[], ${rows.map((r) => r.item.assetId)}::text[],
+                    ${rows.map((r) => r.item.marketHashName)}::text[], ${rows.map((r) => r.item.paintIndex ?? null)}::int[],
+                    ${rows.map((r) => r.item.tradableAfter?.toISOString() ?? null)}::timestamptz[], ${rows.map((r) => r.depositId)}::bigint[])
+             as a(bot_id, game, asset_id, name, paint, tradable_after, deposit_id)
+       order by a.bot_id, a.game, a.asset_id
       on conflict (bot_id, game, asset_id) do update set gone_at = null, gone_trade_offer_id = null, tradable_after = excluded.tradable_after,
         deposit_id = coalesce(excluded.deposit_id, sandbox_bot_items.deposit_id), market_hash_name = excluded.market_hash_name,
         paint_index = excluded.paint_index`.execute(db);
@@ -52,7 +57,7 @@ export function createBotHoldings(deps: BotHoldingsDeps) {
       ? sql`(select trade_offer_id, bot_id from sandbox_deposit_offers where deposit_id = ${change.recordId} and canceled_at is null order by created_at desc limit 1)`
       : sql`(select trade_offer_id, bot_id from sandbox_purchase_offers where purchase_id = ${change.recordId})`;
     if (change.change === 'accepted') {
-      if (change.offer === 'deposit') return receiveDepositAssets(change);
+      if (change.offer === 'deposit') return receiveDepositAssets.add(change);
       const t = await sql<{ trade_offer_id: string; bot_id: number }>`
         insert into sandbox_trades (trade_offer_id, offer_kind, record_id, bot_id)
         select o.trade_offer_id, ${change.offer}, ${change.recordId}, o.bot_id from ${offers} o
@@ -76,26 +81,37 @@ export function createBotHoldings(deps: BotHoldingsDeps) {
     }
   }
 
-  /** A deposit's trade and the offer it came from in one statement, then its assets into the bot in one more. */
-  async function receiveDepositAssets(change: OfferChange): Promise<void> {
-    const o = await sql<{ bot_id: number; game: Game; partner: number; asset_ids: string[] }>`
-      with o as (select trade_offer_id, bot_id, game, partner, asset_ids from sandbox_deposit_offers
-                  where deposit_id = ${change.recordId} and canceled_at is null order by created_at desc limit 1),
+  /**
+   * Deposits' trades and the offers they came from in one statement, then their assets into the
+   * bots in one more: the concurrent acceptances together (db/batched.ts).
+   */
+  const receiveDepositAssets = batched<OfferChange, void>(async (changes) => {
+    const o = await sql<{ deposit_id: string; bot_id: number; game: Game; partner: number; asset_ids: string[] }>`
+      with o as (select distinct on (deposit_id) deposit_id, trade_offer_id, bot_id, game, partner, asset_ids from sandbox_deposit_offers
+                  where deposit_id = any(${[...new Set(changes.map((c) => c.recordId))]}::bigint[]) and canceled_at is null
+                  order by deposit_id, created_at desc),
            t as (insert into sandbox_trades (trade_offer_id, offer_kind, record_id, bot_id)
-                 select o.trade_offer_id, 'deposit', ${change.recordId}, o.bot_id from o
-                 on conflict (trade_offer_id) do nothing returning bot_id)
-      select t.bot_id, o.game, o.partner, o.asset_ids from t, o where o.game is not null`.execute(db);
-    const offer = o.rows[0];
-    if (!offer) return;
-    const held = new Map(sandboxInventory(Number(offer.partner), offer.game, deps.itemsFor(offer.game)).map((it) => [it.assetId, it]));
-    const holdMs = change.hold === false ? 0 : change.holdEndsAt ? change.holdEndsAt.getTime() - clock.now().getTime() : (deps.holdSeconds?.[offer.game] ?? 0) * 1000;
-    const tradableAfter = holdMs > 0 ? new Date(clock.now().getTime() + holdMs) : undefined;
-    const items = offer.asset_ids.flatMap((assetId): SandboxBotItem[] => {
-      const it = held.get(assetId);
-      return it ? [{ assetId, marketHashName: it.marketHashName, ...(it.paintIndex !== undefined ? { paintIndex: it.paintIndex } : {}), ...(tradableAfter ? { tradableAfter } : {}) }] : [];
-    });
-    await upsertBotItems(offer.bot_id, offer.game, items, change.recordId);
-  }
+                 select o.trade_offer_id, 'deposit', o.deposit_id, o.bot_id from o order by o.trade_offer_id
+                 on conflict (trade_offer_id) do nothing returning record_id, bot_id)
+      select o.deposit_id, t.bot_id, o.game, o.partner, o.asset_ids from t join o on o.deposit_id = t.record_id where o.game is not null`.execute(db);
+    const byDeposit = new Map(o.rows.map((r) => [Number(r.deposit_id), r]));
+    const rows: { botId: number; game: Game; depositId: number; item: SandboxBotItem }[] = [];
+    const seen = new Set<number>();
+    for (const change of changes) {
+      const offer = byDeposit.get(change.recordId);
+      if (!offer || seen.has(change.recordId)) continue;
+      seen.add(change.recordId);
+      const held = new Map(sandboxInventory(Number(offer.partner), offer.game, deps.itemsFor(offer.game)).map((it) => [it.assetId, it]));
+      const holdMs = change.hold === false ? 0 : change.holdEndsAt ? change.holdEndsAt.getTime() - clock.now().getTime() : (deps.holdSeconds?.[offer.game] ?? 0) * 1000;
+      const tradableAfter = holdMs > 0 ? new Date(clock.now().getTime() + holdMs) : undefined;
+      for (const assetId of offer.asset_ids) {
+        const it = held.get(assetId);
+        if (it) rows.push({ botId: offer.bot_id, game: offer.game, depositId: change.recordId, item: { assetId, marketHashName: it.marketHashName, ...(it.paintIndex !== undefined ? { paintIndex: it.paintIndex } : {}), ...(tradableAfter ? { tradableAfter } : {}) } });
+      }
+    }
+    await upsertItems(rows);
+    return changes.map(() => undefined);
+  });
 
   return {
     recordTrade,
@@ -103,7 +119,8 @@ export function createBotHoldings(deps: BotHoldingsDeps) {
     /** The bots' holdings as the port reads them, and the helpers that change them by hand. */
     ledger: {
       /** Puts items into a bot's inventory, as if received outside the gateway (tests, operator stock). */
-      giveBotItems: (botId: number, game: Game, items: readonly SandboxBotItem[]): Promise<void> => upsertBotItems(botId, game, items, null),
+      giveBotItems: (botId: number, game: Game, items: readonly SandboxBotItem[]): Promise<void> =>
+        upsertItems(items.map((item) => ({ botId, game, depositId: null, item }))),
 
       /** Takes items out of a bot's inventory, as if moved away outside the gateway. */
       async takeBotItems(botId: number, game: Game, assetIds: readonly string[]): Promise<void> {
