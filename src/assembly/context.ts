@@ -48,8 +48,8 @@ export function createContext(base: BaseContext) {
   const webhooks = createWebhookService({ db, log, config });
   const pricing = createPricingService({ config, log, db });
   const platform: TradingPlatform = createPlatform({ config, db, clock, log, itemsFor: pricing.sandboxItems, steamSessions: base.steamSessions });
-  const deposits = createDepositService({ db, config, clock, log, platform, pricing });
   const catalogue = createCatalogueService(base);
+  const deposits = createDepositService({ db, config, clock, log, platform, pricing, onListingsChanged: catalogue.noteLocalWrite });
   const purchases = createPurchaseService({ db, config, clock, log, platform, onListingsChanged: catalogue.noteLocalWrite });
   const intents = createIntentService({ db, config, platform, clock });
   const hosted = createHostedService({ db, config, clock, deposits });

@@ -341,6 +341,29 @@ describe('started', () => {
     }
   });
 
+  it('a purchase handed over without its lease (written unleased, or with half its lease gone) is not sent by the hand-over: its slot is freed, a claim takes it', async () => {
+    await settleLeftovers();
+    const { dispatcher } = instance();
+    const [id] = await buy(1); // the test gateway's own instance does not run its dispatcher: written unleased
+    const [row] = await rows([id!]);
+    expect(row).toMatchObject({ status: 'pending', dispatch_attempts: 0 });
+    dispatcher.start(gw.ctx.commitTaps);
+    try {
+      const reserved = dispatcher.reserve(2);
+      expect(reserved.count).toBe(2);
+      // A lease with less than half left, as a batch that ran long would leave it.
+      const stale = { ...row!, dispatch_attempts: 1, dispatch_next_at: new Date(clock.now().getTime() + 1000) };
+      dispatcher.adopt([row!, stale], 2);
+      expect(dispatcher.stats()).toMatchObject({ adopted: 0 });
+      await eventually(async () => (await rows([id!]))[0]!.status === 'active', 15_000);
+      expect(dispatcher.stats().claimed).toBe(1);
+      expect((await rows([id!]))[0]!.dispatch_attempts).toBe(1);
+      expect(dispatcher.stats().inFlight).toBe(0);
+    } finally {
+      await dispatcher.stop();
+    }
+  });
+
   it('a purchase written leased whose instance never sent it (it stopped) is claimed by another once the lease runs out', async () => {
     await settleLeftovers();
     const a = instance();

@@ -3,7 +3,8 @@
 -- them, one insert for the batch (job catalogue_add_deposit_items, which did it per deposit, calls
 -- it too for the jobs an older version queued). Replayable: a listing's id is deposit_listing_id's
 -- and an existing id is left alone. An item the listings table cannot take (a name outside 1–512
--- characters) is not listed: the completion, which is money, never fails on the catalogue.
+-- characters, a deposit without a game) is not listed: the completion, which is money, never fails
+-- on the catalogue.
 create or replace function catalogue_add_deposit_items(p_deposit_ids bigint[]) returns int language plpgsql as $$
 declare
   v_n int;
@@ -15,7 +16,7 @@ begin
          'deposit', 'deposit:' || d.id || ':' || coalesce(i.asset_id, i.n::text)
     from deposits d
    cross join lateral (select di.*, row_number() over (order by di.id) - 1 as n from deposit_items di where di.deposit_id = d.id) i
-   where d.id = any(p_deposit_ids) and d.status = 'completed' and length(i.market_hash_name) between 1 and 512
+   where d.id = any(p_deposit_ids) and d.status = 'completed' and d.game is not null and length(i.market_hash_name) between 1 and 512
    order by 1
   on conflict (id) do nothing;
   get diagnostics v_n = row_count;

@@ -29,6 +29,8 @@ export interface DepositDeps {
   log: Logger;
   platform: Pick<TradingPlatform, 'checkTradeLink' | 'loadInventory' | 'sendDepositOffer' | 'cancelOffer' | 'expireOffer' | 'resolveOffer' | 'holdMayEnd'>;
   pricing: Pick<PricingService, 'quote' | 'quoteItem' | 'price' | 'pricedItem' | 'assertFresh' | 'loadedAt' | 'version' | 'basesAt' | 'ensureBases'>;
+  /** Told after a commit that completed deposits (their items were listed): this instance's catalogue pages read it at once. */
+  onListingsChanged?: () => void;
 }
 
 export function createDepositService(deps: DepositDeps) {

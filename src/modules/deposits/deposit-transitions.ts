@@ -41,6 +41,8 @@ export interface DepositTransitionDeps {
   db: Db;
   config: Pick<Config, 'depositTimeoutMs' | 'holdSeconds'>;
   clock: Clock;
+  /** Told after a statement with its own commit completed deposits (their items were listed). */
+  onListingsChanged?: () => void;
 }
 
 /** One applyFrom call waiting for its batch. */
@@ -117,7 +119,7 @@ export function createDepositTransitions(deps: DepositTransitionDeps) {
   /** One transition alone, with its own commit: the changed row, or undefined (changed since it was read, or its movement refused). */
   async function changeAlone(req: BatchRequest): Promise<DepositRow | undefined> {
     try {
-      return (await repo.changeBatch(db, [transitionItem(req)]))[0];
+      return listed((await repo.changeBatch(db, [transitionItem(req)]))[0]);
     } catch (err) {
       if (err instanceof InsufficientFundsError) return undefined;
       throw err;
@@ -168,9 +170,16 @@ export function createDepositTransitions(deps: DepositTransitionDeps) {
       // transaction path, which answers or reports its own outcome.
       return reqs.map(() => undefined);
     }
+    if (rows.some((r) => r.status === 'completed')) deps.onListingsChanged?.();
     const byId = new Map(rows.map((r) => [Number(r.id), r]));
     return reqs.map((r, i) => (first[i] ? byId.get(r.d.id) : undefined));
   });
+
+  /** A deposit a statement with its own commit completed had its items listed: the catalogue is told. */
+  function listed(row: DepositRow | undefined): DepositRow | undefined {
+    if (row?.status === 'completed') deps.onListingsChanged?.();
+    return row;
+  }
 
   /**
    * Applies `event` inside `trx`: the deposit read and locked (FOR UPDATE), the machine's check,
@@ -188,8 +197,10 @@ export function createDepositTransitions(deps: DepositTransitionDeps) {
   }
 
   /** `transitionIn` in a transaction of its own. */
-  function apply(depositId: number, event: DepositEvent, extra?: TransitionExtra): Promise<TransitionResult<DepositRow>> {
-    return db.transaction().execute((trx) => transitionIn(trx, depositId, event, extra));
+  async function apply(depositId: number, event: DepositEvent, extra?: TransitionExtra): Promise<TransitionResult<DepositRow>> {
+    const r = await db.transaction().execute((trx) => transitionIn(trx, depositId, event, extra));
+    if (r.ok) listed(r.row);
+    return r;
   }
 
   /** For jobs: a deposit that is gone or no longer in the expected status is left alone (null). */

@@ -79,13 +79,15 @@ export function createDepositOfferStage(deps: DepositOfferDeps) {
   async function reversedAfterCompletion(d: DepositRow, change: OfferChange): Promise<DepositRow> {
     const recovered = await db.transaction().execute(async (trx) => {
       let ok = true;
+      // Its items left the bot: not for sale. First, as a purchase takes its locks (the listing,
+      // then the balances row), so the two never wait on each other.
+      await delistDepositItems(trx, d.id);
       try {
         await applyMovement(trx, { merchantId: d.merchant_id, key: `deposit:${d.id}:late_revert`, kind: 'deposit_late_revert', availableDelta: -d.amount, holdDelta: 0, refType: 'deposit', refId: d.id });
       } catch (err) {
         if (!(err instanceof InsufficientFundsError)) throw err;
         ok = false;
       }
-      await delistDepositItems(trx, d.id); // its items left the bot: not for sale
       await insertAudit(trx, {
         merchantId: d.merchant_id, userId: null, actor: 'platform', action: 'deposit_reversed_after_completion', ip: null,
         detail: { deposit_id: d.id, trade_offer_id: change.tradeOfferId, amount: d.amount, recovered: ok },

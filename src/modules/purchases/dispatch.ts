@@ -277,6 +277,16 @@ export function createDispatchStage(deps: DispatchDeps) {
       return leaseFrom(clock.now());
     },
 
+    /**
+     * A purchase its creation wrote leased to this instance that may be sent without a claim: its
+     * first attempt, with more than half its lease left (the call's deadline fits in it). Another
+     * (a slow batch, a function of an older version that wrote it unleased) waits for a claim.
+     */
+    adoptable(p: PurchaseRow): boolean {
+      const left = new Date(p.dispatch_next_at).getTime() - clock.now().getTime();
+      return p.status === 'pending' && p.dispatch_attempts === 1 && left > dispatchInFlightMs(config) / 2;
+    },
+
     /** The platform calls of claimed purchases' attempts (each within dispatchCallTimeoutMs). */
     sendAll: sendOffers,
 

@@ -26,7 +26,7 @@ import type { createDispatchStage } from './dispatch.js';
 import { DISPATCH_CLAIM_BATCH, DISPATCH_CONCURRENCY, DISPATCH_POLL_MS, DISPATCH_SWEEP_MS, PURCHASE_PENDING_WRITE } from './purchase-jobs.js';
 import type { PurchaseRow } from './purchase-repo.js';
 
-type Stage = Pick<ReturnType<typeof createDispatchStage>, 'claim' | 'leaseUntil' | 'sendAll' | 'attemptFailed' | 'recordSent' | 'sweepStuckPending'>;
+type Stage = Pick<ReturnType<typeof createDispatchStage>, 'claim' | 'leaseUntil' | 'adoptable' | 'sendAll' | 'attemptFailed' | 'recordSent' | 'sweepStuckPending'>;
 
 export interface PurchaseDispatcherOptions {
   concurrency?: number;
@@ -151,11 +151,15 @@ export function createPurchaseDispatcher(stage: Stage, log: Logger, opts: Purcha
       return { count, leaseUntil: stage.leaseUntil() };
     },
 
-    /** The created ones of `reserved` slots, committed leased to it: sent as if claimed; the other slots freed. */
+    /**
+     * The created ones of `reserved` slots, committed leased to it: sent as if claimed (those the
+     * stage finds adoptable; any other waits for a claim); the other slots freed.
+     */
     adopt(rows: PurchaseRow[], reserved: number): void {
-      stats.adopted += rows.length;
-      if (rows.length) attempt(rows);
-      if (reserved > rows.length) done(reserved - rows.length);
+      const sending = rows.filter((p) => stage.adoptable(p));
+      stats.adopted += sending.length;
+      if (sending.length) attempt(sending);
+      if (reserved > sending.length) done(reserved - sending.length);
     },
 
     /** Starts claiming; `taps`: the commit taps of the database (a new purchase's commit wakes it). */

@@ -5,7 +5,13 @@
 -- Statement-level, with transition tables: one delta row per merchant and status a statement (a
 -- batch of 50 creations of one merchant is one row, not 50). The UPDATE trigger cannot name its
 -- columns (transition tables), so it fires on every update and keeps the status changes.
-create or replace function purchase_counts_write() returns trigger language plpgsql as $$
+-- (Named apart from the row-level function it replaces, purchase_counts_write, dropped here with
+-- its triggers, for the reason record_status_history_statement gives.)
+drop trigger if exists purchases_counts_insert on purchases;
+drop trigger if exists purchases_counts_update on purchases;
+drop function if exists purchase_counts_write();
+
+create or replace function purchase_counts_statement() returns trigger language plpgsql as $$
 begin
   if tg_op = 'INSERT' then
     insert into purchase_counts (merchant_id, status, n)
@@ -23,9 +29,9 @@ begin
   return null;
 end $$;
 
-drop trigger if exists purchases_counts_insert on purchases;
-create trigger purchases_counts_insert after insert on purchases
-  referencing new table as new_rows for each statement execute function purchase_counts_write();
-drop trigger if exists purchases_counts_update on purchases;
-create trigger purchases_counts_update after update on purchases
-  referencing old table as old_rows new table as new_rows for each statement execute function purchase_counts_write();
+drop trigger if exists purchases_counts_statement_insert on purchases;
+create trigger purchases_counts_statement_insert after insert on purchases
+  referencing new table as new_rows for each statement execute function purchase_counts_statement();
+drop trigger if exists purchases_counts_statement_update on purchases;
+create trigger purchases_counts_statement_update after update on purchases
+  referencing old table as old_rows new table as new_rows for each statement execute function purchase_counts_statement();
