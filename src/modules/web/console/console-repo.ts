@@ -56,7 +56,9 @@ export interface LookupHit {
 
 /**
  * Any merchant's deposits and purchases whose id, merchant_tx_id, trade offer id or an item's asset
- * id equals one of the terms (the lookup's readings of what was typed); each by an index (057).
+ * id equals one of the terms (the lookup's readings of what was typed); each by an index (057). A
+ * merchant_tx_id is looked up merchant by merchant in the unique (merchant_id, merchant_tx_id) keys
+ * (073: no index of its own, which every write would pay for): a probe per merchant.
  */
 export async function lookupRecords(db: Db, terms: { text: string; id?: number }[], limit = 50): Promise<LookupHit[]> {
   const texts = [...new Set(terms.map((t) => t.text))];
@@ -64,11 +66,13 @@ export async function lookupRecords(db: Db, terms: { text: string; id?: number }
   const r = await sql<LookupHit>`
     with hits as (
       select 'deposit' as kind, id, 'id' as matched from deposits where id = any(${ids}::bigint[])
-      union all select 'deposit', id, 'merchant_tx_id' from deposits where merchant_tx_id = any(${texts}::text[])
+      union all select 'deposit', d.id, 'merchant_tx_id' from merchants m cross join lateral
+                  (select id from deposits where merchant_id = m.id and merchant_tx_id = any(${texts}::text[])) d
       union all select 'deposit', id, 'trade offer id' from deposits where trade_offer_id = any(${texts}::text[])
       union all select 'deposit', deposit_id, 'asset id' from deposit_items where asset_id = any(${texts}::text[])
       union all select 'purchase', id, 'id' from purchases where id = any(${ids}::bigint[])
-      union all select 'purchase', id, 'merchant_tx_id' from purchases where merchant_tx_id = any(${texts}::text[])
+      union all select 'purchase', p.id, 'merchant_tx_id' from merchants m cross join lateral
+                  (select id from purchases where merchant_id = m.id and merchant_tx_id = any(${texts}::text[])) p
       union all select 'purchase', id, 'trade offer id' from purchases where trade_offer_id = any(${texts}::text[])
       union all select 'purchase', id, 'asset id' from purchases where item_asset_id = any(${texts}::text[])
     ), grouped as (
