@@ -10,7 +10,7 @@ declare
   v_n int;
 begin
   insert into listings (id, game, name, base_price, image_url, exterior, rarity, rarity_color, phase, source, source_ref)
-  select deposit_listing_id(d.id, coalesce(i.asset_id, '#' || i.n)),
+  select deposit_listing_id(d.id, i.asset_id, i.n),
          d.game, i.market_hash_name, greatest(coalesce(i.original_price, i.price), 0), coalesce(i.image_url, ''),
          nullif(i.exterior, ''), nullif(i.rarity, ''), nullif(i.rarity_color, ''), nullif(i.phase, ''),
          'deposit', 'deposit:' || d.id || ':' || coalesce(i.asset_id, i.n::text)

@@ -5,7 +5,7 @@ declare
   v_n int;
 begin
   update listings set status = 'delisted', updated_at = now()
-   where id in (select deposit_listing_id(di.deposit_id, coalesce(di.asset_id, '#' || (row_number() over (order by di.id) - 1)))
+   where id in (select deposit_listing_id(di.deposit_id, di.asset_id, row_number() over (order by di.id) - 1)
                   from deposit_items di where di.deposit_id = p_deposit_id)
      and status = 'live';
   get diagnostics v_n = row_count;
