@@ -67,6 +67,50 @@ describe('recording', () => {
     expect((await sql<{ n: number }>`select count(*)::int as n from request_logs where merchant_id = ${A.id}`.execute(gw.ctx.db)).rows[0]!.n).toBe(before + 200);
   });
 
+  it('identical 304 answers noted before one flush are one row with their count; another key, client, path or status, or a flush, starts a new row', async () => {
+    const C = await gw.createMerchant({ name: 'Logs C' });
+    const asC = { id: C.id, api_key_prefix: 'sk_c1' };
+    const note = (over: { ip?: string; url?: string; statusCode?: number; prefix?: string }, id: string) =>
+      gw.app.requestLog.note({ id, method: 'GET', url: over.url ?? '/api/v1/merchant/purchase/available?game=csgo&page=1', ip: over.ip ?? '10.0.0.1', merchant: { ...asC, api_key_prefix: over.prefix ?? asC.api_key_prefix }, statusCode: over.statusCode ?? 304, responseTime: 0.2 });
+    await gw.app.requestLog.flush();
+    // One synchronous run: no timer's flush can fall between these.
+    for (let i = 0; i < 30; i++) note({}, `same-${i}`);
+    note({ ip: '10.0.0.2' }, 'other-client');
+    note({ prefix: 'sk_c2' }, 'other-key');
+    note({ url: '/api/v1/merchant/purchase/available?game=csgo&page=2' }, 'other-page');
+    note({ statusCode: 200 }, 'a-200');
+    note({ statusCode: 200 }, 'another-200');
+    await gw.app.requestLog.flush();
+    note({}, 'after-flush');
+    await gw.app.requestLog.flush();
+    const rows = (await listRequests(gw.ctx.db, C.id, { limit: 50 })).reverse();
+    expect(rows.map((r) => [r.request_id, r.status, r.repeats])).toEqual([
+      ['same-0', 304, 30],
+      ['other-client', 304, 1],
+      ['other-key', 304, 1],
+      ['other-page', 304, 1],
+      ['a-200', 200, 1],
+      ['another-200', 200, 1],
+      ['after-flush', 304, 1],
+    ]);
+    const page = await userOf(gw, C.id, 'logs-c@requests.example').then((c) => c.get('/dashboard/requests'));
+    expect(page.body).toContain('×30');
+    expect(page.body).not.toContain('×1<');
+  });
+
+  it("the catalogue's 304s answered in front of the router are all counted", async () => {
+    const D = await gw.createMerchant({ name: 'Logs D' });
+    const path = '/purchase/available?game=csgo&page=1';
+    const first = await gw.merchant(D.api_key, 'GET', path);
+    expect(first.status).toBe(200);
+    const polls = await Promise.all(Array.from({ length: 20 }, (_, i) => gw.merchant(D.api_key, 'GET', path, undefined, { 'if-none-match': first.headers.etag, 'x-request-id': `poll-${i}` })));
+    expect(polls.map((p) => p.status)).toEqual(Array(20).fill(304));
+    await gw.app.requestLog.flush();
+    const rows = (await listRequests(gw.ctx.db, D.id, { limit: 50 })).filter((r) => r.status === 304);
+    expect(rows.reduce((n, r) => n + r.repeats, 0)).toBe(20);
+    expect(rows.every((r) => r.request_id.startsWith('poll-') && r.path === `/api/v1/merchant${path}`)).toBe(true);
+  });
+
   it('prunes by age: older than REQUEST_LOG_DAYS goes, a minute younger stays', async () => {
     const row = (label: string, age: string) => sql`insert into request_logs (merchant_id, at, method, path, status, duration_ms, request_id, key_prefix, client_ip)
       values (${A.id}, now() - ${age}::interval, 'GET', '/old', 200, 1, ${label}, 'sk_x', '127.0.0.1')`.execute(gw.ctx.db);

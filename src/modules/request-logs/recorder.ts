@@ -3,6 +3,9 @@
 // FLUSH_MS or per BATCH rows — so the API's hot path pays a push to an array. A buffer past
 // MAX_BUFFERED (the database is down or slow) drops the newest entries and counts them: the log
 // is a convenience, never a reason to hold memory or slow answers. Pruned by age every hour.
+// Identical "not modified" answers (same merchant, key, client and request line) noted before one
+// flush are one entry with their count (`repeats`): a merchant polling its catalogue pages with
+// If-None-Match would otherwise write a row per poll for answers that say nothing new.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { fieldOf } from '../../http/typed-routes.js';
 import type { Logger } from 'pino';
@@ -52,16 +55,28 @@ function merchantTxIdOf(request: FastifyRequest): string | null {
 export function createRequestLogRecorder(deps: { db: Db; log: Logger; days: number }): RequestLogRecorder {
   const { db, log, days } = deps;
   let buffer: RequestLogEntry[] = [];
+  /** The 304 entries of `buffer`, by what makes two of them identical. */
+  let notModified = new Map<string, RequestLogEntry>();
   let droppedCount = 0;
   let writing: Promise<void> = Promise.resolve();
   const enabled = days > 0;
 
   function push(e: RequestLogEntry) {
+    let sameKey: string | undefined;
+    if (e.status === 304) {
+      sameKey = `${e.merchantId} ${e.keyPrefix} ${e.clientIp} ${e.method} ${e.path}`;
+      const same = notModified.get(sameKey);
+      if (same) {
+        same.repeats++;
+        return;
+      }
+    }
     if (buffer.length >= MAX_BUFFERED) {
       droppedCount++;
       return;
     }
     buffer.push(e);
+    if (sameKey !== undefined) notModified.set(sameKey, e);
     if (buffer.length >= BATCH) void flush();
   }
 
@@ -69,6 +84,7 @@ export function createRequestLogRecorder(deps: { db: Db; log: Logger; days: numb
     if (buffer.length === 0) return writing;
     const rows = buffer;
     buffer = [];
+    notModified = new Map();
     writing = writing.then(async () => {
       for (let i = 0; i < rows.length; i += BATCH) {
         try {
@@ -112,6 +128,7 @@ export function createRequestLogRecorder(deps: { db: Db; log: Logger; days: numb
           keyPrefix: m.api_key_prefix,
           clientIp: normaliseIp(request.ip),
           merchantTxId: merchantTxIdOf(request),
+          repeats: 1,
           errorBody: status >= 400 && typeof payload === 'string' ? payload.slice(0, MAX_ERROR_BODY) : status >= 400 && Buffer.isBuffer(payload) ? payload.toString('utf8', 0, MAX_ERROR_BODY) : null,
         });
       }
@@ -121,7 +138,7 @@ export function createRequestLogRecorder(deps: { db: Db; log: Logger; days: numb
       if (!enabled) return;
       push({
         merchantId: a.merchant.id, at: new Date(), method: a.method, path: a.url.slice(0, MAX_PATH), status: a.statusCode, durationMs: Math.round(a.responseTime),
-        requestId: a.id, keyPrefix: a.merchant.api_key_prefix, clientIp: normaliseIp(a.ip), merchantTxId: null, errorBody: null,
+        requestId: a.id, keyPrefix: a.merchant.api_key_prefix, clientIp: normaliseIp(a.ip), merchantTxId: null, errorBody: null, repeats: 1,
       });
     },
     flush,

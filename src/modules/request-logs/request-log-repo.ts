@@ -14,6 +14,8 @@ export interface RequestLogEntry {
   clientIp: string;
   merchantTxId: string | null;
   errorBody: string | null;
+  /** How many identical answers this entry stands for (1 but for 304s: recorder.ts). */
+  repeats: number;
 }
 
 export interface RequestLogRow {
@@ -28,6 +30,7 @@ export interface RequestLogRow {
   client_ip: string;
   merchant_tx_id: string | null;
   error_body: string | null;
+  repeats: number;
 }
 
 // PostgreSQL text cannot hold NUL.
@@ -38,16 +41,17 @@ export async function insertBatch(db: Db, rows: RequestLogEntry[]): Promise<void
   if (rows.length === 0) return;
   const col = <K extends keyof RequestLogEntry>(k: K) => rows.map((r) => r[k]);
   await sql`
-    insert into request_logs (merchant_id, at, method, path, status, duration_ms, request_id, key_prefix, client_ip, merchant_tx_id, error_body)
+    insert into request_logs (merchant_id, at, method, path, status, duration_ms, request_id, key_prefix, client_ip, merchant_tx_id, error_body, repeats)
     select * from unnest(${col('merchantId')}::bigint[], ${col('at')}::timestamptz[], ${col('method')}::text[], ${rows.map((r) => text(r.path))}::text[],
                          ${col('status')}::int[], ${col('durationMs')}::int[], ${rows.map((r) => text(r.requestId))}::text[], ${col('keyPrefix')}::text[],
-                         ${col('clientIp')}::text[], ${rows.map((r) => text(r.merchantTxId))}::text[], ${rows.map((r) => text(r.errorBody))}::text[])`.execute(db);
+                         ${col('clientIp')}::text[], ${rows.map((r) => text(r.merchantTxId))}::text[], ${rows.map((r) => text(r.errorBody))}::text[],
+                         ${col('repeats')}::int[])`.execute(db);
 }
 
 /** A merchant's requests newest first (request_logs_merchant_idx), from the cursor on, optionally those of a request id or merchant_tx_id. */
 export async function listRequests(db: Db, merchantId: number, opts: { limit: number; beforeId?: number; requestId?: string; merchantTxId?: string }): Promise<RequestLogRow[]> {
   const r = await sql<RequestLogRow>`
-    select id, at, method, path, status, duration_ms, request_id, key_prefix, client_ip, merchant_tx_id, error_body
+    select id, at, method, path, status, duration_ms, request_id, key_prefix, client_ip, merchant_tx_id, error_body, repeats
       from request_logs
      where merchant_id = ${merchantId}
        ${opts.beforeId !== undefined ? sql`and id < ${opts.beforeId}` : sql``}

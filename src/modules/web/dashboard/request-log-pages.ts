@@ -20,7 +20,7 @@ export function requestLogPages(app: FastifyInstance, ctx: { db: Db; config: { r
     const shown = rows.slice(0, PAGE_SIZE);
     const more = rows.length > PAGE_SIZE;
     const days = ctx.config.requestLogDays;
-    const body = html`<p class="hint">${days > 0 ? `Your API requests of the last ${days} days, newest first (recorded within seconds of the answer).` : 'Request logging is off on this gateway (REQUEST_LOG_DAYS=0).'}</p>
+    const body = html`<p class="hint">${days > 0 ? `Your API requests of the last ${days} days, newest first (recorded within seconds of the answer; identical 304 answers within about a second are one row with their count).` : 'Request logging is off on this gateway (REQUEST_LOG_DAYS=0).'}</p>
 <form method="get" action="/dashboard/requests" class="filters">
 <div><label for="r-id">Request id</label><input id="r-id" name="request_id" value="${requestId ?? ''}"></div>
 <div><label for="r-tx">merchant_tx_id</label><input id="r-tx" name="merchant_tx_id" value="${merchantTxId ?? ''}"></div>
@@ -28,7 +28,7 @@ export function requestLogPages(app: FastifyInstance, ctx: { db: Db; config: { r
 ${table('API requests', ['Time', 'Request', 'Status', 'Duration', 'Request id', 'Key', 'Client', 'merchant_tx_id'], shown.map((r) => [
   when(r.at),
   html`<code class="break">${r.method} ${r.path}</code>${r.error_body ? html`<details><summary>Answer</summary><pre class="excerpt">${r.error_body}</pre></details>` : ''}`,
-  html`<span class="${r.status >= 400 ? 'state state-exhausted' : 'state state-delivered'}">${r.status}</span>`,
+  html`<span class="${r.status >= 400 ? 'state state-exhausted' : 'state state-delivered'}">${r.status}</span>${r.repeats > 1 ? html` <span class="hint" title="${r.repeats} identical answers within about a second; the request id is the first one's">×${r.repeats}</span>` : ''}`,
   `${r.duration_ms} ms`,
   html`<code>${r.request_id}</code>`,
   html`<code>${r.key_prefix}…</code>`,
