@@ -9,6 +9,8 @@ import { loadConfig } from '../../src/config.js';
 import { startGateway } from '../../src/assembly/app.js';
 import { sandboxDepositRoutes } from '../../src/modules/sandbox-helpers/sandbox-deposit-routes.js';
 import { depositTasks } from '../../src/modules/deposits/deposit-tasks.js';
+import { delistDepositItems } from '../../src/modules/catalogue/catalogue-repo.js';
+import { releaseListing } from '../../src/modules/purchases/purchase-repo.js';
 import { activeDeposit, balance, expectBooksBalance, payloadOf, webhookEvents } from './deposit-helpers.js';
 
 let gw: TestGateway;
@@ -90,6 +92,35 @@ describe('sandbox helpers drive each transition with its balance effect', () => 
     } finally {
       await quiet.stop();
     }
+  });
+
+  it('a completed deposit reversed late: its live listings are delisted, a reserved one is delisted when its purchase releases it; another deposit\'s released listing goes back on sale', async () => {
+    const reversed = await activeDeposit(gw, m.api_key, { game: 'dota2' });
+    const kept = await activeDeposit(gw, m.api_key, { game: 'dota2', count: 1 });
+    for (const d of [reversed, kept]) expect((await act(d.id, 'accept')).body.data.status).toBe('completed');
+    const listingsOf = async (depositId: number) =>
+      (await sql<{ id: string; status: string; withdrawn: boolean }>`select id, status, withdrawn_at is not null as withdrawn from listings
+         where source = 'deposit' and source_ref like ${`deposit:${depositId}:%`} order by source_ref`.execute(gw.ctx.db)).rows;
+    const [taken, forSale] = await listingsOf(reversed.id);
+    const [other] = await listingsOf(kept.id);
+    expect([taken?.status, forSale?.status, other?.status]).toEqual(['live', 'live', 'live']);
+    // Two purchases in flight hold a listing each (as purchase_create_batch leaves them).
+    const reserve = (id: string, purchaseId: number) => sql`update listings set status = 'reserved', reserved_by = ${purchaseId} where id = ${id}`.execute(gw.ctx.db);
+    await reserve(taken!.id, 990_001);
+    await reserve(other!.id, 990_002);
+    expect(await delistDepositItems(gw.ctx.db, reversed.id)).toBe(2);
+    expect(await delistDepositItems(gw.ctx.db, reversed.id)).toBe(0); // replayed: nothing more
+    expect(await listingsOf(reversed.id)).toEqual([
+      { id: taken!.id, status: 'reserved', withdrawn: true },
+      { id: forSale!.id, status: 'delisted', withdrawn: true },
+    ]);
+    // Both purchases fail and release their listings.
+    await gw.ctx.db.transaction().execute(async (trx) => {
+      await releaseListing(trx, taken!.id, 990_001);
+      await releaseListing(trx, other!.id, 990_002);
+    });
+    expect((await listingsOf(reversed.id)).map((l) => l.status)).toEqual(['delisted', 'delisted']);
+    expect((await listingsOf(kept.id)).map((l) => l.status)).toEqual(['live']);
   });
 
   it('active → completed without a hold lands in available directly', async () => {

@@ -29,6 +29,8 @@ export interface ListingsTable {
   source_ref: string | null;
   status: Generated<ListingStatus>;
   reserved_by: number | null;
+  /** set when the item left the bot (a deposit reversed after completion, migration 075): never back on sale */
+  withdrawn_at: Generated<Date | null>;
   /** generated: (first byte of md5(id)) % 16 + 1 */
   page: ColumnType<number, never, never>;
   created_at: Timestamp;

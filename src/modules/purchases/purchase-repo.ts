@@ -164,11 +164,15 @@ export async function changePurchasesGuarded(trx: Trx, changes: Array<{ id: numb
 
 // ---- listings, as purchases see them --------------------------------------------------------
 
-/** Canceled / failed / reverted purchase: the listing goes back on sale. */
+/**
+ * Canceled / failed / reverted purchase: the listing goes back on sale — unless its item was
+ * withdrawn meanwhile (a deposit reversed after completion: catalogue_delist_deposit_items), then
+ * it is delisted.
+ */
 export async function releaseListing(trx: Trx, id: string, purchaseId: number): Promise<void> {
   await trx
     .updateTable('listings')
-    .set({ status: 'live', reserved_by: null, updated_at: sql`now()` as never })
+    .set({ status: sql`case when withdrawn_at is null then 'live' else 'delisted' end` as never, reserved_by: null, updated_at: sql`now()` as never })
     .where('id', '=', id)
     .where('status', '=', 'reserved')
     .where('reserved_by', '=', purchaseId)

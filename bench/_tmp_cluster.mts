@@ -1,0 +1,10 @@
+import pg from 'pg';
+import { startDurableCluster } from './durable-pg.js';
+import { migrate } from '../src/db/migrate.js';
+const c = await startDurableCluster();
+const pool = new pg.Pool({ connectionString: c.url });
+await migrate(pool as never);
+const r = await pool.query(`select tablename, indexname, indexdef from pg_indexes where tablename in ('deposits','purchases','webhook_events','webhook_attempts','deposit_items','ledger_entries','balances','record_status_history','status_history') order by 1,2`);
+for (const x of r.rows) console.log(x.tablename.padEnd(16), x.indexdef.replace(/^CREATE (UNIQUE )?INDEX \S+ ON public\.\S+ USING /, '$1'));
+console.log(process.argv[2] ?? '');
+await pool.end(); await c.stop();
