@@ -153,7 +153,10 @@ export function createPurchaseDispatcher(stage: Stage, log: Logger, opts: Purcha
 
     /**
      * The created ones of `reserved` slots, committed leased to it: sent as if claimed (those the
-     * stage finds adoptable; any other waits for a claim); the other slots freed.
+     * stage finds adoptable; any other waits for a claim); the other slots freed. Called after
+     * stop() began, it still sends: the reserved slots count in flight, so stop waits for these
+     * sends as for claimed ones, and a send cut off by stopWaitMs is claimed elsewhere when its
+     * lease runs out (the send is idempotent).
      */
     adopt(rows: PurchaseRow[], reserved: number): void {
       const sending = rows.filter((p) => stage.adoptable(p));
