@@ -3,6 +3,7 @@
 import { depositListingId } from '../catalogue/deposit-listing-id.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Fastify from 'fastify';
+import fs from 'node:fs/promises';
 import { sql } from 'kysely';
 import { eventually, startTestGateway, type TestGateway } from '../helpers.js';
 import { loadConfig } from '../../src/config.js';
@@ -121,6 +122,29 @@ describe('sandbox helpers drive each transition with its balance effect', () => 
     });
     expect((await listingsOf(reversed.id)).map((l) => l.status)).toEqual(['delisted', 'delisted']);
     expect((await listingsOf(kept.id)).map((l) => l.status)).toEqual(['live']);
+  });
+
+  it('migration 076 marks withdrawn the listings reserved when their deposit was reversed before 075, and no other', async () => {
+    const before = await activeDeposit(gw, m.api_key, { game: 'dota2' });
+    const untouched = await activeDeposit(gw, m.api_key, { game: 'dota2', count: 1 });
+    for (const d of [before, untouched]) expect((await act(d.id, 'accept')).body.data.status).toBe('completed');
+    const listingsOf = async (depositId: number) =>
+      (await sql<{ id: string; status: string; withdrawn: boolean }>`select id, status, withdrawn_at is not null as withdrawn from listings
+         where source = 'deposit' and source_ref like ${`deposit:${depositId}:%`} order by source_ref`.execute(gw.ctx.db)).rows;
+    // As a reversal before 075 left them: the live listing delisted, the reserved one untouched, the audit row written.
+    const [reserved, delisted] = await listingsOf(before.id);
+    const [other] = await listingsOf(untouched.id);
+    await sql`update listings set status = 'reserved', reserved_by = 990003 where id in (${reserved!.id}, ${other!.id})`.execute(gw.ctx.db);
+    await sql`update listings set status = 'delisted' where id = ${delisted!.id}`.execute(gw.ctx.db);
+    await sql`insert into audit_log (merchant_id, actor, action, detail) values (${m.id}, 'platform', 'deposit_reversed_after_completion',
+      ${JSON.stringify({ deposit_id: before.id, amount: before.amount, recovered: true })}::jsonb)`.execute(gw.ctx.db);
+    const migration = await fs.readFile(new URL('../../src/db/migrations/076_listings_withdrawn_backfill.sql', import.meta.url), 'utf8');
+    await sql.raw(migration).execute(gw.ctx.db);
+    expect(await listingsOf(before.id)).toEqual([
+      { id: reserved!.id, status: 'reserved', withdrawn: true },
+      { id: delisted!.id, status: 'delisted', withdrawn: false },
+    ]);
+    expect(await listingsOf(untouched.id)).toEqual([{ id: other!.id, status: 'reserved', withdrawn: false }]);
   });
 
   it('active → completed without a hold lands in available directly', async () => {

@@ -1,7 +1,7 @@
 // Kysely table types of the purchases and catalogue features (migration 003_purchases.sql);
 // DB in ../types.ts is the union of every feature's tables.
 import type { ColumnType, Generated } from 'kysely';
-import type { Timestamp } from '../columns.js';
+import type { NullableTimestamp, Timestamp } from '../columns.js';
 import type { Game } from '../../domain/games.js';
 import type { PurchaseStatus } from '../../domain/purchase-state.js';
 
@@ -30,7 +30,7 @@ export interface ListingsTable {
   status: Generated<ListingStatus>;
   reserved_by: number | null;
   /** set when the item left the bot (a deposit reversed after completion, migration 075): never back on sale */
-  withdrawn_at: Generated<Date | null>;
+  withdrawn_at: NullableTimestamp;
   /** generated: (first byte of md5(id)) % 16 + 1 */
   page: ColumnType<number, never, never>;
   created_at: Timestamp;

@@ -5,6 +5,8 @@
 //   → balances row (ledger_apply, through applyMovement) → the listing UPDATE, last: its statement trigger bumps the
 //   listing's catalogue_pages row (a lock shared only by writers of that page, 1 of 16 per game)
 //   and adds an unstamped feed event (no global lock: migration 008).
+// A refund or a charge locks the listing rows it will update before the balances row (lockListings),
+// the order a late deposit reversal takes them in too (offer.ts: its listings, then the balances row).
 // The balances row lock is shared by every money transaction of a merchant and is also held to
 // commit: creation takes it inside its one statement (purchase_create_batch via create-repo.ts), so
 // only that statement's rest and COMMIT run while it is held.
@@ -163,6 +165,11 @@ export async function changePurchasesGuarded(trx: Trx, changes: Array<{ id: numb
 }
 
 // ---- listings, as purchases see them --------------------------------------------------------
+
+/** Locks listing rows (in id order) before the balances row, as the lock order above says. */
+export async function lockListings(trx: Trx, ids: readonly string[]): Promise<void> {
+  await sql`select id from listings where id = any(${[...ids]}::text[]) order by id for update`.execute(trx);
+}
 
 /**
  * Canceled / failed / reverted purchase: the listing goes back on sale — unless its item was

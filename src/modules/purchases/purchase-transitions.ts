@@ -21,6 +21,7 @@ import {
   ledgerKeyExists,
   markListingSold,
   releaseListing,
+  lockListings,
   reserveReleasedListing,
   type PurchasePatch,
   type PurchaseRow,
@@ -83,6 +84,11 @@ export function createPurchaseTransitions(deps: { db: Db; clock: Clock; onListin
       ...(p.status === 'hold' && p.hold_end_date ? [purchaseHoldEndJob(p.id, new Date(p.hold_end_date))] : []),
     ]);
     if (jobs.length) await addJobs(trx, jobs);
+    // The listings this batch updates after a refund or a charge are locked before the balances
+    // row (the lock order of purchase-repo.ts): a completed deposit reversed late takes its
+    // listings, reserved ones included, and then the same merchant's balances row (offer.ts).
+    const relisted = moved.flatMap(({ t, p }) => (p.listing_id && (t.movement === 'refund' || t.movement === 'charge') ? [p.listing_id] : []));
+    if (relisted.length) await lockListings(trx, relisted);
     for (const { t, p } of moved) {
       // The refund after the webhook and jobs: the balances row lock it takes is held to the commit.
       if (t.movement === 'refund' && p.amount > 0 && (await ledgerKeyExists(trx, `purchase:${p.id}:reserve`))) {

@@ -35,6 +35,8 @@ export async function listingsForSale(db: Db): Promise<ListingFact[]> {
            end as bot_id
       from listings l
      where l.status in ('live', 'reserved')
+       -- withdrawn (a deposit reversed late): known gone, delisted when its purchase lets it go
+       and l.withdrawn_at is null
        and (l.source in ('bot', 'deposit') or (l.source = 'import' and l.asset_id is not null))
        -- reserved by a purchase the buyer accepted (hold): the item is with the buyer until the hold ends
        and not exists (select 1 from purchases p where p.listing_id = l.id and p.status in ('hold', 'completed'))`.execute(db);

@@ -127,11 +127,11 @@ export async function receivedAssetOfListing(db: Db, listingId: string) {
   return r.rows[0];
 }
 
-/** Asset ids of this bot that back listings still for sale (live or reserved). */
+/** Asset ids of this bot that back listings still for sale (live or reserved, not withdrawn). */
 export async function listedAssetsOfBot(db: Db, botId: number): Promise<string[]> {
   const r = await sql<{ new_asset_id: string }>`
     select r.new_asset_id from steam_received_assets r
       join listings l on l.source_ref = 'deposit:' || r.deposit_id || ':' || r.asset_id
-     where r.bot_id = ${botId} and l.status in ('live', 'reserved')`.execute(db);
+     where r.bot_id = ${botId} and l.status in ('live', 'reserved') and l.withdrawn_at is null`.execute(db);
   return r.rows.map((x) => x.new_asset_id);
 }

@@ -20,7 +20,7 @@ export function requestLogPages(app: FastifyInstance, ctx: { db: Db; config: { r
     const shown = rows.slice(0, PAGE_SIZE);
     const more = rows.length > PAGE_SIZE;
     const days = ctx.config.requestLogDays;
-    const body = html`<p class="hint">${days > 0 ? `Your API requests of the last ${days} days, newest first (recorded within seconds of the answer; identical 304 answers within about a second are one row with their count).` : 'Request logging is off on this gateway (REQUEST_LOG_DAYS=0).'}</p>
+    const body = html`<p class="hint">${days > 0 ? `Your API requests of the last ${days} days, newest first (recorded within seconds of the answer; identical 304 answers within about a second are one row with their count, found by the first one's request id).` : 'Request logging is off on this gateway (REQUEST_LOG_DAYS=0).'}</p>
 <form method="get" action="/dashboard/requests" class="filters">
 <div><label for="r-id">Request id</label><input id="r-id" name="request_id" value="${requestId ?? ''}"></div>
 <div><label for="r-tx">merchant_tx_id</label><input id="r-tx" name="merchant_tx_id" value="${merchantTxId ?? ''}"></div>
