@@ -26,6 +26,19 @@ afterAll(async () => gw?.stop());
 
 const act = (id: number, action: string, body?: unknown) => gw.merchant(m.api_key, 'POST', `/sandbox/deposit/${id}/${action}`, body);
 
+/** Two completed dota2 deposits (no hold), of two items and of one, each item listed. */
+async function completedDotaDeposits() {
+  const two = await activeDeposit(gw, m.api_key, { game: 'dota2' });
+  const one = await activeDeposit(gw, m.api_key, { game: 'dota2', count: 1 });
+  for (const d of [two, one]) expect((await act(d.id, 'accept')).body.data.status).toBe('completed');
+  return [two, one] as const;
+}
+/** A deposit's listings, by source_ref, with whether each is withdrawn. */
+async function listingsOf(depositId: number) {
+  return (await sql<{ id: string; status: string; withdrawn: boolean }>`select id, status, withdrawn_at is not null as withdrawn from listings
+     where source = 'deposit' and source_ref like ${`deposit:${depositId}:%`} order by source_ref`.execute(gw.ctx.db)).rows;
+}
+
 describe('sandbox helpers drive each transition with its balance effect', () => {
   it('active → hold (csgo default) → completed: hold grows, then moves to available', async () => {
     const before = await balance(gw, m.api_key);
@@ -96,12 +109,7 @@ describe('sandbox helpers drive each transition with its balance effect', () => 
   });
 
   it('a completed deposit reversed late: its live listings are delisted, a reserved one is delisted when its purchase releases it; another deposit\'s released listing goes back on sale', async () => {
-    const reversed = await activeDeposit(gw, m.api_key, { game: 'dota2' });
-    const kept = await activeDeposit(gw, m.api_key, { game: 'dota2', count: 1 });
-    for (const d of [reversed, kept]) expect((await act(d.id, 'accept')).body.data.status).toBe('completed');
-    const listingsOf = async (depositId: number) =>
-      (await sql<{ id: string; status: string; withdrawn: boolean }>`select id, status, withdrawn_at is not null as withdrawn from listings
-         where source = 'deposit' and source_ref like ${`deposit:${depositId}:%`} order by source_ref`.execute(gw.ctx.db)).rows;
+    const [reversed, kept] = await completedDotaDeposits();
     const [taken, forSale] = await listingsOf(reversed.id);
     const [other] = await listingsOf(kept.id);
     expect([taken?.status, forSale?.status, other?.status]).toEqual(['live', 'live', 'live']);
@@ -125,12 +133,7 @@ describe('sandbox helpers drive each transition with its balance effect', () => 
   });
 
   it('migration 076 marks withdrawn the listings reserved when their deposit was reversed before 075, and no other', async () => {
-    const before = await activeDeposit(gw, m.api_key, { game: 'dota2' });
-    const untouched = await activeDeposit(gw, m.api_key, { game: 'dota2', count: 1 });
-    for (const d of [before, untouched]) expect((await act(d.id, 'accept')).body.data.status).toBe('completed');
-    const listingsOf = async (depositId: number) =>
-      (await sql<{ id: string; status: string; withdrawn: boolean }>`select id, status, withdrawn_at is not null as withdrawn from listings
-         where source = 'deposit' and source_ref like ${`deposit:${depositId}:%`} order by source_ref`.execute(gw.ctx.db)).rows;
+    const [before, untouched] = await completedDotaDeposits();
     // As a reversal before 075 left them: the live listing delisted, the reserved one untouched, the audit row written.
     const [reserved, delisted] = await listingsOf(before.id);
     const [other] = await listingsOf(untouched.id);
