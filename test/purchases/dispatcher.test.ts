@@ -14,7 +14,7 @@ import { createPurchaseDispatcher } from '../../src/modules/purchases/dispatcher
 import { createPurchaseTransitions } from '../../src/modules/purchases/purchase-transitions.js';
 import { OffsetClock } from '../../src/domain/clock.js';
 import { createPurchaseService } from '../../src/modules/purchases/purchase-service.js';
-import { DISPATCH_CLAIM_BATCH, DISPATCH_MAX_ATTEMPTS } from '../../src/modules/purchases/purchase-jobs.js';
+import { DISPATCH_CLAIM_BATCH, DISPATCH_MAX_ATTEMPTS, EXPIRY_LOOK_AGAIN_MS } from '../../src/modules/purchases/purchase-jobs.js';
 import { claimDuePurchases } from '../../src/modules/purchases/purchase-repo.js';
 import { PlatformTimeoutError } from '../../src/platform/offers.js';
 import { PlatformUnavailableError, type TradingPlatform } from '../../src/platform/port.js';
@@ -146,10 +146,11 @@ describe('two dispatchers on one database', () => {
     expect(after.map((p) => p.trade_offer_id)).toEqual(offers.map((o) => o.trade_offer_id));
     expect(one.dispatcher.stats().claimed + two.dispatcher.stats().claimed).toBe(ids.length);
     for (const id of ids) expect(await hooksOf(id)).toEqual(['active']);
-    // the offer's expiry job, as a transition would add it
+    // no job for the offer's expiry: the dispatcher's sweep expires it (describe 'offer expiry')
     await gw.flushJobs();
     const expiry = await sql<{ n: number }>`select count(*)::int as n from graphile_worker.jobs where key = any(${ids.map((id) => `purchase_offer_expire:${id}`)}::text[])`.execute(gw.ctx.db);
-    expect(expiry.rows[0].n).toBe(ids.length);
+    expect(expiry.rows[0].n).toBe(0);
+    expect(after.every((p) => p.offer_expires_at !== null && p.expiry_next_at === null)).toBe(true);
   });
 });
 
@@ -387,5 +388,67 @@ describe('started', () => {
     await b.dispatcher.drain();
     expect((await rows([p.id]))[0]).toMatchObject({ status: 'active', dispatch_attempts: 2 });
     expect(await offersOf([p.id])).toHaveLength(1);
+  });
+});
+
+describe('offer expiry (the dispatcher\'s sweep, no job per purchase)', () => {
+  /** Only this test's purchases active: the sweep takes up the most overdue first. */
+  const settleActive = () => sql`update purchases set status = 'canceled', fail_reason = 'canceled_by_gateway' where status = 'active'`.execute(gw.ctx.db);
+  const available = async () => Number((await sql<{ available: string }>`select available from balances where merchant_id = ${m.id}`.execute(gw.ctx.db)).rows[0]!.available);
+
+  it('an offer not expired yet is left; once it is, two instances sweeping at once cancel each purchase once (buyer_too_slow, one refund, one webhook)', async () => {
+    await settleLeftovers();
+    await settleActive();
+    const ids = await buy(4);
+    const one = instance();
+    const two = instance();
+    await one.dispatcher.drain();
+    const sent = await rows(ids);
+    expect(sent.map((p) => p.status)).toEqual(ids.map(() => 'active'));
+    const last = Math.max(...sent.map((p) => new Date(p.offer_expires_at!).getTime()));
+    clock.advance(last - clock.now().getTime() - 2000); // 2 s before the last offer expires
+    const before = await available();
+    await one.dispatcher.sweep();
+    const early = (await rows(ids)).filter((p) => p.status === 'active');
+    expect(early.length).toBeGreaterThan(0); // at least the last one is not due yet
+    for (const p of early) expect(p.expiry_next_at).toBeNull(); // not taken up
+    clock.advance(3000);
+    await Promise.all([one.dispatcher.sweep(), two.dispatcher.sweep()]);
+    await Promise.all([one.dispatcher.sweep(), two.dispatcher.sweep()]); // taken up already: nothing more
+    const after = await rows(ids);
+    expect(after.map((p) => [p.status, p.fail_reason])).toEqual(ids.map(() => ['canceled', 'buyer_too_slow']));
+    for (const id of ids) expect(await hooksOf(id)).toEqual(['active', 'canceled']);
+    const refunds = await sql<{ n: number }>`select count(*)::int as n from ledger_entries where key = any(${ids.map((id) => `purchase:${id}:refund`)}::text[])`.execute(gw.ctx.db);
+    expect(refunds.rows[0]!.n).toBe(ids.length);
+    expect(await available()).toBe(before + after.reduce((sum, p) => sum + Number(p.amount), 0));
+  });
+
+  it('an offer the platform does not show withdrawn, or whose call fails, is looked at again after EXPIRY_LOOK_AGAIN_MS, not at every pass', async () => {
+    await settleLeftovers();
+    await settleActive();
+    const [accepted, broken] = await buy(2);
+    const asked: number[] = [];
+    const platform: TradingPlatform = {
+      ...gw.ctx.platform,
+      async expireOffer(req) {
+        asked.push(req.recordId);
+        if (req.recordId === broken) throw new PlatformUnavailableError('the trading platform did not answer');
+        return 'accepted'; // the user accepted meanwhile: the platform's own change will say so
+      },
+    };
+    const { dispatcher } = instance(platform);
+    await dispatcher.drain();
+    const sent = await rows([accepted!, broken!]);
+    clock.advance(Math.max(...sent.map((p) => new Date(p.offer_expires_at!).getTime())) - clock.now().getTime() + 1000);
+    await dispatcher.sweep();
+    expect(asked.sort()).toEqual([accepted, broken].sort());
+    const looked = await rows([accepted!, broken!]);
+    expect(looked.map((p) => p.status)).toEqual(['active', 'active']);
+    for (const p of looked) expect(new Date(p.expiry_next_at!).getTime()).toBeGreaterThan(clock.now().getTime() + EXPIRY_LOOK_AGAIN_MS - 5_000);
+    await dispatcher.sweep();
+    expect(asked).toHaveLength(2); // not asked again at the next pass
+    clock.advance(EXPIRY_LOOK_AGAIN_MS + 1000);
+    await dispatcher.sweep();
+    expect(asked).toHaveLength(4); // asked again once it was due again
   });
 });

@@ -90,6 +90,8 @@ export interface PurchasesTable {
   bot_name: string | null;
   trade_offer_id: string | null;
   offer_expires_at: Date | null;
+  /** The offer-expiry sweep's next look at an active purchase it took up (migration 077). */
+  expiry_next_at: NullableTimestamp;
   hold_end_date: Date | null;
   dispatch_attempts: Generated<number>;
   dispatch_started_at: Date | null;

@@ -26,6 +26,7 @@ import { causeOf, platformSilent, refusalOf as platformRefusalOf } from '../../p
 import { type OfferChange, type OfferResolution, type PurchaseOfferRequest, type SentOffer, type TradingPlatform } from '../../platform/port.js';
 import {
   DISPATCH_MAX_ATTEMPTS,
+  EXPIRY_LOOK_AGAIN_MS,
   dispatchCallTimeoutMs,
   dispatchInFlightMs,
   dispatchRetryAt,
@@ -37,9 +38,11 @@ import {
   findPurchase,
   getPurchase,
   getPurchaseForUpdate,
+  lookAtExpiryAgain,
   markDispatchAttempt,
   scheduleDispatchRetry,
   stuckPendingIds,
+  takeUpExpiredOffers,
   type PurchaseRow,
 } from './purchase-repo.js';
 import type { PurchaseTransitions } from './purchase-transitions.js';
@@ -229,6 +232,18 @@ export function createDispatchStage(deps: DispatchDeps) {
   /** A timed job's purchase still not due: its due time; else the job applies `event` (a refusal means someone moved first). */
   const due = (at: Date | string | null) => (at && new Date(at).getTime() > clock.now().getTime() ? { retryAt: new Date(at) } : undefined);
 
+  /** The user did not accept in time → canceled buyer_too_slow (the offer-expiry sweep; job purchase_offer_expire an older version queued). */
+  async function expireIfDue(purchaseId: number): Promise<'done' | { retryAt: Date }> {
+    const p = await getPurchase(db, purchaseId);
+    if (!p || p.status !== 'active' || !p.offer_expires_at) return 'done';
+    const later = due(p.offer_expires_at);
+    if (later) return later;
+    // On a real platform only once it shows the offer withdrawn (a failing cancel throws: retried).
+    if (p.trade_offer_id && !(await offers.offerGone(p.id, p.trade_offer_id))) return 'done';
+    await transitions.apply(p.id, 'expire');
+    return 'done';
+  }
+
   return {
     /**
      * One attempt at sending the offer of one purchase, its number given by the caller (tests; the
@@ -347,16 +362,27 @@ export function createDispatchStage(deps: DispatchDeps) {
       return settled; // below `limit` when some came back later: the sweep stops (no tight loop)
     },
 
-    /** Job purchase_offer_expire: the user did not accept in time → canceled buyer_too_slow. */
-    async expireIfDue(purchaseId: number): Promise<'done' | { retryAt: Date }> {
-      const p = await getPurchase(db, purchaseId);
-      if (!p || p.status !== 'active' || !p.offer_expires_at) return 'done';
-      const later = due(p.offer_expires_at);
-      if (later) return later;
-      // On a real platform only once it shows the offer withdrawn (a failing cancel throws: retried).
-      if (p.trade_offer_id && !(await offers.offerGone(p.id, p.trade_offer_id))) return 'done';
-      await transitions.apply(p.id, 'expire');
-      return 'done';
+    expireIfDue,
+
+    /**
+     * Offer expiry as a sweep (the dispatcher runs it with the pending watchdog), not a job per
+     * purchase: the active purchases whose offer expired are taken up for EXPIRY_LOOK_AGAIN_MS (so
+     * another instance's sweep leaves them) and go through expireIfDue. One it does not finish —
+     * the platform has not shown the offer withdrawn yet (its own offer change will say), or the
+     * call failed — is looked at again after that, not at every pass. Answers how many it took up.
+     */
+    async sweepExpiredOffers(limit = 100): Promise<number> {
+      const now = clock.now();
+      const ids = await takeUpExpiredOffers(db, { now, lookAgainAt: new Date(now.getTime() + EXPIRY_LOOK_AGAIN_MS), limit });
+      for (const id of ids) {
+        try {
+          const r = await expireIfDue(id);
+          if (r !== 'done') await lookAtExpiryAgain(db, id, r.retryAt);
+        } catch (err) {
+          log.warn({ err, purchaseId: id }, 'purchase offer expiry not settled: looked at again later');
+        }
+      }
+      return ids.length;
     },
 
     /** Job purchase_hold_end: hold_end_date reached → completed. */

@@ -17,7 +17,8 @@
 // after each record (slots are free), and every DISPATCH_POLL_MS (other instances' purchases,
 // retries come due, leases run out). Claims never overlap within an instance. Every
 // DISPATCH_SWEEP_MS it also runs the pending watchdog over purchases pending past pendingLimitMs
-// (one sweep instead of a job per purchase).
+// and the offer expiry over active purchases whose offer expired (sweeps instead of a job per
+// purchase).
 import type { Logger } from 'pino';
 import type { CommitTaps } from '../../db/commit-taps.js';
 import { coalesced, InFlight, wakeUps } from '../../jobs/passes.js';
@@ -26,7 +27,7 @@ import type { createDispatchStage } from './dispatch.js';
 import { DISPATCH_CLAIM_BATCH, DISPATCH_CONCURRENCY, DISPATCH_POLL_MS, DISPATCH_SWEEP_MS, PURCHASE_PENDING_WRITE } from './purchase-jobs.js';
 import type { PurchaseRow } from './purchase-repo.js';
 
-type Stage = Pick<ReturnType<typeof createDispatchStage>, 'claim' | 'leaseUntil' | 'adoptable' | 'sendAll' | 'attemptFailed' | 'recordSent' | 'sweepStuckPending'>;
+type Stage = Pick<ReturnType<typeof createDispatchStage>, 'claim' | 'leaseUntil' | 'adoptable' | 'sendAll' | 'attemptFailed' | 'recordSent' | 'sweepStuckPending' | 'sweepExpiredOffers'>;
 
 export interface PurchaseDispatcherOptions {
   concurrency?: number;
@@ -128,14 +129,18 @@ export function createPurchaseDispatcher(stage: Stage, log: Logger, opts: Purcha
     return recording;
   }
 
-  /** Purchases pending past pendingLimitMs fail gateway_too_slow (dispatch.ts failIfStuckPending). */
+  /**
+   * Purchases pending past pendingLimitMs fail gateway_too_slow (dispatch.ts failIfStuckPending);
+   * active ones whose offer expired are canceled buyer_too_slow (dispatch.ts sweepExpiredOffers).
+   */
   function sweep(): Promise<void> {
     sweeping ??= (async () => {
       try {
         while ((await stage.sweepStuckPending(100)) === 100 && running);
+        while ((await stage.sweepExpiredOffers(100)) === 100 && running);
         stats.sweeps++;
       } catch (err) {
-        log.error({ err }, 'pending purchase sweep failed (retried at the next one)');
+        log.error({ err }, 'purchase sweep (pending watchdog, offer expiry) failed (retried at the next one)');
       } finally {
         sweeping = undefined;
       }

@@ -38,6 +38,12 @@ export const DISPATCH_CONCURRENCY = 256;
 export const DISPATCH_POLL_MS = 500;
 /** How often the dispatcher looks for purchases pending past pendingLimitMs (the pending watchdog). */
 export const DISPATCH_SWEEP_MS = 5_000;
+/**
+ * The offer-expiry sweep (dispatch.ts sweepExpiredOffers, run with the pending watchdog) takes up an
+ * expired offer for this long: another instance's sweep leaves it, and one it could not finish (the
+ * platform has not shown the offer withdrawn, or its call failed) is looked at again after it.
+ */
+export const EXPIRY_LOOK_AGAIN_MS = 60_000;
 
 /**
  * The platform call of one dispatch attempt is abandoned after the gateway's platform timeout

@@ -120,6 +120,29 @@ export async function stuckPendingIds(db: Db, o: { createdBy: Date; startedBy: D
   return r.map((x) => Number(x.id));
 }
 
+/**
+ * Takes up the active purchases whose offer expired by `now` (purchases_offer_expiry_idx, skipping
+ * rows another transaction holds) until `lookAgainAt`: another sweep leaves them until then.
+ * Answers their ids, most overdue first.
+ */
+export async function takeUpExpiredOffers(db: Db, o: { now: Date; lookAgainAt: Date; limit: number }): Promise<number[]> {
+  const r = await sql<{ id: string }>`
+    update purchases p set expiry_next_at = ${o.lookAgainAt}
+      from (select id from purchases
+             where status = 'active' and coalesce(expiry_next_at, offer_expires_at) <= ${o.now}
+             order by coalesce(expiry_next_at, offer_expires_at), id
+             limit ${o.limit}
+               for update skip locked) due
+     where p.id = due.id
+    returning p.id`.execute(db);
+  return r.rows.map((x) => Number(x.id)).sort((a, b) => a - b);
+}
+
+/** The offer-expiry sweep looks at an active purchase again at `at`. */
+export async function lookAtExpiryAgain(db: Db, id: number, at: Date): Promise<void> {
+  await db.updateTable('purchases').set({ expiry_next_at: at }).where('id', '=', id).where('status', '=', 'active').execute();
+}
+
 /** A failed attempt `attempt` comes back at `at` (unless the purchase moved on or another attempt started). */
 export async function scheduleDispatchRetry(db: Db, id: number, attempt: number, at: Date): Promise<void> {
   await db

@@ -13,7 +13,7 @@ import type { SentOffer } from '../../platform/port.js';
 import { applyMovement } from '../ledger/ledger-repo.js';
 import { addJobs } from '../../jobs/enqueue.js';
 import { enqueueWebhooks } from '../webhooks/outbox.js';
-import { purchaseExpiryJob, purchaseHoldEndJob } from './purchase-jobs.js';
+import { purchaseHoldEndJob } from './purchase-jobs.js';
 import {
   findPurchase,
   getPurchase,
@@ -80,7 +80,6 @@ export function createPurchaseTransitions(deps: { db: Db; clock: Clock; onListin
       await enqueueWebhooks(trx, webhooks.map(({ p }) => ({ merchantId: p.merchant_id, kind: 'purchase' as const, recordId: p.id, status: p.status, payload: purchaseWebhookPayload(p) })));
     }
     const jobs = moved.flatMap(({ p }) => [
-      ...(p.status === 'active' && p.offer_expires_at ? [purchaseExpiryJob(p.id, new Date(p.offer_expires_at))] : []),
       ...(p.status === 'hold' && p.hold_end_date ? [purchaseHoldEndJob(p.id, new Date(p.hold_end_date))] : []),
     ]);
     if (jobs.length) await addJobs(trx, jobs);
