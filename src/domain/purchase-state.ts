@@ -83,7 +83,7 @@ export const PURCHASE_MACHINE = stateMachine<PurchaseStatus, PurchaseEvent, Purc
     follow_hold: { from: ['failed', 'canceled'], to: 'hold', movement: 'charge' },
     follow_accept: { from: ['failed', 'canceled'], to: 'completed', movement: 'charge' },
   },
-  // Active: the offer-expiry job; hold: the hold-end job.
+  // Active: the dispatcher's offer-expiry sweep; hold: the hold-end job.
   onEnter: {
     new: { listing: 'none', webhook: false, keepsFailReason: false, terminal: false },
     pending: { listing: 'none', webhook: false, keepsFailReason: false, terminal: false },

@@ -177,7 +177,7 @@ export function createOffers<R extends OfferRecord>(deps: OfferDeps, feature: Of
      * Whether a record whose offer ran out may close now: on a real platform only once the
      * platform shows the offer withdrawn (the cancel may fail while the user accepts — then the
      * record stays open and follows the acceptance the poll reports). Throws when the platform
-     * does not answer (the expiry job retries).
+     * does not answer (a deposit's expiry job retries; a purchase's expiry sweep looks again later).
      */
     async offerGone(recordId: number, tradeOfferId: string): Promise<boolean> {
       if (!platform.expireOffer) return true;

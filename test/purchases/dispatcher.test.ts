@@ -400,8 +400,16 @@ describe('offer expiry (the dispatcher\'s sweep, no job per purchase)', () => {
     await settleLeftovers();
     await settleActive();
     const ids = await buy(4);
-    const one = instance();
-    const two = instance();
+    const asked: number[] = [];
+    const counting: TradingPlatform = {
+      ...gw.ctx.platform,
+      async expireOffer(req) {
+        asked.push(req.recordId);
+        return 'gone';
+      },
+    };
+    const one = instance(counting);
+    const two = instance(counting);
     await one.dispatcher.drain();
     const sent = await rows(ids);
     expect(sent.map((p) => p.status)).toEqual(ids.map(() => 'active'));
@@ -418,6 +426,7 @@ describe('offer expiry (the dispatcher\'s sweep, no job per purchase)', () => {
     const after = await rows(ids);
     expect(after.map((p) => [p.status, p.fail_reason])).toEqual(ids.map(() => ['canceled', 'buyer_too_slow']));
     for (const id of ids) expect(await hooksOf(id)).toEqual(['active', 'canceled']);
+    expect(asked.sort((a, b) => a - b)).toEqual(ids); // each offer asked about by one sweep only
     const refunds = await sql<{ n: number }>`select count(*)::int as n from ledger_entries where key = any(${ids.map((id) => `purchase:${id}:refund`)}::text[])`.execute(gw.ctx.db);
     expect(refunds.rows[0]!.n).toBe(ids.length);
     expect(await available()).toBe(before + after.reduce((sum, p) => sum + Number(p.amount), 0));

@@ -27,6 +27,7 @@ import { type OfferChange, type OfferResolution, type PurchaseOfferRequest, type
 import {
   DISPATCH_MAX_ATTEMPTS,
   EXPIRY_LOOK_AGAIN_MS,
+  EXPIRY_SWEEP_BATCH,
   dispatchCallTimeoutMs,
   dispatchInFlightMs,
   dispatchRetryAt,
@@ -365,23 +366,26 @@ export function createDispatchStage(deps: DispatchDeps) {
     expireIfDue,
 
     /**
-     * Offer expiry as a sweep (the dispatcher runs it with the pending watchdog), not a job per
-     * purchase: the active purchases whose offer expired are taken up for EXPIRY_LOOK_AGAIN_MS (so
-     * another instance's sweep leaves them) and go through expireIfDue. One it does not finish —
+     * Offer expiry as a sweep (the dispatcher runs it beside the pending watchdog), not a job per
+     * purchase: up to `limit` active purchases whose offer expired are taken up for
+     * EXPIRY_LOOK_AGAIN_MS (so another instance's sweep leaves them) and go through expireIfDue
+     * together. One it does not finish —
      * the platform has not shown the offer withdrawn yet (its own offer change will say), or the
      * call failed — is looked at again after that, not at every pass. Answers how many it took up.
      */
-    async sweepExpiredOffers(limit = 100): Promise<number> {
+    async sweepExpiredOffers(limit = EXPIRY_SWEEP_BATCH): Promise<number> {
       const now = clock.now();
       const ids = await takeUpExpiredOffers(db, { now, lookAgainAt: new Date(now.getTime() + EXPIRY_LOOK_AGAIN_MS), limit });
-      for (const id of ids) {
-        try {
-          const r = await expireIfDue(id);
-          if (r !== 'done') await lookAtExpiryAgain(db, id, r.retryAt);
-        } catch (err) {
-          log.warn({ err, purchaseId: id }, 'purchase offer expiry not settled: looked at again later');
-        }
-      }
+      await Promise.all(
+        ids.map(async (id) => {
+          try {
+            const r = await expireIfDue(id);
+            if (r !== 'done') await lookAtExpiryAgain(db, id, r.retryAt);
+          } catch (err) {
+            log.warn({ err, purchaseId: id }, 'purchase offer expiry not settled: looked at again later');
+          }
+        }),
+      );
       return ids.length;
     },
 

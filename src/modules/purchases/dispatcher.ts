@@ -24,7 +24,7 @@ import type { CommitTaps } from '../../db/commit-taps.js';
 import { coalesced, InFlight, wakeUps } from '../../jobs/passes.js';
 import type { SentOffer } from '../../platform/port.js';
 import type { createDispatchStage } from './dispatch.js';
-import { DISPATCH_CLAIM_BATCH, DISPATCH_CONCURRENCY, DISPATCH_POLL_MS, DISPATCH_SWEEP_MS, PURCHASE_PENDING_WRITE } from './purchase-jobs.js';
+import { DISPATCH_CLAIM_BATCH, DISPATCH_CONCURRENCY, DISPATCH_POLL_MS, DISPATCH_SWEEP_MS, EXPIRY_SWEEP_BATCH, PURCHASE_PENDING_WRITE } from './purchase-jobs.js';
 import type { PurchaseRow } from './purchase-repo.js';
 
 type Stage = Pick<ReturnType<typeof createDispatchStage>, 'claim' | 'leaseUntil' | 'adoptable' | 'sendAll' | 'attemptFailed' | 'recordSent' | 'sweepStuckPending' | 'sweepExpiredOffers'>;
@@ -60,7 +60,8 @@ export function createPurchaseDispatcher(stage: Stage, log: Logger, opts: Purcha
   let running = false;
   let stopWaking: (() => void) | undefined;
   let sweepTimer: NodeJS.Timeout | undefined;
-  let sweeping: Promise<void> | undefined;
+  let sweepingPending: Promise<void> | undefined;
+  let sweepingExpiry: Promise<void> | undefined;
   const inFlight = new InFlight(); // claimed, not yet recorded or settled
   const sent: Array<{ p: PurchaseRow; offer: SentOffer }> = [];
   let recording: Promise<void> | undefined;
@@ -130,22 +131,33 @@ export function createPurchaseDispatcher(stage: Stage, log: Logger, opts: Purcha
   }
 
   /**
-   * Purchases pending past pendingLimitMs fail gateway_too_slow (dispatch.ts failIfStuckPending);
-   * active ones whose offer expired are canceled buyer_too_slow (dispatch.ts sweepExpiredOffers).
+   * The two sweeps, each one at a time and on its own (a failing or slow one holds up neither the
+   * other nor the next pass of the other): purchases pending past pendingLimitMs fail
+   * gateway_too_slow (dispatch.ts failIfStuckPending); active ones whose offer expired are canceled
+   * buyer_too_slow (dispatch.ts sweepExpiredOffers, a few at a time: each batch's platform calls
+   * run together and end well inside the time it takes them up for).
    */
   function sweep(): Promise<void> {
-    sweeping ??= (async () => {
+    sweepingPending ??= (async () => {
       try {
         while ((await stage.sweepStuckPending(100)) === 100 && running);
-        while ((await stage.sweepExpiredOffers(100)) === 100 && running);
         stats.sweeps++;
       } catch (err) {
-        log.error({ err }, 'purchase sweep (pending watchdog, offer expiry) failed (retried at the next one)');
+        log.error({ err }, 'pending purchase sweep failed (retried at the next one)');
       } finally {
-        sweeping = undefined;
+        sweepingPending = undefined;
       }
     })();
-    return sweeping;
+    sweepingExpiry ??= (async () => {
+      try {
+        while ((await stage.sweepExpiredOffers(EXPIRY_SWEEP_BATCH)) === EXPIRY_SWEEP_BATCH && running);
+      } catch (err) {
+        log.error({ err }, 'purchase offer-expiry sweep failed (retried at the next one)');
+      } finally {
+        sweepingExpiry = undefined;
+      }
+    })();
+    return Promise.all([sweepingPending, sweepingExpiry]).then(() => undefined);
   }
 
   return {
@@ -215,7 +227,7 @@ export function createPurchaseDispatcher(stage: Stage, log: Logger, opts: Purcha
       stopWaking?.();
       stopWaking = undefined;
       clearInterval(sweepTimer);
-      await sweeping;
+      await Promise.all([sweepingPending, sweepingExpiry]);
       await claims.idle();
       await inFlight.untilNone(opts.stopWaitMs);
       await recording;

@@ -44,6 +44,8 @@ export const DISPATCH_SWEEP_MS = 5_000;
  * platform has not shown the offer withdrawn, or its call failed) is looked at again after it.
  */
 export const EXPIRY_LOOK_AGAIN_MS = 60_000;
+/** How many expired offers the sweep takes up at once; their platform calls run together. */
+export const EXPIRY_SWEEP_BATCH = 4;
 
 /**
  * The platform call of one dispatch attempt is abandoned after the gateway's platform timeout

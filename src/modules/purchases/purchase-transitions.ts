@@ -140,7 +140,7 @@ export function createPurchaseTransitions(deps: { db: Db; clock: Clock; onListin
 
   /**
    * 'send' (pending → active) of several purchases, each with its offer, in one transaction
-   * (transitionsIn: the guarded update, the webhook events, the offer-expiry jobs) instead of a
+   * (transitionsIn: the guarded update, the webhook events) instead of a
    * transaction of its own each: the dispatcher records what one round of sends answered. Answers
    * the purchases that moved (one no longer pending is not among them).
    */
