@@ -14,7 +14,7 @@ import { createPurchaseDispatcher } from '../../src/modules/purchases/dispatcher
 import { createPurchaseTransitions } from '../../src/modules/purchases/purchase-transitions.js';
 import { OffsetClock } from '../../src/domain/clock.js';
 import { createPurchaseService } from '../../src/modules/purchases/purchase-service.js';
-import { DISPATCH_CLAIM_BATCH, DISPATCH_MAX_ATTEMPTS, EXPIRY_LOOK_AGAIN_MS } from '../../src/modules/purchases/purchase-jobs.js';
+import { DISPATCH_CLAIM_BATCH, DISPATCH_MAX_ATTEMPTS, EXPIRY_LOOK_AGAIN_MAX_MS, EXPIRY_LOOK_AGAIN_MS } from '../../src/modules/purchases/purchase-jobs.js';
 import { claimDuePurchases } from '../../src/modules/purchases/purchase-repo.js';
 import { PlatformTimeoutError } from '../../src/platform/offers.js';
 import { PlatformUnavailableError, type TradingPlatform } from '../../src/platform/port.js';
@@ -459,5 +459,36 @@ describe('offer expiry (the dispatcher\'s sweep, no job per purchase)', () => {
     clock.advance(EXPIRY_LOOK_AGAIN_MS + 1000);
     await dispatcher.sweep();
     expect(asked).toHaveLength(4); // asked again once it was due again
+  });
+
+  it('the longer an offer has been overdue, the longer until it is asked about again: half its time overdue, at most EXPIRY_LOOK_AGAIN_MAX_MS', async () => {
+    await settleLeftovers();
+    await settleActive();
+    const [id] = await buy(1);
+    const asked: number[] = [];
+    const platform: TradingPlatform = {
+      ...gw.ctx.platform,
+      async expireOffer(req) {
+        asked.push(req.recordId);
+        return 'accepted';
+      },
+    };
+    const { dispatcher } = instance(platform);
+    await dispatcher.drain();
+    const [sent] = await rows([id!]);
+    const nextLook = async () => new Date((await rows([id!]))[0]!.expiry_next_at!).getTime() - clock.now().getTime();
+    clock.advance(new Date(sent!.offer_expires_at!).getTime() - clock.now().getTime() + 10 * 60_000); // 10 minutes overdue
+    await dispatcher.sweep();
+    expect(asked).toEqual([id]);
+    expect(await nextLook()).toBeGreaterThan(5 * 60_000 - 5_000); // half of 10 minutes
+    expect(await nextLook()).toBeLessThanOrEqual(5 * 60_000);
+    clock.advance(4 * 60 * 60_000); // now 4 h overdue
+    await dispatcher.sweep();
+    expect(asked).toEqual([id, id]);
+    expect(await nextLook()).toBeGreaterThan(EXPIRY_LOOK_AGAIN_MAX_MS - 5_000); // capped
+    expect(await nextLook()).toBeLessThanOrEqual(EXPIRY_LOOK_AGAIN_MAX_MS);
+    clock.advance(EXPIRY_LOOK_AGAIN_MAX_MS - 60_000);
+    await dispatcher.sweep();
+    expect(asked).toHaveLength(2);
   });
 });

@@ -26,6 +26,7 @@ import { causeOf, platformSilent, refusalOf as platformRefusalOf } from '../../p
 import { type OfferChange, type OfferResolution, type PurchaseOfferRequest, type SentOffer, type TradingPlatform } from '../../platform/port.js';
 import {
   DISPATCH_MAX_ATTEMPTS,
+  EXPIRY_LOOK_AGAIN_MAX_MS,
   EXPIRY_LOOK_AGAIN_MS,
   EXPIRY_SWEEP_BATCH,
   dispatchCallTimeoutMs,
@@ -368,14 +369,14 @@ export function createDispatchStage(deps: DispatchDeps) {
     /**
      * Offer expiry as a sweep (the dispatcher runs it beside the pending watchdog), not a job per
      * purchase: up to `limit` active purchases whose offer expired are taken up for
-     * EXPIRY_LOOK_AGAIN_MS (so another instance's sweep leaves them) and go through expireIfDue
-     * together. One it does not finish —
+     * EXPIRY_LOOK_AGAIN_MS or longer, the longer they are overdue (so another instance's sweep
+     * leaves them) and go through expireIfDue together. One it does not finish —
      * the platform has not shown the offer withdrawn yet (its own offer change will say), or the
      * call failed — is looked at again after that, not at every pass. Answers how many it took up.
      */
     async sweepExpiredOffers(limit = EXPIRY_SWEEP_BATCH): Promise<number> {
       const now = clock.now();
-      const ids = await takeUpExpiredOffers(db, { now, lookAgainAt: new Date(now.getTime() + EXPIRY_LOOK_AGAIN_MS), limit });
+      const ids = await takeUpExpiredOffers(db, { now, minMs: EXPIRY_LOOK_AGAIN_MS, maxMs: EXPIRY_LOOK_AGAIN_MAX_MS, limit });
       await Promise.all(
         ids.map(async (id) => {
           try {

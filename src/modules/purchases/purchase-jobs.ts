@@ -40,10 +40,14 @@ export const DISPATCH_POLL_MS = 500;
 export const DISPATCH_SWEEP_MS = 5_000;
 /**
  * The offer-expiry sweep (dispatch.ts sweepExpiredOffers, run with the pending watchdog) takes up an
- * expired offer for this long: another instance's sweep leaves it, and one it could not finish (the
- * platform has not shown the offer withdrawn, or its call failed) is looked at again after it.
+ * expired offer for at least this long: another instance's sweep leaves it, and one it could not
+ * finish (the platform has not shown the offer withdrawn, or its call failed) is looked at again
+ * after it. The longer an offer has been overdue, the longer the wait — half its time overdue, up
+ * to EXPIRY_LOOK_AGAIN_MAX_MS — so an offer the platform keeps showing accepted, or a platform
+ * that keeps failing, is asked about less and less often.
  */
 export const EXPIRY_LOOK_AGAIN_MS = 60_000;
+export const EXPIRY_LOOK_AGAIN_MAX_MS = 3_600_000;
 /** How many expired offers the sweep takes up at once; their platform calls run together. */
 export const EXPIRY_SWEEP_BATCH = 4;
 

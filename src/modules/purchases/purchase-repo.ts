@@ -122,12 +122,15 @@ export async function stuckPendingIds(db: Db, o: { createdBy: Date; startedBy: D
 
 /**
  * Takes up the active purchases whose offer expired by `now` (purchases_offer_expiry_idx, skipping
- * rows another transaction holds) until `lookAgainAt`: another sweep leaves them until then.
- * Answers their ids, most overdue first.
+ * rows another transaction holds) for half the time each has been overdue, within [minMs, maxMs]:
+ * another sweep leaves them until then. Answers their ids, most overdue first.
  */
-export async function takeUpExpiredOffers(db: Db, o: { now: Date; lookAgainAt: Date; limit: number }): Promise<number[]> {
+export async function takeUpExpiredOffers(db: Db, o: { now: Date; minMs: number; maxMs: number; limit: number }): Promise<number[]> {
   const r = await sql<{ id: string }>`
-    update purchases p set expiry_next_at = ${o.lookAgainAt}
+    update purchases p
+       set expiry_next_at = ${o.now}::timestamptz
+                          + least(${o.maxMs}::float8, greatest(${o.minMs}::float8, extract(epoch from ${o.now}::timestamptz - p.offer_expires_at) * 500))
+                            * interval '1 millisecond'
       from (select id from purchases
              where status = 'active' and coalesce(expiry_next_at, offer_expires_at) <= ${o.now}
              order by coalesce(expiry_next_at, offer_expires_at), id
