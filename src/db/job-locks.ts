@@ -46,16 +46,33 @@ export function startJobLockReaper(opts: {
     }
     await opts.pool.query(`delete from worker_heartbeats where heartbeat_at < now() - interval '1 day'`);
   };
+  // A call while a tick is in flight runs one more tick after it: the check-in asked for when the
+  // pool's workers were created must not be folded into a tick that started before they existed
+  // (the next timer tick is JOB_LOCK_TIMEOUT_MS / 4 away).
+  let again = false;
+  let stopped = false;
   function run() {
-    running ??= tick()
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = tick()
       .catch(() => {}) // the database is away for a moment: the next tick tries again
-      .finally(() => (running = undefined));
+      .finally(() => {
+        running = undefined;
+        if (again) {
+          again = false;
+          run();
+        }
+      });
   }
   const timer = setInterval(run, Math.max(250, Math.floor(opts.timeoutMs / 4)));
   timer.unref();
   run();
   return {
     async stop() {
+      stopped = true;
       clearInterval(timer);
       await running;
       await opts.pool.query('delete from worker_heartbeats where instance_id = $1', [instance]).catch(() => {});
