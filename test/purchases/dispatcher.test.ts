@@ -395,21 +395,26 @@ describe('offer expiry (the dispatcher\'s sweep, no job per purchase)', () => {
   /** Only this test's purchases active: the sweep takes up the most overdue first. */
   const settleActive = () => sql`update purchases set status = 'canceled', fail_reason = 'canceled_by_gateway' where status = 'active'`.execute(gw.ctx.db);
   const available = async () => Number((await sql<{ available: string }>`select available from balances where merchant_id = ${m.id}`.execute(gw.ctx.db)).rows[0]!.available);
+  /** The sandbox, answering an expired offer's withdrawal with `answer` (for its purchase id) and noting who was asked. */
+  function expiring(answer: (purchaseId: number) => 'gone' | 'accepted') {
+    const asked: number[] = [];
+    const platform: TradingPlatform = {
+      ...gw.ctx.platform,
+      async expireOffer(req) {
+        asked.push(req.recordId);
+        return answer(req.recordId);
+      },
+    };
+    return { platform, asked };
+  }
 
   it('an offer not expired yet is left; once it is, two instances sweeping at once cancel each purchase once (buyer_too_slow, one refund, one webhook)', async () => {
     await settleLeftovers();
     await settleActive();
     const ids = await buy(4);
-    const asked: number[] = [];
-    const counting: TradingPlatform = {
-      ...gw.ctx.platform,
-      async expireOffer(req) {
-        asked.push(req.recordId);
-        return 'gone';
-      },
-    };
-    const one = instance(counting);
-    const two = instance(counting);
+    const { platform, asked } = expiring(() => 'gone');
+    const one = instance(platform);
+    const two = instance(platform);
     await one.dispatcher.drain();
     const sent = await rows(ids);
     expect(sent.map((p) => p.status)).toEqual(ids.map(() => 'active'));
@@ -436,15 +441,11 @@ describe('offer expiry (the dispatcher\'s sweep, no job per purchase)', () => {
     await settleLeftovers();
     await settleActive();
     const [accepted, broken] = await buy(2);
-    const asked: number[] = [];
-    const platform: TradingPlatform = {
-      ...gw.ctx.platform,
-      async expireOffer(req) {
-        asked.push(req.recordId);
-        if (req.recordId === broken) throw new PlatformUnavailableError('the trading platform did not answer');
-        return 'accepted'; // the user accepted meanwhile: the platform's own change will say so
-      },
-    };
+    // The user accepted meanwhile (the platform's own change will say so); the other call fails.
+    const { platform, asked } = expiring((id) => {
+      if (id === broken) throw new PlatformUnavailableError('the trading platform did not answer');
+      return 'accepted';
+    });
     const { dispatcher } = instance(platform);
     await dispatcher.drain();
     const sent = await rows([accepted!, broken!]);
@@ -465,14 +466,7 @@ describe('offer expiry (the dispatcher\'s sweep, no job per purchase)', () => {
     await settleLeftovers();
     await settleActive();
     const [id] = await buy(1);
-    const asked: number[] = [];
-    const platform: TradingPlatform = {
-      ...gw.ctx.platform,
-      async expireOffer(req) {
-        asked.push(req.recordId);
-        return 'accepted';
-      },
-    };
+    const { platform, asked } = expiring(() => 'accepted');
     const { dispatcher } = instance(platform);
     await dispatcher.drain();
     const [sent] = await rows([id!]);
