@@ -26,9 +26,6 @@ import { causeOf, platformSilent, refusalOf as platformRefusalOf } from '../../p
 import { type OfferChange, type OfferResolution, type PurchaseOfferRequest, type SentOffer, type TradingPlatform } from '../../platform/port.js';
 import {
   DISPATCH_MAX_ATTEMPTS,
-  EXPIRY_LOOK_AGAIN_MAX_MS,
-  EXPIRY_LOOK_AGAIN_MS,
-  EXPIRY_SWEEP_BATCH,
   dispatchCallTimeoutMs,
   dispatchInFlightMs,
   dispatchRetryAt,
@@ -40,15 +37,14 @@ import {
   findPurchase,
   getPurchase,
   getPurchaseForUpdate,
-  lookAtExpiryAgain,
   markDispatchAttempt,
   scheduleDispatchRetry,
   stuckPendingIds,
-  takeUpExpiredOffers,
   type PurchaseRow,
 } from './purchase-repo.js';
 import type { PurchaseTransitions } from './purchase-transitions.js';
 import { purchaseCorrections } from './corrections.js';
+import { purchaseTimers } from './timers.js';
 
 export interface DispatchDeps {
   db: Db;
@@ -231,21 +227,6 @@ export function createDispatchStage(deps: DispatchDeps) {
     }
   }
 
-  /** A timed job's purchase still not due: its due time; else the job applies `event` (a refusal means someone moved first). */
-  const due = (at: Date | string | null) => (at && new Date(at).getTime() > clock.now().getTime() ? { retryAt: new Date(at) } : undefined);
-
-  /** The user did not accept in time → canceled buyer_too_slow (the offer-expiry sweep; job purchase_offer_expire an older version queued). */
-  async function expireIfDue(purchaseId: number): Promise<'done' | { retryAt: Date }> {
-    const p = await getPurchase(db, purchaseId);
-    if (!p || p.status !== 'active' || !p.offer_expires_at) return 'done';
-    const later = due(p.offer_expires_at);
-    if (later) return later;
-    // On a real platform only once it shows the offer withdrawn (a failing cancel throws: retried).
-    if (p.trade_offer_id && !(await offers.offerGone(p.id, p.trade_offer_id))) return 'done';
-    await transitions.apply(p.id, 'expire');
-    return 'done';
-  }
-
   return {
     /**
      * One attempt at sending the offer of one purchase, its number given by the caller (tests; the
@@ -364,41 +345,8 @@ export function createDispatchStage(deps: DispatchDeps) {
       return settled; // below `limit` when some came back later: the sweep stops (no tight loop)
     },
 
-    expireIfDue,
-
-    /**
-     * Offer expiry as a sweep (the dispatcher runs it beside the pending watchdog), not a job per
-     * purchase: up to `limit` active purchases whose offer expired are taken up for
-     * EXPIRY_LOOK_AGAIN_MS or longer, the longer they are overdue (so another instance's sweep
-     * leaves them) and go through expireIfDue together. One it does not finish —
-     * the platform has not shown the offer withdrawn yet (its own offer change will say), or the
-     * call failed — is looked at again after that, not at every pass. Answers how many it took up.
-     */
-    async sweepExpiredOffers(limit = EXPIRY_SWEEP_BATCH): Promise<number> {
-      const now = clock.now();
-      const ids = await takeUpExpiredOffers(db, { now, minMs: EXPIRY_LOOK_AGAIN_MS, maxMs: EXPIRY_LOOK_AGAIN_MAX_MS, limit });
-      await Promise.all(
-        ids.map(async (id) => {
-          try {
-            const r = await expireIfDue(id);
-            if (r !== 'done') await lookAtExpiryAgain(db, id, r.retryAt);
-          } catch (err) {
-            log.warn({ err, purchaseId: id }, 'purchase offer expiry not settled: looked at again later');
-          }
-        }),
-      );
-      return ids.length;
-    },
-
-    /** Job purchase_hold_end: hold_end_date reached → completed. */
-    async endHoldIfDue(purchaseId: number): Promise<'done' | { retryAt: Date }> {
-      const p = await getPurchase(db, purchaseId);
-      if (!p || p.status !== 'hold' || !p.hold_end_date) return 'done';
-      const later = due(p.hold_end_date);
-      if (later) return later;
-      await transitions.apply(p.id, 'release');
-      return 'done';
-    },
+    /** The time-driven transitions: offer expiry (the dispatcher's sweep) and hold end (timers.ts). */
+    ...purchaseTimers({ db, clock, log, transitions, offerGone: offers.offerGone }),
 
     /**
      * An offer change (port OfferChange; wired in the composition root): accepted → accept_hold

@@ -60,8 +60,6 @@ export function createPurchaseDispatcher(stage: Stage, log: Logger, opts: Purcha
   let running = false;
   let stopWaking: (() => void) | undefined;
   let sweepTimer: NodeJS.Timeout | undefined;
-  let sweepingPending: Promise<void> | undefined;
-  let sweepingExpiry: Promise<void> | undefined;
   const inFlight = new InFlight(); // claimed, not yet recorded or settled
   const sent: Array<{ p: PurchaseRow; offer: SentOffer }> = [];
   let recording: Promise<void> | undefined;
@@ -131,33 +129,27 @@ export function createPurchaseDispatcher(stage: Stage, log: Logger, opts: Purcha
   }
 
   /**
-   * The two sweeps, each one at a time and on its own (a failing or slow one holds up neither the
-   * other nor the next pass of the other): purchases pending past pendingLimitMs fail
+   * The two sweeps, each one pass at a time and on its own (a failing or slow one holds up neither
+   * the other nor the next pass of the other): purchases pending past pendingLimitMs fail
    * gateway_too_slow (dispatch.ts failIfStuckPending); active ones whose offer expired are canceled
-   * buyer_too_slow (dispatch.ts sweepExpiredOffers, a few at a time: each batch's platform calls
-   * run together and end well inside the time it takes them up for).
+   * buyer_too_slow (timers.ts sweepExpiredOffers, a few at a time: each batch's platform calls run
+   * together and end well inside the time it takes them up for).
    */
+  const pendingSweep = coalesced(
+    async () => {
+      while ((await stage.sweepStuckPending(100)) === 100 && running);
+      stats.sweeps++;
+    },
+    (err) => log.error({ err }, 'pending purchase sweep failed (retried at the next one)'),
+  );
+  const expirySweep = coalesced(
+    async () => {
+      while ((await stage.sweepExpiredOffers(EXPIRY_SWEEP_BATCH)) === EXPIRY_SWEEP_BATCH && running);
+    },
+    (err) => log.error({ err }, 'purchase offer-expiry sweep failed (retried at the next one)'),
+  );
   function sweep(): Promise<void> {
-    sweepingPending ??= (async () => {
-      try {
-        while ((await stage.sweepStuckPending(100)) === 100 && running);
-        stats.sweeps++;
-      } catch (err) {
-        log.error({ err }, 'pending purchase sweep failed (retried at the next one)');
-      } finally {
-        sweepingPending = undefined;
-      }
-    })();
-    sweepingExpiry ??= (async () => {
-      try {
-        while ((await stage.sweepExpiredOffers(EXPIRY_SWEEP_BATCH)) === EXPIRY_SWEEP_BATCH && running);
-      } catch (err) {
-        log.error({ err }, 'purchase offer-expiry sweep failed (retried at the next one)');
-      } finally {
-        sweepingExpiry = undefined;
-      }
-    })();
-    return Promise.all([sweepingPending, sweepingExpiry]).then(() => undefined);
+    return Promise.all([pendingSweep.run(), expirySweep.run()]).then(() => undefined);
   }
 
   return {
@@ -227,7 +219,7 @@ export function createPurchaseDispatcher(stage: Stage, log: Logger, opts: Purcha
       stopWaking?.();
       stopWaking = undefined;
       clearInterval(sweepTimer);
-      await Promise.all([sweepingPending, sweepingExpiry]);
+      await Promise.all([pendingSweep.idle(), expirySweep.idle()]);
       await claims.idle();
       await inFlight.untilNone(opts.stopWaitMs);
       await recording;

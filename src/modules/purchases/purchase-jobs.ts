@@ -39,7 +39,7 @@ export const DISPATCH_POLL_MS = 500;
 /** How often the dispatcher looks for purchases pending past pendingLimitMs (the pending watchdog). */
 export const DISPATCH_SWEEP_MS = 5_000;
 /**
- * The offer-expiry sweep (dispatch.ts sweepExpiredOffers, run with the pending watchdog) takes up an
+ * The offer-expiry sweep (timers.ts sweepExpiredOffers, run with the pending watchdog) takes up an
  * expired offer for at least this long: another instance's sweep leaves it, and one it could not
  * finish (the platform has not shown the offer withdrawn, or its call failed) is looked at again
  * after it. The longer an offer has been overdue, the longer the wait — half its time overdue, up

@@ -123,7 +123,7 @@ export async function stuckPendingIds(db: Db, o: { createdBy: Date; startedBy: D
 /**
  * Takes up the active purchases whose offer expired by `now` (purchases_offer_expiry_idx, skipping
  * rows another transaction holds) for half the time each has been overdue, within [minMs, maxMs]:
- * another sweep leaves them until then. Answers their ids, most overdue first.
+ * another sweep leaves them until then (the most overdue are taken first). Answers their ids in id order.
  */
 export async function takeUpExpiredOffers(db: Db, o: { now: Date; minMs: number; maxMs: number; limit: number }): Promise<number[]> {
   const r = await sql<{ id: string }>`
