@@ -69,6 +69,16 @@ describe('POST /purchase: success', () => {
     const other = await freshListing();
     const different = await buy({ asset_id: other.id, merchant_tx_id: 'idem-1' });
     expect(different.body.data.id).toBe(first.body.data.id);
+    // the repeat's batch met the stored one at the unique constraint: the listing it took stays on sale
+    expect((await gw.ctx.db.selectFrom('listings').select('status').where('id', '=', other.id).executeTakeFirstOrThrow()).status).toBe('live');
+    // nothing is looked up before the platform's user check, so a repeat whose user the platform now
+    // refuses (90000001), or whose platform is down (90000010), still answers the stored purchase
+    for (const partner of [90000001, 90000010]) {
+      const repeat = await buy({ name: l.name, partner, merchant_tx_id: 'idem-1' });
+      expect(repeat.status, JSON.stringify(repeat.body)).toBe(200);
+      expect(repeat.body.data.id).toBe(first.body.data.id);
+    }
+    expect((await buy({ name: l.name, partner: 90000001, merchant_tx_id: 'idem-new' })).status).toBe(400);
     expect(await balance()).toEqual(before);
   });
 

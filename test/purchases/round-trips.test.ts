@@ -1,7 +1,7 @@
 // Statements per purchase creation (issue 12): a purchase that succeeds is one statement with its
-// own commit (purchase_create_batch, shared with the purchases asked for at the same time), after
-// the merchant_tx_id lookup; one that fails is created alone by the same function in a transaction
-// (BEGIN, the call, the failure's webhook, COMMIT). Nothing touches
+// own commit (purchase_create_batch, shared with the purchases asked for at the same time), with no
+// lookup of its merchant_tx_id first (the creation tells a repeat: issue 26); one that fails is
+// created alone by the same function in a transaction (BEGIN, the call, the failure's webhook, COMMIT). Nothing touches
 // graphile-worker (the jobs go to the outbox). Counted on the pool's clients
 // (no worker runs; the relay, the catalogue stamper and the listeners are told apart by their SQL).
 import { sql } from 'kysely';
@@ -35,14 +35,13 @@ async function liveListing() {
 }
 
 describe('a purchase creation, statement by statement', () => {
-  it('by asset_id with a merchant_tx_id: the lookup, then one statement (its own commit): no transaction, no graphile_worker', async () => {
+  it('by asset_id with a merchant_tx_id: one statement (its own commit), no lookup first: no transaction, no graphile_worker', async () => {
     const l = await liveListing();
     const before = (await gw.merchant(m.api_key, 'GET', '/balance')).body.data.available;
     const { res, statements } = await counted({ asset_id: l.id, merchant_tx_id: 'rt-1' });
     expect(res.body.data).toMatchObject({ status: 'pending', amount: l.price, item: { id: l.id, price: l.price } });
-    expect(statements, statements.join("\n")).toHaveLength(2);
-    expect(statements[0]).toMatch(/^select \* from "purchases" where "merchant_id" = \(select \$1::bigint\) and "merchant_tx_id" = \$2/);
-    expect(statements[1]).toMatch(/^\/\* purchases:pending \*\/\s+select r\.r_idx, r\.r_outcome, \(r\.r_purchase\)\.\* from purchase_create_batch\(/);
+    expect(statements, statements.join("\n")).toHaveLength(1);
+    expect(statements[0]).toMatch(/^\/\* purchases:pending \*\/\s+select r\.r_idx, r\.r_outcome, \(r\.r_purchase\)\.\* from purchase_create_batch\(/);
     expect(statements.join('\n')).not.toMatch(/graphile_worker|savepoint|pg_notify|^begin/m);
     // what it did: the debit with its ledger key, the listing reserved
     expect((await gw.merchant(m.api_key, 'GET', '/balance')).body.data.available).toBeCloseTo(before - l.price, 3);
@@ -54,10 +53,16 @@ describe('a purchase creation, statement by statement', () => {
     const jobs = await sql<{ key: string; payload: unknown }>`select key, payload from graphile_worker._private_jobs where key like ${`%:${id}`} order by key`.execute(gw.ctx.db);
     // no job: the dispatcher sends pending purchases and sweeps for stuck ones (purchases/dispatcher.ts)
     expect(jobs.rows).toEqual([]);
-    // the same merchant_tx_id again: the stored purchase, from the lookup alone
+    // the same merchant_tx_id again: the creation meets the stored one at the unique constraint
+    // (its listing is reserved now, so it goes the transaction path, whose insert is refused);
+    // then the stored purchase is read and answered, 200, nothing written
+    const ledgerBefore = await gw.ctx.db.selectFrom('ledger_entries').select((e) => e.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
     const again = await counted({ asset_id: l.id, merchant_tx_id: 'rt-1' });
-    expect(again.res.body.data.id).toBe(id);
-    expect(again.statements).toHaveLength(1);
+    expect(again.res.status).toBe(200);
+    expect(again.res.body.data).toMatchObject({ id, status: 'pending', merchant_tx_id: 'rt-1' });
+    expect(again.statements.at(-1)).toMatch(/^select \* from "purchases" where "merchant_id" = \(select \$1::bigint\) and "merchant_tx_id" = \$2/);
+    expect(await gw.ctx.db.selectFrom('ledger_entries').select((e) => e.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).toEqual(ledgerBefore);
+    expect(await gw.ctx.db.selectFrom('purchases').select('id').where('merchant_id', '=', m.id).where('merchant_tx_id', '=', 'rt-1').execute()).toEqual([{ id }]);
   });
 
   it('by name without a merchant_tx_id: one statement', async () => {

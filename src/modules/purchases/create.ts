@@ -77,19 +77,23 @@ export function createCreateStage(deps: CreateDeps) {
         throw err;
       }
     }
+    // A repeated merchant_tx_id is not looked up first: a round trip for every purchase, to find
+    // what is rare. The creation below tells it (the batch, or the insert of the alone path, meets
+    // the stored one at the unique constraint: 'twin') and the stored purchase is answered then.
     const txId = input.merchant_tx_id;
-    if (txId !== undefined) {
-      const existing = await findPurchase(db, merchant.id, { merchantTxId: txId });
-      if (existing) return { row: existing, created: false };
-    }
 
-    // The user first: a platform refusal is the merchant's input problem (400), not a purchase.
+    // The user first: a platform refusal is the merchant's input problem (400), not a purchase —
+    // unless the merchant_tx_id is stored already (a repeat is answered whatever the user's state).
     let user: PlatformUser | undefined;
     let providerDown = false;
     try {
       user = await platform.checkTradeLink(input.game, input.partner, input.token);
     } catch (err) {
-      if (err instanceof PlatformUserError) throw validationError([{ field: err.field, code: err.code, message: err.message }]);
+      if (err instanceof PlatformUserError) {
+        const stored = txId === undefined ? undefined : await findPurchase(db, merchant.id, { merchantTxId: txId });
+        if (stored) return { row: stored, created: false };
+        throw validationError([{ field: err.field, code: err.code, message: err.message }]);
+      }
       if (err instanceof PlatformUnavailableError) providerDown = true;
       else throw err;
     }
