@@ -302,7 +302,9 @@ export async function scenarioPlan(env: PlanEnv) {
           await new Promise((res) => setTimeout(res, 1000)); // the jobs and webhooks it left behind
           const top = await statements.query(
             `select calls, round(total_exec_time)::bigint as ms, round((total_exec_time / greatest(calls, 1) * 1000)::numeric)::bigint as us, left(regexp_replace(query, '\\s+', ' ', 'g'), 120) as q
-               from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database()) order by total_exec_time desc limit 20`,
+               from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database()) and ($1 or toplevel)
+              order by ${process.env.BENCH_PG_BY === 'calls' ? 'calls' : 'total_exec_time'} desc limit 20`,
+            [process.env.BENCH_PG_TOPLEVEL !== '1'],
           );
           process.stderr.write(`  PostgreSQL time of the one-merchant accept run (${r.ok} transitions):\n${top.rows.map((x) => `    ${x.calls} calls ${x.ms} ms ${x.us} µs  ${x.q}`).join('\n')}\n`);
           await statements.end();

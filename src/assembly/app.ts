@@ -144,7 +144,7 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
     // A real platform starts driving its bots (leases, polls) with the worker, and the webhook and
     // purchase dispatchers claim with it (woken by this pool's commits of webhook events / new purchases).
     if (worker) await ctx.platform.start?.();
-    if (worker) ctx.webhooks.dispatcher.start(taps);
+    if (worker) ctx.webhooks.dispatcher.start(taps, pool.options);
     if (worker) ctx.purchases.dispatcher.start(taps);
     // From the first moment of a stop every new request (/readyz too) answers 503 (closeHttp).
     const drain: Drain = { active: false, turnedAway: 0 };

@@ -82,7 +82,8 @@ describe('two dispatchers on one database', () => {
       tried.add(key);
       return first && r.body.trade_id % 3 === 0 ? { status: 500 } : { status: 200 };
     };
-    a.ctx.webhooks.dispatcher.start(a.ctx.commitTaps);
+    // a claims on a connection of its own (as the gateway starts it), b in transactions of its pool
+    a.ctx.webhooks.dispatcher.start(a.ctx.commitTaps, a.ctx.pool.options);
     b.ctx.webhooks.dispatcher.start(b.ctx.commitTaps);
     const statuses = ['hold', 'completed', 'reverted'];
     const onA = Array.from({ length: 60 }, (_, i) => 200_000 + i * 2);
@@ -114,6 +115,32 @@ describe('two dispatchers on one database', () => {
       expect(s.commitWakes).toBeGreaterThan(0);
     }
   }, 40_000);
+});
+
+describe('the claim session', () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({}, { worker: false });
+  });
+  afterAll(async () => gw?.stop());
+
+  it('claims in one statement on a connection of its own, planned with enable_sort off; the pool keeps the default', async () => {
+    const m = await gw.createMerchant({ name: 'Session', webhook_url: 'http://127.0.0.1:9/session' });
+    const ids = await emitAll(gw, m.id, [1, 2, 3], ['completed']);
+    const session = repo.createClaimSession(gw.ctx.pool.options, gw.ctx.db);
+    try {
+      const rows = await session.claim({ limit: 10, leaseMs: 60_000, perMerchant: { cap: 2, busy: new Map() } });
+      expect(rows.map((r) => Number(r.id)).sort((x, y) => x - y)).toEqual(ids.slice(0, 2)); // the merchant's share, oldest first
+      expect(rows.every((r) => r.attempts === 1 && r.lease_until !== null && typeof r.webhook_secret === 'string')).toBe(true);
+      expect(await session.planSetting()).toBe('off');
+      expect((await sql<{ s: string }>`select current_setting('enable_sort') as s`.execute(gw.ctx.db)).rows[0]!.s).toBe('on');
+      // what it leased is no one else's: the transaction path finds only the third
+      const again = await repo.claimDue(gw.ctx.db, { limit: 10, leaseMs: 60_000, perMerchant: { cap: 2, busy: new Map() } });
+      expect(again.map((r) => Number(r.id))).toEqual([ids[2]]);
+    } finally {
+      await session.end();
+    }
+  });
 });
 
 describe('wake-up', () => {

@@ -79,11 +79,13 @@ export interface BatchTransition {
  * writer of a deposit's status): with its own commit (`db`) or in the caller's transaction.
  * Answers the deposits changed; one left out was not changed (its guard failed). A movement
  * refused throws InsufficientFundsError (nothing of the statement is done). The statement names
- * the webhook and outbox markers, so its commit wakes the dispatcher and the relay.
+ * the webhook and outbox markers of what it writes, so its commit wakes the dispatcher and the relay
+ * — only those with work: a completion queues no job, and a relay woken for nothing is a round trip.
  */
 export async function changeBatch(q: Q, items: BatchTransition[]): Promise<DepositRow[]> {
+  const markers = [items.some((i) => i.webhook) ? WEBHOOK_EVENTS_WRITE : '', items.some((i) => i.jobs.length > 0) ? JOB_OUTBOX : ''].join(' ');
   try {
-    const r = await sql<DepositRow>`${sql.raw(`${WEBHOOK_EVENTS_WRITE} ${JOB_OUTBOX}`)} select * from deposit_transition_batch(${JSON.stringify(items)}::jsonb)`.execute(q);
+    const r = await sql<DepositRow>`${sql.raw(markers)} select * from deposit_transition_batch(${JSON.stringify(items)}::jsonb)`.execute(q);
     return r.rows;
   } catch (err) {
     if ((err as { code?: string }).code === 'GWNSF') throw new InsufficientFundsError(items.find((i) => i.movement)?.merchant_id ?? items[0]!.merchant_id);

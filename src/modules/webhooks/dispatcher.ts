@@ -9,6 +9,7 @@
 // the next event of a settled record may go), when a retry it scheduled comes due (a timer), and
 // every WEBHOOK_POLL_MS (other instances' events, and retries scheduled elsewhere). Claims never
 // overlap within an instance; across instances SKIP LOCKED and the lease keep every attempt single.
+import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
@@ -74,6 +75,7 @@ export function createDispatcher(deps: DispatcherDeps) {
   const sending = new Map<number, number>();
   const results: AttemptOutcome[] = [];
   let settling: Promise<void> | undefined;
+  let claimSession: repo.ClaimSession | undefined;
 
   // Retry times of events this instance settled, soonest first; one timer for the soonest.
   let dueTimes: number[] = [];
@@ -112,7 +114,8 @@ export function createDispatcher(deps: DispatcherDeps) {
         const want = Math.min(CLAIM_BATCH, config.webhookConcurrency - inFlight.count);
         const t0 = performance.now();
         const cap = config.webhookConcurrencyPerMerchant;
-        const rows = await repo.claimDue(db, { limit: want, leaseMs: leaseMs(), perMerchant: { cap, busy: sending } });
+        const opts = { limit: want, leaseMs: leaseMs(), perMerchant: { cap, busy: sending } };
+        const rows = claimSession ? await claimSession.claim(opts) : await repo.claimDue(db, opts);
         stats.claimMs += performance.now() - t0;
         stats.claims++;
         stats.claimed += rows.length;
@@ -194,10 +197,15 @@ export function createDispatcher(deps: DispatcherDeps) {
   }
 
   return {
-    /** Starts claiming; `taps` are the commit taps of `db`: a commit that wrote events wakes it. */
-    start(taps: CommitTaps): void {
+    /**
+     * Starts claiming; `taps` are the commit taps of `db`: a commit that wrote events wakes it. With
+     * `poolOptions` (the gateway's pool's), the claims run on a connection of their own, one round
+     * trip each (repo.createClaimSession); without, each in a transaction of `db`'s.
+     */
+    start(taps: CommitTaps, poolOptions?: pg.PoolConfig): void {
       if (running) return;
       running = true;
+      if (poolOptions) claimSession = repo.createClaimSession(poolOptions, db);
       stopWaking = wakeUps({ taps, marker: WEBHOOK_EVENTS_WRITE, pollMs: config.webhookPollMs, wake: () => void claim(), counts: stats, onPoll: () => agents.prune() });
       void claim();
     },
@@ -240,6 +248,8 @@ export function createDispatcher(deps: DispatcherDeps) {
       await inFlight.untilNone(config.webhookTimeoutMs + 1000);
       await settling;
       agents.destroy();
+      await claimSession?.end().catch(() => {});
+      claimSession = undefined;
     },
   };
 }

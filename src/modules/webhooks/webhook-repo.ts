@@ -1,4 +1,5 @@
 // SQL of the webhook feature: events (the outbox rows) and their attempts.
+import pg from 'pg';
 import { sql, type Selectable } from 'kysely';
 import type { Db, Trx } from '../../db/database.js';
 import type { WebhookAttemptsTable, WebhookEventsTable, WebhookState } from '../../db/tables/webhooks.js';
@@ -40,7 +41,36 @@ export async function claimDue(db: Db | Trx, opts: ClaimOptions): Promise<Claime
  * sort it instead, for the loose scan and again for each merchant: 60–140 ms and 100 000 buffers per
  * claim, seen on the grown bench database after the accept runs (the drain fell to 660/s).
  */
-export const fairShareClaimPlan = sql`set local enable_sort = off`;
+const CLAIM_PLAN_SETTING = 'enable_sort = off';
+export const fairShareClaimPlan = sql.raw(`set local ${CLAIM_PLAN_SETTING}`);
+
+/**
+ * The dispatcher's claims on a connection of their own, planned as fairShareClaimPlan plans them but
+ * for the whole session (SET once per connection): each claim is ONE round trip with its own commit,
+ * not four (BEGIN, SET LOCAL, the claim, COMMIT). On a busy 2-core machine a round trip that wakes
+ * a PostgreSQL backend costs more CPU than the claim's own work (bench/RESULTS.md, stop 38). Claims
+ * of one dispatcher never overlap, so one connection is enough; a lost one is opened again.
+ */
+export function createClaimSession(poolOptions: pg.PoolConfig, db: Db) {
+  const pool = new pg.Pool({ ...poolOptions, max: 1, idleTimeoutMillis: 0 });
+  pool.on('error', () => {}); // an idle connection lost: the next claim opens another
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+    void client.query(`set ${CLAIM_PLAN_SETTING}`).catch(() => {}); // queued before the claim that opened it
+  });
+  return {
+    async claim(opts: ClaimOptions & { perMerchant: NonNullable<ClaimOptions['perMerchant']> }): Promise<ClaimedEvent[]> {
+      const q = claimDueStatement(opts).compile(db);
+      return (await pool.query<ClaimedEvent>(q.sql, q.parameters as unknown[])).rows;
+    },
+    /** What the session's claims are planned with (diagnostics, tests). */
+    async planSetting(): Promise<string> {
+      return (await pool.query<{ s: string }>(`select current_setting('enable_sort') as s`)).rows[0]!.s;
+    },
+    end: () => pool.end(),
+  };
+}
+export type ClaimSession = ReturnType<typeof createClaimSession>;
 
 export interface ClaimOptions {
   limit: number;

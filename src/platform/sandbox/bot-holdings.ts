@@ -82,8 +82,9 @@ export function createBotHoldings(deps: BotHoldingsDeps) {
   }
 
   /**
-   * Deposits' trades and the offers they came from in one statement, then their assets into the
-   * bots in one more: the concurrent acceptances together (db/batched.ts).
+   * Deposits' trades, their assets leaving their users and the offers they came from in one
+   * statement (each deposit's latest offer still standing), then their assets into the bots in one
+   * more: the concurrent acceptances together (db/batched.ts).
    */
   const receiveDepositAssets = batched<OfferChange, void>(async (changes) => {
     const o = await sql<{ deposit_id: string; bot_id: number; game: Game; partner: number; asset_ids: string[] }>`
@@ -92,7 +93,11 @@ export function createBotHoldings(deps: BotHoldingsDeps) {
                   order by deposit_id, created_at desc),
            t as (insert into sandbox_trades (trade_offer_id, offer_kind, record_id, bot_id)
                  select o.trade_offer_id, 'deposit', o.deposit_id, o.bot_id from o order by o.trade_offer_id
-                 on conflict (trade_offer_id) do nothing returning record_id, bot_id)
+                 on conflict (trade_offer_id) do nothing returning record_id, bot_id),
+           departed as (insert into sandbox_departed_assets (game, partner, asset_id, deposit_id)
+                 select o.game, o.partner, a.asset_id, o.deposit_id from o, unnest(o.asset_ids) as a(asset_id)
+                  where o.game is not null order by o.deposit_id, a.asset_id
+                 on conflict do nothing)
       select o.deposit_id, t.bot_id, o.game, o.partner, o.asset_ids from t join o on o.deposit_id = t.record_id where o.game is not null`.execute(db);
     const byDeposit = new Map(o.rows.map((r) => [Number(r.deposit_id), r]));
     const rows: { botId: number; game: Game; depositId: number; item: SandboxBotItem }[] = [];

@@ -4,7 +4,6 @@
 // declining…) are what the test helpers `simulate`: they go to the handler registered with
 // onOfferChange, exactly as a real adapter's platform events would.
 import { sql } from 'kysely';
-import { batched } from '../../db/batched.js';
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Game } from '../../domain/games.js';
@@ -161,30 +160,12 @@ export function createSandboxPlatform(deps: SandboxDeps): SandboxPlatform {
   }
 
   /**
-   * The assets of accepted deposit offers leave their users: the concurrent acceptances in one
-   * statement (and one commit: db/batched.ts), each deposit's latest offer still standing.
-   */
-  const departed = batched<number, void>(async (depositIds) => {
-    await sql`
-      insert into sandbox_departed_assets (game, partner, asset_id, deposit_id)
-      select o.game, o.partner, a.asset_id, o.deposit_id
-        from (select distinct on (deposit_id) * from sandbox_deposit_offers
-               where deposit_id = any(${[...new Set(depositIds)]}::bigint[]) and canceled_at is null and game is not null
-               order by deposit_id, created_at desc) o,
-             unnest(o.asset_ids) as a(asset_id)
-      on conflict do nothing`.execute(db);
-    return depositIds.map(() => undefined);
-  });
-
-  /**
-   * After the gateway took an accepted deposit offer, its assets belong to our bot (hold or
-   * completed); a reverted trade gives them back to the user.
+   * A reverted deposit's assets are its user's again. The assets of an accepted one leave their user
+   * in the statement that records its trade (bot-holdings.ts receiveDepositAssets: one round trip
+   * for the concurrent acceptances).
    */
   async function moveDepositAssets(change: OfferChange): Promise<void> {
-    if (change.offer !== 'deposit') return;
-    if (change.change === 'accepted') {
-      await departed.add(change.recordId);
-    } else if (change.change === 'reverted') {
+    if (change.offer === 'deposit' && change.change === 'reverted') {
       await sql`delete from sandbox_departed_assets where deposit_id = ${change.recordId}`.execute(db);
     }
   }
