@@ -114,6 +114,7 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
   const taps = new CommitTaps();
   const db = createDb(pool, taps);
   let relay: AppContext['jobRelay'] | undefined;
+  let webhookDispatcher: AppContext['webhooks']['dispatcher'] | undefined; // it has a connection of its own
   try {
     await migrate(pool, (m) => log.info(m));
     const weak = await nonDurableSettings(db);
@@ -144,7 +145,7 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
     // A real platform starts driving its bots (leases, polls) with the worker, and the webhook and
     // purchase dispatchers claim with it (woken by this pool's commits of webhook events / new purchases).
     if (worker) await ctx.platform.start?.();
-    if (worker) ctx.webhooks.dispatcher.start(taps, pool.options);
+    if (worker) (webhookDispatcher = ctx.webhooks.dispatcher).start(taps, pool.options);
     if (worker) ctx.purchases.dispatcher.start(taps);
     // From the first moment of a stop every new request (/readyz too) answers 503 (closeHttp).
     const drain: Drain = { active: false, turnedAway: 0 };
@@ -186,6 +187,7 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
       stop: () => (stopped ??= stopAll()),
     };
   } catch (err) {
+    await webhookDispatcher?.stop().catch(() => {});
     await relay?.stop().catch(() => {});
     await pool.end().catch(() => {});
     await embedded?.stop().catch(() => {});

@@ -26,9 +26,10 @@
 --   INSERT of the purchases, one UPDATE reserving their listings (the listings' statement trigger
 --   fires once), one ledger_apply. A listing taken earlier in the batch is excluded by id (SKIP
 --   LOCKED does not skip the batch's own locks). A merchant_tx_id earlier in this batch is outcome
---   'twin' at once; one committed before is 'twin' too, told by the unique constraint at the INSERT
---   (the gateway looked for a stored one before: twins are rare here, and checking first would cost
---   every purchase an index probe), and its listing stays live.
+--   'twin' at once, and so is one stored before (an index probe, before the repeat takes a listing
+--   or counts against the balance: the gateway does not look it up first, which cost every
+--   purchase a round trip); one committed after that probe is 'twin' too, told by the unique
+--   constraint at the INSERT, and the listing it took stays live.
 --   An item with `lease_until` is written as the dispatcher's claim would leave it (attempt 1, started
 --   at its creation, leased until then): the creating instance's dispatcher sends it without claiming
 --   it (one UPDATE of eleven indexes a purchase fewer). Unsent, its lease runs out and any instance
@@ -156,6 +157,14 @@ begin
     end if;
     -- A twin earlier in this batch (the advisory lock is this session's already): stored once.
     if it.merchant_tx_id is not null and (it.merchant_id || ':' || it.merchant_tx_id) = any(a_key) then
+      r_outcome := 'twin';
+      return next;
+      continue;
+    end if;
+    -- A repeat of one stored before: answered before it takes a listing (another purchase of the
+    -- batch would be steered past the cheapest) or part of the balance.
+    if it.merchant_tx_id is not null
+       and exists (select 1 from purchases where merchant_id = it.merchant_id and merchant_tx_id = it.merchant_tx_id) then
       r_outcome := 'twin';
       return next;
       continue;

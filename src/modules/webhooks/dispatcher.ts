@@ -240,6 +240,8 @@ export function createDispatcher(deps: DispatcherDeps) {
     async stop(): Promise<void> {
       if (!running) return;
       running = false;
+      const session = claimSession; // a start() while this stop waits opens a session of its own
+      claimSession = undefined;
       stopWaking?.();
       stopWaking = undefined;
       clearTimeout(dueTimer);
@@ -248,8 +250,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       await inFlight.untilNone(config.webhookTimeoutMs + 1000);
       await settling;
       agents.destroy();
-      await claimSession?.end().catch(() => {});
-      claimSession = undefined;
+      await session?.end().catch(() => {});
     },
   };
 }

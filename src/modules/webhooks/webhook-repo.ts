@@ -52,12 +52,14 @@ export const fairShareClaimPlan = sql.raw(`set local ${CLAIM_PLAN_SETTING}`);
  * of one dispatcher never overlap, so one connection is enough; a lost one is opened again.
  */
 export function createClaimSession(poolOptions: pg.PoolConfig, db: Db) {
-  const pool = new pg.Pool({ ...poolOptions, max: 1, idleTimeoutMillis: 0 });
-  pool.on('error', () => {}); // an idle connection lost: the next claim opens another
-  pool.on('connect', (client) => {
+  // The SET runs before the connection serves its first claim; if it fails, so does that claim
+  // (logged, retried at the next poll), on a connection opened again.
+  const onConnect = async (client: pg.ClientBase) => {
     client.on('error', () => {});
-    void client.query(`set ${CLAIM_PLAN_SETTING}`).catch(() => {}); // queued before the claim that opened it
-  });
+    await client.query(`set ${CLAIM_PLAN_SETTING}`);
+  };
+  const pool = new pg.Pool({ ...poolOptions, max: 1, idleTimeoutMillis: 0, onConnect: onConnect as (client: pg.ClientBase) => void });
+  pool.on('error', () => {}); // an idle connection lost: the next claim opens another
   return {
     async claim(opts: ClaimOptions & { perMerchant: NonNullable<ClaimOptions['perMerchant']> }): Promise<ClaimedEvent[]> {
       const q = claimDueStatement(opts).compile(db);
