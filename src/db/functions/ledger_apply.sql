@@ -33,7 +33,7 @@ begin
     r_i := m.i;
     r_entry_id := null;
     -- A key already in the ledger first: a retried movement neither changes nor locks the balance.
-    if exists (select 1 from ledger_entries where key = m.key) then
+    if ledger_key_applied(m.key) then -- ledger_key_applied.sql: by the unique index, whatever the statistics
       r_outcome := 'duplicate';
       r_available := null;
       r_hold := null;

@@ -163,8 +163,7 @@ begin
     end if;
     -- A repeat of one stored before: answered before it takes a listing (another purchase of the
     -- batch would be steered past the cheapest) or part of the balance.
-    if it.merchant_tx_id is not null
-       and exists (select 1 from purchases where merchant_id = it.merchant_id and merchant_tx_id = it.merchant_tx_id) then
+    if it.merchant_tx_id is not null and purchase_tx_stored(it.merchant_id, it.merchant_tx_id) then -- purchase_tx_stored.sql
       r_outcome := 'twin';
       return next;
       continue;
