@@ -1,9 +1,10 @@
-// The keyed probes of the money functions (src/db/functions/purchase_tx_stored.sql, ledger_key_applied.sql) read their unique
-// index whatever the statistics say. A PL/pgSQL statement's plan is cached per connection after five
+// The purchase creation's keyed reads go by their unique indexes whatever the statistics say:
+// ledger_apply's key check (src/db/functions/ledger_key_applied.sql) and a repeat's merchant_tx_id
+// (the INSERT's unique constraint). A PL/pgSQL statement's plan is cached per connection after five
 // calls; one cached while its table was empty (a fresh install, ANALYZE of empty tables) scanned the
-// whole table for every later probe: POST purchase fell to half in the bench (stop 38). Counted by
-// the tables' sequential scans (pg_stat_user_tables), on one connection, with statistics taken on
-// the empty tables and the tables grown since.
+// whole table at every later call (stop 38). Counted by the tables' sequential scans
+// (pg_stat_user_tables), on one connection, with statistics taken on the empty tables and the
+// tables grown since.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, startTestGateway, type TestGateway } from '../helpers.js';
@@ -45,7 +46,7 @@ async function seqScans(): Promise<{ purchases: number; ledger_entries: number }
 }
 
 describe('keyed probes on statistics of empty tables', () => {
-  it('a repeat probe and a ledger key check stay index probes after the tables grow', async () => {
+  it('a creation reads neither purchases nor the ledger by a sequential scan after the tables grow', async () => {
     for (let k = 0; k < 6; k++) await createTwo(); // past the five calls that decide a cached plan, tables tiny
     await c.query(`insert into purchases (merchant_id, merchant_tx_id, game, partner, token, platform_id, status)
                    select $1, 'bulk-' || g, 'csgo', 12345678, 'abcdEFGH', '76561198000000000', 'failed' from generate_series(1, 20000) g`, [merchantId]);

@@ -192,26 +192,6 @@ describe('purchases asked for at the same time share a batch (one statement, one
     expect((await gw.ctx.ledger.verify()).mismatches).toEqual([]);
   });
 
-  it('a repeat first in a batch takes nothing: the new purchase after it gets the cheapest listing and the whole balance', async () => {
-    const b = await gw.createMerchant({ name: 'Repeat first' });
-    await gw.topUp(b.id, 3); // $3: the stored purchase's $2, then exactly the cheapest's $1
-    await sql`insert into listings (id, game, name, base_price, image_url, source)
-              values ('7b0a', 'csgo', 'Repeat First', 1000, '/a.svg', 'seed'), ('7b0b', 'csgo', 'Repeat First', 1200, '/b.svg', 'seed'),
-                     ('7b0c', 'csgo', 'Repeat Stored', 2000, '/c.svg', 'seed')`.execute(gw.ctx.db);
-    const batcher = createCreationBatcher(gw.ctx.db, { maxBatch: 8, inFlight: 1 });
-    const input = (choice: { assetId: string } | { name: string }, tx: string): CreationInput => ({
-      purchase: { merchant_id: b.id, merchant_tx_id: tx, game: 'csgo', partner: 12345678, token: 'abcdEFGH', platform_id: '76561198000000000', platform_name: null, platform_avatar_url: null, created_at: new Date() },
-      choice: { ...choice, game: 'csgo' },
-      markup: 1,
-    });
-    expect(await batcher.create(input({ assetId: '7b0c' }, 'rf-stored'))).toMatchObject({ listing_id: '7b0c' });
-    const out = await Promise.all([batcher.create(input({ name: 'Repeat First' }, 'rf-stored')), batcher.create(input({ name: 'Repeat First' }, 'rf-new'))]);
-    expect(out[0]).toBe('twin');
-    expect(out[1]).toMatchObject({ listing_id: '7b0a', amount: 1000 }); // not 7b0b, not a fallback for want of balance
-    expect((await gw.ctx.db.selectFrom('balances').select('available').where('merchant_id', '=', b.id).executeTakeFirstOrThrow()).available).toBe(0);
-    expect((await gw.ctx.db.selectFrom('listings').select('status').where('id', '=', '7b0b').executeTakeFirstOrThrow()).status).toBe('live');
-  });
-
   it('a merchant_tx_id being created elsewhere (its advisory lock held) is not waited for by the batch: fallback, at once', async () => {
     const b = await gw.createMerchant({ name: 'InFlight' });
     await gw.topUp(b.id, 1_000);

@@ -26,10 +26,11 @@
 --   INSERT of the purchases, one UPDATE reserving their listings (the listings' statement trigger
 --   fires once), one ledger_apply. A listing taken earlier in the batch is excluded by id (SKIP
 --   LOCKED does not skip the batch's own locks). A merchant_tx_id earlier in this batch is outcome
---   'twin' at once, and so is one stored before (an index probe, before the repeat takes a listing
---   or counts against the balance: the gateway does not look it up first, which cost every
---   purchase a round trip); one committed after that probe is 'twin' too, told by the unique
---   constraint at the INSERT, and the listing it took stays live.
+--   'twin' at once; one committed before is 'twin' too, told by the unique constraint at the INSERT
+--   (the gateway does not look it up first: that cost every purchase a round trip, for a rare
+--   repeat), and its listing stays live. Until then the repeat holds a listing and part of the
+--   balance as a concurrent purchase would: a purchase by the same name in the same batch takes the
+--   next cheapest live one (SKIP LOCKED), one short of the tracked balance goes the alone path.
 --   An item with `lease_until` is written as the dispatcher's claim would leave it (attempt 1, started
 --   at its creation, leased until then): the creating instance's dispatcher sends it without claiming
 --   it (one UPDATE of eleven indexes a purchase fewer). Unsent, its lease runs out and any instance
@@ -157,13 +158,6 @@ begin
     end if;
     -- A twin earlier in this batch (the advisory lock is this session's already): stored once.
     if it.merchant_tx_id is not null and (it.merchant_id || ':' || it.merchant_tx_id) = any(a_key) then
-      r_outcome := 'twin';
-      return next;
-      continue;
-    end if;
-    -- A repeat of one stored before: answered before it takes a listing (another purchase of the
-    -- batch would be steered past the cheapest) or part of the balance.
-    if it.merchant_tx_id is not null and purchase_tx_stored(it.merchant_id, it.merchant_tx_id) then -- purchase_tx_stored.sql
       r_outcome := 'twin';
       return next;
       continue;
