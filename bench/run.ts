@@ -20,7 +20,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { startDurableCluster } from './durable-pg.js';
 import { startGateway as startGatewayProcess, stopProcess, peakRssMb, startToReady } from './gateway-process.js';
-import { ADMIN, DURATION_S, call, load } from './harness.js';
+import { ADMIN, DURATION_S, PG_STATEMENTS_NESTED, PG_STATEMENTS_ORDER, call, load } from './harness.js';
 import { table } from './row.js';
 import { scenarioPlan } from './scenarios.js';
 import { cpuMeter, postmasterPid } from './proc-cpu.js';
@@ -79,7 +79,7 @@ async function topStatements(url: string): Promise<string> {
     c.query(`select calls, round(total_exec_time)::bigint as total_ms, round((total_exec_time / greatest(calls, 1) * 1000)::numeric)::bigint as mean_us,
                     shared_blks_hit + shared_blks_read as blocks, left(query, 400) as query
                from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database()) and ($2 or toplevel)
-              order by ${process.env.BENCH_PG_BY === 'calls' ? 'calls' : 'total_exec_time'} desc limit $1`, [Math.max(15, Number(process.env.BENCH_PG_STATEMENTS) || 15), process.env.BENCH_PG_TOPLEVEL !== '1']),
+              order by ${PG_STATEMENTS_ORDER} desc limit $1`, [Math.max(15, Number(process.env.BENCH_PG_STATEMENTS) || 15), PG_STATEMENTS_NESTED]),
   );
   const lines = r.rows.map((x) => `| ${x.calls} | ${x.total_ms} | ${x.mean_us} | ${x.blocks} | \`${String(x.query).replace(/\s+/g, ' ').slice(0, 140).replace(/\|/g, '\\|').replace(/`/g, "'")}\` |`);
   return ['| calls | total ms | mean µs | blocks | statement |', '| --- | --- | --- | --- | --- |', ...lines].join('\n');

@@ -5,7 +5,7 @@ import http from 'node:http';
 import path from 'node:path';
 import net from 'node:net';
 import pg from 'pg';
-import { ADMIN, call, load } from './harness.js';
+import { ADMIN, PG_STATEMENTS_NESTED, PG_STATEMENTS_ORDER, call, load } from './harness.js';
 import type { Row } from './row.js';
 import type { LoadResult } from './load.js';
 import { createDb, createPool } from '../src/db/database.js';
@@ -303,8 +303,8 @@ export async function scenarioPlan(env: PlanEnv) {
           const top = await statements.query(
             `select calls, round(total_exec_time)::bigint as ms, round((total_exec_time / greatest(calls, 1) * 1000)::numeric)::bigint as us, left(regexp_replace(query, '\\s+', ' ', 'g'), 120) as q
                from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database()) and ($1 or toplevel)
-              order by ${process.env.BENCH_PG_BY === 'calls' ? 'calls' : 'total_exec_time'} desc limit 20`,
-            [process.env.BENCH_PG_TOPLEVEL !== '1'],
+              order by ${PG_STATEMENTS_ORDER} desc limit 20`,
+            [PG_STATEMENTS_NESTED],
           );
           process.stderr.write(`  PostgreSQL time of the one-merchant accept run (${r.ok} transitions):\n${top.rows.map((x) => `    ${x.calls} calls ${x.ms} ms ${x.us} µs  ${x.q}`).join('\n')}\n`);
           await statements.end();
