@@ -26,6 +26,11 @@ async function load(spec: Omit<LoadSpec, 'durationS'>): Promise<LoadResult> {
   return JSON.parse(stdout.trim().split('\n').pop()!) as LoadResult;
 }
 
+/** This process's exited, waited-for children's ticks (cutime + cstime): the load generator's CPU once it has exited. */
+async function waitedChildTicks(): Promise<number> {
+  return (await sumTicks([process.pid])) - (await ticks(process.pid));
+}
+
 async function call(url: string, method = 'GET', body?: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(url, { method, headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
   return { status: res.status, headers: res.headers, body: (await res.json().catch(() => undefined)) as any };
@@ -74,17 +79,19 @@ async function main() {
       { name: 'get-prices', url: gw.url, pid: gw.child.pid!, spec: { connections: 4, method: 'POST', paths: ['/api/v1/merchant/get-prices'], headers: key, body: { game: 'csgo', marketHashNames: names } } },
     ];
     await load({ url: gw.url, connections: 50, paths: ['/api/v1/merchant/balance', `/api/v1/merchant/purchase/status?id=${bought.body.data.id}`], headers: key });
-    console.log('| scenario | req/s | p50 | p99 | non-2xx | server CPU µs/req | PostgreSQL CPU µs/req |\n|---|---|---|---|---|---|---|');
+    console.log('| scenario | req/s | p50 | p99 | non-2xx | server CPU µs/req | PostgreSQL CPU µs/req | load generator CPU µs/req |\n|---|---|---|---|---|---|---|---|');
     for (const s of scenarios) {
       if (ONLY && !s.name.includes(ONLY) && !s.name.startsWith('(')) continue;
       const pgs = await tree(pgPid);
       const t0 = await ticks(s.pid);
       const p0 = await sumTicks(pgs);
+      const l0 = await waitedChildTicks();
       const r = await load({ url: s.url, ...s.spec });
       const t1 = await ticks(s.pid);
       const p1 = await sumTicks(await tree(pgPid));
+      const l1 = await waitedChildTicks();
       const per = (t: number) => Math.round((t * TICK_US) / Math.max(1, r.requests));
-      console.log(`| ${s.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${per(t1 - t0)} | ${per(p1 - p0)} |`);
+      console.log(`| ${s.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${per(t1 - t0)} | ${per(p1 - p0)} | ${per(l1 - l0)} |`);
     }
   } finally {
     for (const p of procs) await stopProcess(p);

@@ -185,7 +185,8 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
         rateLimit: limits.merchant,
         requestId: requestIdOf,
         answered: (a) => {
-          accessLog.answered(a, a.statusCode, a.responseTime);
+          // A merchant's polls from one client within a turn: one access line with their count.
+          accessLog.answered(a, a.statusCode, a.responseTime, `${a.merchant.id} ${a.ip} ${a.host} ${a.url}`);
           stats.observe(a.method, AVAILABLE_PATH, a.statusCode, a.responseTime / 1000);
           app.keyUsage.note(a.merchant, a.ip, app.log);
           app.requestLog.note(a);

@@ -7,6 +7,10 @@
 // logger and its `req`/`res` serializers cost ≈ 15 µs per answer, a third of a 304 (bench/RESULTS.md).
 // The lines of one turn of the event loop go out in one write at the end of the turn (setImmediate,
 // and at exit): a write per answer was ≈ 8 µs of a 304. A crash loses at most that turn's lines.
+// The 304 lane's answers (a merchant polling its pages) that repeat one another within a turn (same
+// merchant, client address, host and URL) are one line: the first's request id, time and response
+// time, with "repeats": N — as the request log keeps them (request_logs.repeats). Building and
+// writing a line per poll was ≈ 9 µs of a 304's 36 (bench/RESULTS.md, stop 39).
 // Credentials in the URL are masked (maskTokens), as the logger's `req` serializer does (server.ts).
 import pino, { type Logger } from 'pino';
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -43,6 +47,8 @@ export class AccessLog extends LogController {
   }
 
   private pending = '';
+  /** This turn's repeatable answers by who asked what (answered's `repeatKey`): the first one and how many. */
+  private readonly repeats = new Map<string, { request: AccessFields; statusCode: number; responseTime: number; n: number }>();
   private scheduled = false;
   private readonly flushNow = () => this.flush();
 
@@ -50,6 +56,10 @@ export class AccessLog extends LogController {
 
   private write(line: string): void {
     this.pending += line;
+    this.schedule();
+  }
+
+  private schedule(): void {
     if (this.scheduled) return;
     this.scheduled = true;
     unflushed.add(this);
@@ -60,7 +70,10 @@ export class AccessLog extends LogController {
   flush(): void {
     this.scheduled = false;
     unflushed.delete(this);
-    if (!this.pending || !this.direct) return;
+    if (!this.direct) return;
+    for (const r of this.repeats.values()) this.pending += accessLine(this.direct.bindings, r.request, r.statusCode, r.responseTime, r.n);
+    this.repeats.clear();
+    if (!this.pending) return;
     const out = this.pending;
     this.pending = '';
     this.direct.sink.write(out);
@@ -78,9 +91,22 @@ export class AccessLog extends LogController {
     }
   }
 
-  /** The line of an answer sent without Fastify (the 304 lane, server.ts): written only when the logger is pino's. */
-  answered(request: AccessFields, statusCode: number, responseTime: number): void {
-    if (statusCode >= this.minStatus && this.direct?.enabled()) this.write(accessLine(this.direct.bindings, request, statusCode, responseTime));
+  /**
+   * The line of an answer sent without Fastify (the 304 lane, server.ts): written only when the
+   * logger is pino's. `repeatKey` (who asked: the lane gives the merchant, client address, host and
+   * URL) makes the answers of one turn with the same key one line with their count.
+   */
+  answered(request: AccessFields, statusCode: number, responseTime: number, repeatKey?: string): void {
+    if (statusCode < this.minStatus || !this.direct?.enabled()) return;
+    if (repeatKey === undefined) return this.write(accessLine(this.direct.bindings, request, statusCode, responseTime));
+    const key = `${statusCode} ${repeatKey}`;
+    const seen = this.repeats.get(key);
+    if (seen) {
+      seen.n++;
+      return;
+    }
+    this.repeats.set(key, { request, statusCode, responseTime, n: 1 });
+    this.schedule();
   }
 }
 
@@ -90,13 +116,16 @@ process.on('exit', () => {
   for (const log of [...unflushed]) log.flush();
 });
 
-/** One access line as pino writes it: {"level":30,"time":…,<bindings>,"reqId":…,"req":{…},"res":{…},"responseTime":…,"msg":…}. */
-export function accessLine(bindings: string, request: AccessFields, statusCode: number, responseTime: number): string {
+/**
+ * One access line as pino writes it: {"level":30,"time":…,<bindings>,"reqId":…,"req":{…},"res":{…},"responseTime":…,"msg":…};
+ * `repeats` above 1 adds "repeats": N after responseTime (answers summed into this line).
+ */
+export function accessLine(bindings: string, request: AccessFields, statusCode: number, responseTime: number, repeats = 1): string {
   return (
     `{"level":30,"time":${Date.now()}${bindings},"reqId":${JSON.stringify(String(request.id))},` +
     `"req":{"method":${JSON.stringify(request.method)},"url":${JSON.stringify(maskTokens(request.url))},` +
     `"host":${JSON.stringify(request.host)},"remoteAddress":${JSON.stringify(request.ip)}},` +
-    `"res":{"statusCode":${statusCode}},"responseTime":${responseTime},"msg":"request completed"}\n`
+    `"res":{"statusCode":${statusCode}},"responseTime":${responseTime},${repeats > 1 ? `"repeats":${repeats},` : ''}"msg":"request completed"}\n`
   );
 }
 

@@ -86,6 +86,21 @@ describe('the 304 lane', () => {
     expect(await count()).toBe(n + 1);
   });
 
+  it('counts every poll in the access log: polls of one turn are one line with "repeats", each a line of its own otherwise', async () => {
+    const etag = await etagOf(page(5));
+    const before = lines.length;
+    const ids = Array.from({ length: 40 }, (_, i) => `poll-${i}`);
+    const answers = await Promise.all(ids.map((id) => get(page(5), { 'if-none-match': etag, 'x-request-id': id })));
+    expect(answers.every((a) => a.status === 304 && a.routed === 0)).toBe(true);
+    await new Promise((r) => setImmediate(r));
+    const mine = lines.slice(before).filter((l) => l.msg === 'request completed' && l.req.url === `/api/v1/merchant${page(5)}` && l.res.statusCode === 304);
+    expect(mine.reduce((n, l) => n + (l.repeats ?? 1), 0)).toBe(40);
+    for (const l of mine) {
+      expect(ids).toContain(l.reqId);
+      if (l.repeats !== undefined) expect(l.repeats).toBeGreaterThan(1);
+    }
+  });
+
   it('answers the grouped page 1 and W/ or listed ETags as the route does; a generated id when none is given', async () => {
     const grouped = '/purchase/available?game=csgo&page=1';
     const etag = await etagOf(grouped);

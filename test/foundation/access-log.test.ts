@@ -84,6 +84,44 @@ describe('access log', () => {
     expect(writes.n - writesBefore).toBeLessThan(20);
   });
 
+  it('sums repeated 304 lane answers of one turn into one line with their count; another asker, status or turn is another line', async () => {
+    const { AccessLog } = await import('../../src/http/access-log.js');
+    const out: Record<string, any>[] = [];
+    const sink = new Writable({
+      write(chunk, _enc, cb) {
+        for (const l of String(chunk).split('\n').filter(Boolean)) out.push(JSON.parse(l));
+        cb();
+      },
+    });
+    const log = new AccessLog('all', pino({ level: 'info' }, sink));
+    const poll = (id: string) => ({ id, method: 'GET', url: '/api/v1/merchant/purchase/available?game=csgo&page=1', host: 'gw', ip: '10.0.0.1' });
+    const turn = () => new Promise((r) => setImmediate(r));
+    for (let i = 0; i < 30; i++) log.answered(poll(`p-${i}`), 304, 0.5 + i, 'merchant-1 10.0.0.1');
+    log.answered(poll('other-merchant'), 304, 0.2, 'merchant-2 10.0.0.1');
+    log.answered(poll('no-key'), 304, 0.3);
+    log.answered(poll('not-304'), 200, 0.4, 'merchant-1 10.0.0.1');
+    await turn();
+    await turn();
+    expect(out.map((l) => [l.reqId, l.res.statusCode, l.repeats])).toEqual([
+      ['no-key', 304, undefined],
+      ['p-0', 304, 30],
+      ['other-merchant', 304, undefined],
+      ['not-304', 200, undefined],
+    ]);
+    const summed = out[1];
+    expect(Object.keys(summed)).toEqual(['level', 'time', 'pid', 'hostname', 'reqId', 'req', 'res', 'responseTime', 'repeats', 'msg']);
+    expect(summed).toMatchObject({ msg: 'request completed', responseTime: 0.5, req: { url: '/api/v1/merchant/purchase/available?game=csgo&page=1', remoteAddress: '10.0.0.1' } });
+    // the next turn starts a new line
+    log.answered(poll('next-turn'), 304, 1, 'merchant-1 10.0.0.1');
+    await turn();
+    expect(out.slice(4).map((l) => [l.reqId, l.repeats])).toEqual([['next-turn', undefined]]);
+    // errors mode keeps none of them
+    const quiet = new AccessLog('errors', pino({ level: 'info' }, sink));
+    quiet.answered(poll('quiet'), 304, 1, 'merchant-1 10.0.0.1');
+    await turn();
+    expect(out).toHaveLength(5);
+  });
+
   it('writes the lines still waiting when the process exits', async () => {
     const script = `
       import pino from 'pino';
