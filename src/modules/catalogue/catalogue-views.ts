@@ -81,6 +81,7 @@ export function groupWire(g: GroupRow, game: Game, markup: number, publicUrl: st
 /** Weak comparison of an If-None-Match header against our ETag (lists and W/ allowed). */
 export function etagMatches(header: string | undefined, etag: string): boolean {
   if (!header) return false;
+  if (header === etag) return true; // a client sending back the ETag it was given: the poll's usual case
   const bare = etag.replace(/^W\//, '');
   return header.split(',').some((t) => {
     const v = t.trim();
