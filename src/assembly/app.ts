@@ -113,8 +113,9 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
   // After a commit that wrote job_outbox rows, the relay is woken at once (no NOTIFY in the writer).
   const taps = new CommitTaps();
   const db = createDb(pool, taps);
-  let relay: AppContext['jobRelay'] | undefined;
-  let webhookDispatcher: AppContext['webhooks']['dispatcher'] | undefined; // it has a connection of its own
+  // What has started so far, stopped in reverse when the start fails after it (a port in use):
+  // pool.end() waits for every client checked out, so one part left running hung the failed start.
+  const begun: (() => Promise<unknown> | void)[] = [];
   try {
     await migrate(pool, (m) => log.info(m));
     const weak = await nonDurableSettings(db);
@@ -122,9 +123,11 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
     const adminToken = await resolveAdminToken(config, log);
     await loadPlatformAdapter(config);
     const ctx = createContext({ config: { ...config, adminToken }, db, pool, commitTaps: taps, clock: opts.clock ?? systemClock, log, steamSessions: opts.steamSessions });
-    relay = ctx.jobRelay;
+    const relay = ctx.jobRelay;
     taps.on(JOB_OUTBOX, relay.poke);
     relay.start();
+    begun.push(() => relay.stop());
+    begun.push(() => ctx.pricing.stop());
     for (const startup of featureStartups) await startup(ctx);
 
     if (opts.seedDemo && config.platform === 'sandbox') {
@@ -141,15 +144,23 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
     const reaper = opts.worker === false
       ? undefined
       : startJobLockReaper({ pool, events, timeoutMs: config.jobLockTimeoutMs, log: (msg, workers) => log.warn({ workers }, msg) });
+    if (reaper) begun.push(() => reaper.stop());
     const worker = opts.worker === false ? undefined : await startWorker(ctx, events);
-    // A real platform starts driving its bots (leases, polls) with the worker, and the webhook and
-    // purchase dispatchers claim with it (woken by this pool's commits of webhook events / new purchases).
-    if (worker) await ctx.platform.start?.();
-    if (worker) (webhookDispatcher = ctx.webhooks.dispatcher).start(taps, pool.options);
-    if (worker) ctx.purchases.dispatcher.start(taps);
+    if (worker) {
+      begun.push(() => worker.stop());
+      // A real platform starts driving its bots (leases, polls) with the worker, and the webhook and
+      // purchase dispatchers claim with it (woken by this pool's commits of webhook events / new purchases).
+      await ctx.platform.start?.();
+      begun.push(() => ctx.platform.stop?.());
+      begun.push(() => ctx.webhooks.dispatcher.stop());
+      ctx.webhooks.dispatcher.start(taps, pool.options);
+      begun.push(() => ctx.purchases.dispatcher.stop());
+      ctx.purchases.dispatcher.start(taps);
+    }
     // From the first moment of a stop every new request (/readyz too) answers 503 (closeHttp).
     const drain: Drain = { active: false, turnedAway: 0 };
     const app = await buildServer(ctx, { configure: opts.configureServer, drain });
+    begun.push(() => app.close());
     let url = config.publicUrl;
     if (opts.listen !== false) {
       const addr = await app.listen({ port: config.port, host: config.host });
@@ -187,8 +198,7 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
       stop: () => (stopped ??= stopAll()),
     };
   } catch (err) {
-    await webhookDispatcher?.stop().catch(() => {});
-    await relay?.stop().catch(() => {});
+    for (const stop of begun.reverse()) await Promise.resolve().then(stop).catch(() => {});
     await pool.end().catch(() => {});
     await embedded?.stop().catch(() => {});
     throw err;
