@@ -150,8 +150,8 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
       begun.push(() => worker.stop());
       // A real platform starts driving its bots (leases, polls) with the worker, and the webhook and
       // purchase dispatchers claim with it (woken by this pool's commits of webhook events / new purchases).
+      begun.push(() => ctx.platform.stop?.()); // before: a start that throws may have taken bot leases
       await ctx.platform.start?.();
-      begun.push(() => ctx.platform.stop?.());
       begun.push(() => ctx.webhooks.dispatcher.stop());
       ctx.webhooks.dispatcher.start(taps, pool.options);
       begun.push(() => ctx.purchases.dispatcher.stop());

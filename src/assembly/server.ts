@@ -77,124 +77,131 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
     frameworkErrors,
   });
 
-  const drain = opts.drain;
-  if (drain) {
-    app.addHook('onRequest', (_req, reply, done) => {
-      if (!drain.active) return done();
-      drain.turnedAway++;
-      void reply.code(503).header('connection', 'close').header('retry-after', '1')
-        .send({ success: false, message: 'the gateway is stopping; retry on another instance' });
-    });
-  }
-
-  // Hooks on every request are written with `done` (no promise per request per hook).
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    done();
-  });
-  // Limits on every door (rate-limit.ts): the address doors and the in-flight cap here, before any
-  // route; the merchant API's per-key limit in its scope (routes.ts), after authentication.
-  app.decorate('rateLimits', limits);
-  app.addHook('onRequest', limits.onRequest);
-  const pruner = setInterval(() => limits.prune(), 60_000);
-  pruner.unref();
-  app.addHook('onClose', (_app, done) => {
-    clearInterval(pruner);
-    done();
-  });
-
-  app.setValidatorCompiler(validatorCompiler);
-  useStrictJsonParser(app);
-  await opts.configure?.(app);
-
-  // Every route as registered, so a test can prove the OpenAPI document leaves none out.
-  const routeList: { url: string; methods: string[]; hidden: boolean }[] = [];
-  app.decorate('routeList', routeList);
-  app.addHook('onRoute', (r) => {
-    routeList.push({ url: r.url, methods: ([] as string[]).concat(r.method), hidden: Boolean((r.schema as { hide?: boolean } | undefined)?.hide) });
-  });
-
-  // PostgreSQL cannot store U+0000 in text, and a lone surrogate would be stored as U+FFFD (two
-  // different ids colliding): refuse both up front for every route and part.
-  app.addHook('preValidation', (request, _reply, done) => {
-    if (hasBadQueryEncoding(request.url)) {
-      return done(validationError([{ field: 'query', code: 'format', message: 'the query string has a percent-encoding that is not valid UTF-8' }]));
-    }
-    const title = (request.routeOptions.schema?.body as { title?: string } | undefined)?.title;
-    const found = findBadString(request.body, title ?? '') ?? findBadString(request.query, '') ?? findBadString(request.params, '');
-    if (found !== undefined) {
-      return done(validationError([{ field: found.path || 'body', code: 'format', message: found.message }]));
-    }
-    done();
-  });
-
-  app.setErrorHandler((err: FastifyError | AppError, request, reply) => {
-    closeIfBodyUnread(request, reply);
-    if (err instanceof AppError) {
-      if (err.headers) reply.headers(err.headers);
-      return reply.code(httpStatusOf(err)).send({ success: false, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) });
-    }
-    if (isPgDataException(err)) {
-      // A value the database cannot take (out of range, bad encoding) is the caller's input.
-      request.log.warn({ err }, 'database refused a value');
-      return reply.code(400).send({
-        success: false,
-        message: 'validation error',
-        data: [{ field: 'request', code: 'format', message: 'a value is out of range or contains characters that cannot be stored' }],
+  // A throw from here on closes what was set up (the key cache's listener connection among them):
+  // startGateway's failed start ends the pool next.
+  try {
+    const drain = opts.drain;
+    if (drain) {
+      app.addHook('onRequest', (_req, reply, done) => {
+        if (!drain.active) return done();
+        drain.turnedAway++;
+        void reply.code(503).header('connection', 'close').header('retry-after', '1')
+          .send({ success: false, message: 'the gateway is stopping; retry on another instance' });
       });
     }
-    const known = err.code ? FASTIFY_CLIENT_ERRORS[err.code] : undefined;
-    if (known) return reply.code(known[0]).send({ success: false, message: known[1] });
-    if (err instanceof SyntaxError || (err.statusCode === 400 && /JSON/i.test(err.message))) {
-      return reply.code(400).send({ success: false, message: 'invalid request body' });
+
+    // Hooks on every request are written with `done` (no promise per request per hook).
+    app.addHook('onRequest', (request, reply, done) => {
+      reply.header('x-request-id', request.id);
+      done();
+    });
+    // Limits on every door (rate-limit.ts): the address doors and the in-flight cap here, before any
+    // route; the merchant API's per-key limit in its scope (routes.ts), after authentication.
+    app.decorate('rateLimits', limits);
+    app.addHook('onRequest', limits.onRequest);
+    const pruner = setInterval(() => limits.prune(), 60_000);
+    pruner.unref();
+    app.addHook('onClose', (_app, done) => {
+      clearInterval(pruner);
+      done();
+    });
+
+    app.setValidatorCompiler(validatorCompiler);
+    useStrictJsonParser(app);
+    await opts.configure?.(app);
+
+    // Every route as registered, so a test can prove the OpenAPI document leaves none out.
+    const routeList: { url: string; methods: string[]; hidden: boolean }[] = [];
+    app.decorate('routeList', routeList);
+    app.addHook('onRoute', (r) => {
+      routeList.push({ url: r.url, methods: ([] as string[]).concat(r.method), hidden: Boolean((r.schema as { hide?: boolean } | undefined)?.hide) });
+    });
+
+    // PostgreSQL cannot store U+0000 in text, and a lone surrogate would be stored as U+FFFD (two
+    // different ids colliding): refuse both up front for every route and part.
+    app.addHook('preValidation', (request, _reply, done) => {
+      if (hasBadQueryEncoding(request.url)) {
+        return done(validationError([{ field: 'query', code: 'format', message: 'the query string has a percent-encoding that is not valid UTF-8' }]));
+      }
+      const title = (request.routeOptions.schema?.body as { title?: string } | undefined)?.title;
+      const found = findBadString(request.body, title ?? '') ?? findBadString(request.query, '') ?? findBadString(request.params, '');
+      if (found !== undefined) {
+        return done(validationError([{ field: found.path || 'body', code: 'format', message: found.message }]));
+      }
+      done();
+    });
+
+    app.setErrorHandler((err: FastifyError | AppError, request, reply) => {
+      closeIfBodyUnread(request, reply);
+      if (err instanceof AppError) {
+        if (err.headers) reply.headers(err.headers);
+        return reply.code(httpStatusOf(err)).send({ success: false, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) });
+      }
+      if (isPgDataException(err)) {
+        // A value the database cannot take (out of range, bad encoding) is the caller's input.
+        request.log.warn({ err }, 'database refused a value');
+        return reply.code(400).send({
+          success: false,
+          message: 'validation error',
+          data: [{ field: 'request', code: 'format', message: 'a value is out of range or contains characters that cannot be stored' }],
+        });
+      }
+      const known = err.code ? FASTIFY_CLIENT_ERRORS[err.code] : undefined;
+      if (known) return reply.code(known[0]).send({ success: false, message: known[1] });
+      if (err instanceof SyntaxError || (err.statusCode === 400 && /JSON/i.test(err.message))) {
+        return reply.code(400).send({ success: false, message: 'invalid request body' });
+      }
+      if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+        return reply.code(err.statusCode).send({ success: false, message: err.message });
+      }
+      request.log.error({ err }, 'unhandled error');
+      return reply.code(500).send({ success: false, message: 'internal error' });
+    });
+
+    app.setNotFoundHandler((request, reply) => {
+      closeIfBodyUnread(request, reply);
+      reply.code(404).send({ success: false, message: 'not found error' });
+    });
+
+    await registerOpenApi(app);
+
+    const { stats } = registerMetrics(app, ctx.db, { token: ctx.config.metricsToken ?? ctx.config.adminToken, refreshMs: ctx.config.metricsRefreshMs, refusedChanges: ctx.platform.refusedChanges });
+
+    app.get('/healthz', { schema: { hide: true } }, async () => ({ success: true, message: 'alive', data: { status: 'ok' } }));
+    app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
+      const up = await ping(ctx.db);
+      return reply.code(up ? 200 : 503).send({ success: up, message: up ? 'ready' : 'database unreachable', data: { database: up ? 'ok' : 'down' } });
+    });
+
+    await registerRoutes(app, ctx);
+
+    // The catalogue page's 304 from memory, in front of the router (not-modified-lane.ts). Off behind
+    // a trusted proxy: the client's address and host then come from forwarded headers, which only the
+    // router's request reads.
+    if (!ctx.config.trustProxy) {
+      inFrontOfRouter(
+        app,
+        () => drain?.active === true,
+        notModifiedLane({
+          keys: app.merchantKeys,
+          catalogue: ctx.catalogue,
+          rateLimit: limits.merchant,
+          requestId: requestIdOf,
+          answered: (a) => {
+            // A merchant's polls from one client within a turn: one access line with their count.
+            if (accessLog.keeps(a.statusCode)) accessLog.answered(a, a.statusCode, a.responseTime, `${a.merchant.id} ${a.ip} ${a.host} ${a.url}`);
+            stats.observe(a.method, AVAILABLE_PATH, a.statusCode, a.responseTime / 1000);
+            app.keyUsage.note(a.merchant, a.ip, app.log);
+            app.requestLog.note(a);
+          },
+        }),
+      );
     }
-    if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
-      return reply.code(err.statusCode).send({ success: false, message: err.message });
-    }
-    request.log.error({ err }, 'unhandled error');
-    return reply.code(500).send({ success: false, message: 'internal error' });
-  });
-
-  app.setNotFoundHandler((request, reply) => {
-    closeIfBodyUnread(request, reply);
-    reply.code(404).send({ success: false, message: 'not found error' });
-  });
-
-  await registerOpenApi(app);
-
-  const { stats } = registerMetrics(app, ctx.db, { token: ctx.config.metricsToken ?? ctx.config.adminToken, refreshMs: ctx.config.metricsRefreshMs, refusedChanges: ctx.platform.refusedChanges });
-
-  app.get('/healthz', { schema: { hide: true } }, async () => ({ success: true, message: 'alive', data: { status: 'ok' } }));
-  app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
-    const up = await ping(ctx.db);
-    return reply.code(up ? 200 : 503).send({ success: up, message: up ? 'ready' : 'database unreachable', data: { database: up ? 'ok' : 'down' } });
-  });
-
-  await registerRoutes(app, ctx);
-
-  // The catalogue page's 304 from memory, in front of the router (not-modified-lane.ts). Off behind
-  // a trusted proxy: the client's address and host then come from forwarded headers, which only the
-  // router's request reads.
-  if (!ctx.config.trustProxy) {
-    inFrontOfRouter(
-      app,
-      () => drain?.active === true,
-      notModifiedLane({
-        keys: app.merchantKeys,
-        catalogue: ctx.catalogue,
-        rateLimit: limits.merchant,
-        requestId: requestIdOf,
-        answered: (a) => {
-          // A merchant's polls from one client within a turn: one access line with their count.
-          accessLog.answered(a, a.statusCode, a.responseTime, `${a.merchant.id} ${a.ip} ${a.host} ${a.url}`);
-          stats.observe(a.method, AVAILABLE_PATH, a.statusCode, a.responseTime / 1000);
-          app.keyUsage.note(a.merchant, a.ip, app.log);
-          app.requestLog.note(a);
-        },
-      }),
-    );
+    return app;
+  } catch (err) {
+    await app.close().catch(() => {});
+    throw err;
   }
-  return app;
 }
 
 /** The request id: the caller's x-request-id when it is a plain token, else a new UUID. */

@@ -9,7 +9,8 @@
 // and at exit): a write per answer was ≈ 8 µs of a 304. A crash loses at most that turn's lines.
 // The 304 lane's answers (a merchant polling its pages) that repeat one another within a turn (same
 // merchant, client address, host and URL) are one line: the first's request id, time and response
-// time, with "repeats": N — as the request log keeps them (request_logs.repeats). Building and
+// time, with "repeats": N, written after the turn's other lines — the request log sums identical
+// 304s too (request_logs.repeats, per flush). Building and
 // writing a line per poll was ≈ 9 µs of a 304's 36 (bench/RESULTS.md, stop 39).
 // Credentials in the URL are masked (maskTokens), as the logger's `req` serializer does (server.ts).
 import pino, { type Logger } from 'pino';
@@ -48,7 +49,7 @@ export class AccessLog extends LogController {
 
   private pending = '';
   /** This turn's repeatable answers by who asked what (answered's `repeatKey`): the first one and how many. */
-  private readonly repeats = new Map<string, { request: AccessFields; statusCode: number; responseTime: number; n: number }>();
+  private readonly repeats = new Map<string, { request: AccessFields; statusCode: number; responseTime: number; time: number; n: number }>();
   private scheduled = false;
   private readonly flushNow = () => this.flush();
 
@@ -71,7 +72,8 @@ export class AccessLog extends LogController {
     this.scheduled = false;
     unflushed.delete(this);
     if (!this.direct) return;
-    for (const r of this.repeats.values()) this.pending += accessLine(this.direct.bindings, r.request, r.statusCode, r.responseTime, r.n);
+    // Summed lines come last in the turn's write, each with its first answer's time.
+    for (const r of this.repeats.values()) this.pending += accessLine(this.direct.bindings, r.request, r.statusCode, r.responseTime, r.n, r.time);
     this.repeats.clear();
     if (!this.pending) return;
     const out = this.pending;
@@ -91,6 +93,11 @@ export class AccessLog extends LogController {
     }
   }
 
+  /** Whether an answer of this status gets a line (the lane builds no repeat key when not). */
+  keeps(statusCode: number): boolean {
+    return statusCode >= this.minStatus && this.direct !== undefined;
+  }
+
   /**
    * The line of an answer sent without Fastify (the 304 lane, server.ts): written only when the
    * logger is pino's. `repeatKey` (who asked: the lane gives the merchant, client address, host and
@@ -105,7 +112,7 @@ export class AccessLog extends LogController {
       seen.n++;
       return;
     }
-    this.repeats.set(key, { request, statusCode, responseTime, n: 1 });
+    this.repeats.set(key, { request, statusCode, responseTime, time: Date.now(), n: 1 });
     this.schedule();
   }
 }
@@ -120,9 +127,9 @@ process.on('exit', () => {
  * One access line as pino writes it: {"level":30,"time":…,<bindings>,"reqId":…,"req":{…},"res":{…},"responseTime":…,"msg":…};
  * `repeats` above 1 adds "repeats": N after responseTime (answers summed into this line).
  */
-export function accessLine(bindings: string, request: AccessFields, statusCode: number, responseTime: number, repeats = 1): string {
+export function accessLine(bindings: string, request: AccessFields, statusCode: number, responseTime: number, repeats = 1, time = Date.now()): string {
   return (
-    `{"level":30,"time":${Date.now()}${bindings},"reqId":${JSON.stringify(String(request.id))},` +
+    `{"level":30,"time":${time}${bindings},"reqId":${JSON.stringify(String(request.id))},` +
     `"req":{"method":${JSON.stringify(request.method)},"url":${JSON.stringify(maskTokens(request.url))},` +
     `"host":${JSON.stringify(request.host)},"remoteAddress":${JSON.stringify(request.ip)}},` +
     `"res":{"statusCode":${statusCode}},"responseTime":${responseTime},${repeats > 1 ? `"repeats":${repeats},` : ''}"msg":"request completed"}\n`

@@ -109,6 +109,7 @@ describe('access log', () => {
       ['not-304', 200, undefined],
     ]);
     const summed = out[1];
+    expect(summed.time).toBeLessThanOrEqual(out[3].time); // the first answer's time, not the flush's
     expect(Object.keys(summed)).toEqual(['level', 'time', 'pid', 'hostname', 'reqId', 'req', 'res', 'responseTime', 'repeats', 'msg']);
     expect(summed).toMatchObject({ msg: 'request completed', responseTime: 0.5, req: { url: '/api/v1/merchant/purchase/available?game=csgo&page=1', remoteAddress: '10.0.0.1' } });
     // the next turn starts a new line
@@ -128,11 +129,12 @@ describe('access log', () => {
       import { AccessLog } from './src/http/access-log.ts';
       const log = new AccessLog('all', pino());
       log.answered({ id: 'at-exit', method: 'GET', url: '/x', host: 'h', ip: '::1' }, 304, 1);
+      for (const id of ['summed-1', 'summed-2', 'summed-3']) log.answered({ id, method: 'GET', url: '/y', host: 'h', ip: '::1' }, 304, 1, 'k');
       process.exit(0);`;
     const { execFileSync } = await import('node:child_process');
     const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: process.cwd(), encoding: 'utf8' });
     expect(out).toContain('"reqId":"at-exit"');
-    expect(JSON.parse(out.trim().split('\n').pop()!)).toMatchObject({ msg: 'request completed', res: { statusCode: 304 } });
+    expect(JSON.parse(out.trim().split('\n').pop()!)).toMatchObject({ msg: 'request completed', reqId: 'summed-1', repeats: 3, res: { statusCode: 304 } });
   });
 
   it('errors: only answers with status 400 or more', async () => {
