@@ -9,6 +9,8 @@
 // looks at the whole backlog per candidate reads hundreds of thousands; one that probes the
 // record reads a few per candidate.
 import pg from 'pg';
+// @ts-expect-error node-postgres's own value conversion has no type declarations
+import { prepareValue } from 'pg/lib/utils.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../helpers.js';
 import { mostBuffers } from '../plan-buffers.js';
@@ -89,6 +91,32 @@ describe('webhook statements on statistics older than the backlog', () => {
       return buffersOf(c, settleStatement(batch, 6).compile(db));
     });
     // ≈ 27 per attempt: its row, the attempt row and their indexes (the joined form: 1.65 million)
+    expect(buffers).toBeLessThan(40 * 200);
+  });
+
+  it('the settle as the named prepared statement it runs as: its generic plan probes too', async () => {
+    const buffers = await rolledBack(async (c) => {
+      const held = await c.query(
+        `update webhook_events set attempts = 1, lease_until = now() + interval '1 minute'
+          where id in (select id from webhook_events where state = 'pending' and status = 'hold' order by id limit 200) returning id`,
+      );
+      const batch: AttemptOutcome[] = held.rows.map((r) => ({
+        eventId: Number(r.id), attempt: 1, generation: 0, statusCode: 200, latencyMs: 1, error: null, excerpt: null, outcome: 'ack', delayMs: 0,
+      }));
+      const q = settleStatement(batch, 6).compile(db);
+      expect(q.sql).toMatch(/^\/\* prepared:webhook_settle \*\//);
+      // The plan a connection keeps after five runs, whatever the batch: the generic one (45 218
+      // buffers here when the update's filter could use the pending index: bench/RESULTS.md, stop 39).
+      await c.query('set local plan_cache_mode = force_generic_plan');
+      await c.query(`prepare settle_generic as ${q.sql}`);
+      try {
+        // EXPLAIN EXECUTE takes no bind parameters: the values as literals, as node-postgres sends them.
+        const args = q.parameters.map((v) => (v === null ? 'null' : c.escapeLiteral(String(prepareValue(v))))).join(', ');
+        return await buffersOf(c, { sql: `execute settle_generic(${args})`, parameters: [] });
+      } finally {
+        await c.query('deallocate settle_generic');
+      }
+    });
     expect(buffers).toBeLessThan(40 * 200);
   });
 });

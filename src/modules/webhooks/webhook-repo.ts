@@ -203,7 +203,7 @@ export async function settleAttempts(db: Db | Trx, batch: AttemptOutcome[], sche
 /** The statement of settleAttempts, for a non-empty batch (its plan is tested against stale statistics). */
 export function settleStatement(batch: AttemptOutcome[], scheduleLength: number) {
   const col = <K extends keyof AttemptOutcome>(k: K) => batch.map((b) => b[k]);
-  return sql<SettledEvent>`
+  return sql<SettledEvent>`/* prepared:webhook_settle */
     with r as (
       select * from unnest(${col('eventId')}::bigint[], ${col('attempt')}::int[], ${col('generation')}::int[],
                            ${col('statusCode')}::int[], ${col('latencyMs')}::int[], ${batch.map((b) => pgText(b.error))}::text[],
@@ -228,8 +228,12 @@ export function settleStatement(batch: AttemptOutcome[], scheduleLength: number)
         last_error = r.error,
         delivered_at = case when r.outcome = 'ack' then now() else e.delivered_at end
         from r
-       where e.id = r.id and e.id = any(${col('eventId')}::bigint[]) -- by primary key, whatever the statistics say
-         and e.state = 'pending' and e.attempts = r.attempt and e.lease_until is not null
+       -- Each settled event by its primary key from r: the state test is written so that no partial
+       -- index (pending, lease) can serve it, and the ids are not repeated as an array. The generic
+       -- plan a connection keeps otherwise read the whole array through the pending index once per
+       -- event (45 218 buffers for 200 on stale statistics: claim-plan.test.ts).
+       where e.id = r.id
+         and e.state || '' = 'pending' and e.attempts = r.attempt and e.lease_until is not null
          and exists (select 1 from ins where ins.event_id = e.id)
       returning e.id, e.kind, e.record_id, e.state, e.next_attempt_at, e.merchant_id, e.attempts),
     -- Each settled record's later pending events, by one probe of webhook_events_pending_idx per
