@@ -47,6 +47,22 @@ afterAll(async () => pool?.end());
 
 const buffersOf = (c: pg.PoolClient, q: { sql: string; parameters: readonly unknown[] }) => mostBuffers(c, q.sql, q.parameters);
 
+/**
+ * The buffers of `q`'s generic plan (the one a connection keeps for a named prepared statement after
+ * five runs, whatever the values), inside the caller's transaction on `c`. EXPLAIN EXECUTE takes no
+ * bind parameters: the values go as literals, as node-postgres sends them.
+ */
+async function genericBuffers(c: pg.PoolClient, q: { sql: string; parameters: readonly unknown[] }): Promise<number> {
+  await c.query('set local plan_cache_mode = force_generic_plan');
+  await c.query(`prepare generic_under_test as ${q.sql}`);
+  try {
+    const args = q.parameters.map((v) => (v === null ? 'null' : c.escapeLiteral(String(prepareValue(v))))).join(', ');
+    return await buffersOf(c, { sql: `execute generic_under_test${args ? `(${args})` : ''}`, parameters: [] });
+  } finally {
+    await c.query('deallocate generic_under_test');
+  }
+}
+
 /** Runs `fn` in a transaction that is rolled back (the statements under test write). */
 async function rolledBack<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
   const c = await pool.connect();
@@ -66,6 +82,14 @@ describe('webhook statements on statistics older than the backlog', () => {
     expect(await rolledBack(async (c) => {
       await c.query(fairShareClaimPlan.compile(db).sql); // as claimDue runs it
       return buffersOf(c, q);
+    })).toBeLessThan(2_000);
+  });
+
+  it('the fair-share claim as the prepared statement the claim session runs: its generic plan probes too', async () => {
+    const q = claimDueStatement({ limit: 32, leaseMs: 60_000, perMerchant: { cap: 32, busy: new Map([[merchantId, 3]]) } }).compile(db);
+    expect(await rolledBack(async (c) => {
+      await c.query(fairShareClaimPlan.compile(db).sql);
+      return genericBuffers(c, q);
     })).toBeLessThan(2_000);
   });
 
@@ -107,15 +131,7 @@ describe('webhook statements on statistics older than the backlog', () => {
       expect(q.sql).toMatch(/^\/\* prepared:webhook_settle \*\//);
       // The plan a connection keeps after five runs, whatever the batch: the generic one (45 218
       // buffers here when the update's filter could use the pending index: bench/RESULTS.md, stop 39).
-      await c.query('set local plan_cache_mode = force_generic_plan');
-      await c.query(`prepare settle_generic as ${q.sql}`);
-      try {
-        // EXPLAIN EXECUTE takes no bind parameters: the values as literals, as node-postgres sends them.
-        const args = q.parameters.map((v) => (v === null ? 'null' : c.escapeLiteral(String(prepareValue(v))))).join(', ');
-        return await buffersOf(c, { sql: `execute settle_generic(${args})`, parameters: [] });
-      } finally {
-        await c.query('deallocate settle_generic');
-      }
+      return genericBuffers(c, q);
     });
     expect(buffers).toBeLessThan(40 * 200);
   });
@@ -164,6 +180,8 @@ describe('webhook claim on fresh statistics, one merchant of many holding the ba
       await c.query(fairShareClaimPlan.compile(db).sql); // as claimDue runs it
       // ≈ 300 (the bitmap scan of the whole backlog: 24 000)
       expect(await buffersOf(c, q)).toBeLessThan(2_000);
+      // and the generic plan the claim session keeps
+      expect(await genericBuffers(c, q)).toBeLessThan(2_000);
     } finally {
       await c.query('rollback');
       c.release();

@@ -62,8 +62,10 @@ export function createClaimSession(poolOptions: pg.PoolConfig, db: Db) {
   pool.on('error', () => {}); // an idle connection lost: the next claim opens another
   return {
     async claim(opts: ClaimOptions & { perMerchant: NonNullable<ClaimOptions['perMerchant']> }): Promise<ClaimedEvent[]> {
+      // A named prepared statement (its text is the same for every claim): planned once on the
+      // connection, not at every claim; its generic plan is checked in claim-plan.test.ts.
       const q = claimDueStatement(opts).compile(db);
-      return (await pool.query<ClaimedEvent>(q.sql, q.parameters as unknown[])).rows;
+      return (await pool.query<ClaimedEvent>({ name: 'webhook_claim_fair_share', text: q.sql, values: q.parameters as unknown[] })).rows;
     },
     /** What the session's claims are planned with (diagnostics, tests). */
     async planSetting(): Promise<string> {
