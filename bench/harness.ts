@@ -11,8 +11,11 @@ import type { LoadResult, LoadSpec } from './load.js';
 const exec = promisify(execFile);
 export const DURATION_S = Number(process.env.BENCH_S ?? 8);
 export const ADMIN = 'bench-admin-token-0123456789abcdef';
-/** BENCH_PG_BY=calls: pg_stat_statements listed most frequent first (the round trips), not by time. */
-export const PG_STATEMENTS_ORDER = process.env.BENCH_PG_BY === 'calls' ? 'calls' : 'total_exec_time';
+/**
+ * BENCH_PG_BY=calls: pg_stat_statements listed most frequent first (the round trips), not by time;
+ * =plan: by planning time (not counted in the execution time: a statement planned at every call).
+ */
+export const PG_STATEMENTS_ORDER = process.env.BENCH_PG_BY === 'calls' ? 'calls' : process.env.BENCH_PG_BY === 'plan' ? 'total_plan_time' : 'total_exec_time';
 /** BENCH_PG_TOPLEVEL=1: only the statements clients sent, not those run inside functions and triggers. */
 export const PG_STATEMENTS_NESTED = process.env.BENCH_PG_TOPLEVEL !== '1';
 

@@ -72,17 +72,18 @@ async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Pro
  * The statements that took the most database time over the scenarios (BENCH_PG_STATEMENTS=1: 15 of
  * them; =N: N), those run inside functions and triggers included (BENCH_PG_TOPLEVEL=1: only the
  * statements clients sent, whose times add up to the database's busy time; BENCH_PG_BY=calls:
- * the most frequent first, the round trips).
+ * the most frequent first, the round trips; =plan: by planning time, which the execution time leaves out).
  */
 async function topStatements(url: string): Promise<string> {
   const r = await withClient(url, (c) =>
     c.query(`select calls, round(total_exec_time)::bigint as total_ms, round((total_exec_time / greatest(calls, 1) * 1000)::numeric)::bigint as mean_us,
+                    round(total_plan_time)::bigint as plan_ms,
                     shared_blks_hit + shared_blks_read as blocks, left(query, 400) as query
                from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database()) and ($2 or toplevel)
               order by ${PG_STATEMENTS_ORDER} desc limit $1`, [Math.max(15, Number(process.env.BENCH_PG_STATEMENTS) || 15), PG_STATEMENTS_NESTED]),
   );
-  const lines = r.rows.map((x) => `| ${x.calls} | ${x.total_ms} | ${x.mean_us} | ${x.blocks} | \`${String(x.query).replace(/\s+/g, ' ').slice(0, 140).replace(/\|/g, '\\|').replace(/`/g, "'")}\` |`);
-  return ['| calls | total ms | mean µs | blocks | statement |', '| --- | --- | --- | --- | --- |', ...lines].join('\n');
+  const lines = r.rows.map((x) => `| ${x.calls} | ${x.total_ms} | ${x.mean_us} | ${x.plan_ms} | ${x.blocks} | \`${String(x.query).replace(/\s+/g, ' ').slice(0, 140).replace(/\|/g, '\\|').replace(/`/g, "'")}\` |`);
+  return ['| calls | total ms | mean µs | planning ms | blocks | statement |', '| --- | --- | --- | --- | --- | --- |', ...lines].join('\n');
 }
 
 async function main() {
