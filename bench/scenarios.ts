@@ -301,12 +301,13 @@ export async function scenarioPlan(env: PlanEnv) {
         if (statements) {
           await new Promise((res) => setTimeout(res, 1000)); // the jobs and webhooks it left behind
           const top = await statements.query(
-            `select calls, round(total_exec_time)::bigint as ms, round((total_exec_time / greatest(calls, 1) * 1000)::numeric)::bigint as us, left(regexp_replace(query, '\\s+', ' ', 'g'), 120) as q
+            `select calls, round(total_exec_time)::bigint as ms, round((total_exec_time / greatest(calls, 1) * 1000)::numeric)::bigint as us,
+                    round(total_plan_time)::bigint as plan_ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 120) as q
                from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database()) and ($1 or toplevel)
               order by ${PG_STATEMENTS_ORDER} desc limit 20`,
             [PG_STATEMENTS_NESTED],
           );
-          process.stderr.write(`  PostgreSQL time of the one-merchant accept run (${r.ok} transitions):\n${top.rows.map((x) => `    ${x.calls} calls ${x.ms} ms ${x.us} µs  ${x.q}`).join('\n')}\n`);
+          process.stderr.write(`  PostgreSQL time of the one-merchant accept run (${r.ok} transitions):\n${top.rows.map((x) => `    ${x.calls} calls ${x.ms} ms ${x.us} µs (planning ${x.plan_ms} ms)  ${x.q}`).join('\n')}\n`);
           await statements.end();
         }
         // The same over 16 merchants (one per client at a time): what the merchant's balances row

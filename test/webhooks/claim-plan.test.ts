@@ -54,10 +54,19 @@ const buffersOf = (c: pg.PoolClient, q: { sql: string; parameters: readonly unkn
  */
 async function genericBuffers(c: pg.PoolClient, q: { sql: string; parameters: readonly unknown[] }): Promise<number> {
   await c.query('set local plan_cache_mode = force_generic_plan');
+  // A prepared statement outlives the transaction: taken back by deallocate, after a savepoint's
+  // rollback if the statement failed (else the aborted transaction would refuse the deallocate).
+  await c.query('savepoint generic_under_test');
   await c.query(`prepare generic_under_test as ${q.sql}`);
   try {
-    const args = q.parameters.map((v) => (v === null ? 'null' : c.escapeLiteral(String(prepareValue(v))))).join(', ');
-    return await buffersOf(c, { sql: `execute generic_under_test${args ? `(${args})` : ''}`, parameters: [] });
+    const args = q.parameters.map((v) => {
+      const text = prepareValue(v) as string | null;
+      return text === null ? 'null' : c.escapeLiteral(text);
+    });
+    return await buffersOf(c, { sql: `execute generic_under_test${args.length ? `(${args.join(', ')})` : ''}`, parameters: [] });
+  } catch (err) {
+    await c.query('rollback to savepoint generic_under_test');
+    throw err;
   } finally {
     await c.query('deallocate generic_under_test');
   }
