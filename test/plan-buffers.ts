@@ -1,6 +1,8 @@
 // Plan tests count buffers, not time: a plan that walks a backlog or a merchant's history shows it in
 // the buffers one node touches, on a busy machine as on an idle one.
 import type pg from 'pg';
+// @ts-expect-error node-postgres's own value conversion has no type declarations
+import { prepareValue } from 'pg/lib/utils.js';
 
 /**
  * The most buffers (shared hit + read) one node of the statement's plan touched, from EXPLAIN
@@ -15,4 +17,29 @@ export async function mostBuffers(on: Pick<pg.Pool, 'query'>, text: string, valu
   let most = 0;
   for (const m of plan.split('\nPlanning')[0]!.matchAll(/Buffers: shared(?: hit=(\d+))?(?: read=(\d+))?/g)) most = Math.max(most, Number(m[1] ?? 0) + Number(m[2] ?? 0));
   return most;
+}
+
+/**
+ * The most buffers of one node of `q`'s generic plan (the one a connection keeps for a named
+ * prepared statement after five runs, whatever the values), inside the caller's transaction on `c`.
+ * EXPLAIN EXECUTE takes no bind parameters: the values go as literals, as node-postgres sends them.
+ */
+export async function genericBuffers(c: pg.PoolClient, q: { sql: string; parameters: readonly unknown[] }): Promise<number> {
+  await c.query('set local plan_cache_mode = force_generic_plan');
+  // A prepared statement outlives the transaction: taken back by deallocate, after a savepoint's
+  // rollback if the statement failed (else the aborted transaction would refuse the deallocate).
+  await c.query('savepoint generic_under_test');
+  await c.query(`prepare generic_under_test as ${q.sql}`);
+  try {
+    const args = q.parameters.map((v) => {
+      const text = prepareValue(v) as string | null;
+      return text === null ? 'null' : c.escapeLiteral(text);
+    });
+    return await mostBuffers(c, `execute generic_under_test${args.length ? `(${args.join(', ')})` : ''}`, []);
+  } catch (err) {
+    await c.query('rollback to savepoint generic_under_test');
+    throw err;
+  } finally {
+    await c.query('deallocate generic_under_test');
+  }
 }

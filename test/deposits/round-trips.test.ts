@@ -41,7 +41,7 @@ describe('sandbox accept (hold:false) → completed, statement by statement', ()
     // The gateway's part is the first two; the rest is the sandbox platform's own record of the trade
     // (the user's assets departed; the trade and the bot's new items, for bot stock and reconciliation).
     expect(statements, statements.join('\n')).toHaveLength(4);
-    expect(statements[0]).toMatch(/^select \* from deposits where id = any\(\$1::bigint\[\]\)$/); // the grouped read (offer.ts), scoped to the merchant in code
+    expect(statements[0]).toMatch(/^\/\* prepared:deposits_by_ids \*\/ select id, merchant_id, .* from deposits where id = any\(array\(select unnest\(\$1::bigint\[\]\)\)\)$/); // the grouped read (offer.ts), scoped to the merchant in code, a prepared statement
     // only the markers of what it writes: a webhook, no job (a relay woken for nothing is a round trip)
     expect(statements[1]).toMatch(/^\/\* webhook_events:write \*\/ +select \* from deposit_transition_batch\(\$1::jsonb\)$/);
     expect(statements[2]).toMatch(/insert into sandbox_trades.*insert into sandbox_departed_assets/s); // one statement

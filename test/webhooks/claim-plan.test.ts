@@ -9,11 +9,9 @@
 // looks at the whole backlog per candidate reads hundreds of thousands; one that probes the
 // record reads a few per candidate.
 import pg from 'pg';
-// @ts-expect-error node-postgres's own value conversion has no type declarations
-import { prepareValue } from 'pg/lib/utils.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../helpers.js';
-import { mostBuffers } from '../plan-buffers.js';
+import { genericBuffers, mostBuffers } from '../plan-buffers.js';
 import { createDb, createPool } from '../../src/db/database.js';
 import { claimDueStatement, fairShareClaimPlan, settleStatement, type AttemptOutcome } from '../../src/modules/webhooks/webhook-repo.js';
 import type { Db } from '../../src/db/database.js';
@@ -46,31 +44,6 @@ beforeAll(async () => {
 afterAll(async () => pool?.end());
 
 const buffersOf = (c: pg.PoolClient, q: { sql: string; parameters: readonly unknown[] }) => mostBuffers(c, q.sql, q.parameters);
-
-/**
- * The buffers of `q`'s generic plan (the one a connection keeps for a named prepared statement after
- * five runs, whatever the values), inside the caller's transaction on `c`. EXPLAIN EXECUTE takes no
- * bind parameters: the values go as literals, as node-postgres sends them.
- */
-async function genericBuffers(c: pg.PoolClient, q: { sql: string; parameters: readonly unknown[] }): Promise<number> {
-  await c.query('set local plan_cache_mode = force_generic_plan');
-  // A prepared statement outlives the transaction: taken back by deallocate, after a savepoint's
-  // rollback if the statement failed (else the aborted transaction would refuse the deallocate).
-  await c.query('savepoint generic_under_test');
-  await c.query(`prepare generic_under_test as ${q.sql}`);
-  try {
-    const args = q.parameters.map((v) => {
-      const text = prepareValue(v) as string | null;
-      return text === null ? 'null' : c.escapeLiteral(text);
-    });
-    return await buffersOf(c, { sql: `execute generic_under_test${args.length ? `(${args.join(', ')})` : ''}`, parameters: [] });
-  } catch (err) {
-    await c.query('rollback to savepoint generic_under_test');
-    throw err;
-  } finally {
-    await c.query('deallocate generic_under_test');
-  }
-}
 
 /** Runs `fn` in a transaction that is rolled back (the statements under test write). */
 async function rolledBack<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {

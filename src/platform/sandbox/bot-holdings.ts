@@ -26,6 +26,27 @@ export interface BotHoldingsDeps {
   holdSeconds?: Record<Game, number>;
 }
 
+/**
+ * The trades of accepted deposits (each deposit's latest offer still standing) and their assets
+ * leaving their users, in one statement; answers what each bot received. A named prepared statement
+ * (db/prepared.ts): planning it cost as much as running it (bench/RESULTS.md, stop 40); its generic
+ * plan is tested (test/deposits/accept-plan.test.ts).
+ */
+export function receiveDepositTradesStatement(depositIds: readonly number[]) {
+  return sql<{ deposit_id: string; bot_id: number; game: Game; partner: number; asset_ids: string[] }>`/* prepared:sandbox_deposit_trades */
+      with o as (select distinct on (deposit_id) deposit_id, trade_offer_id, bot_id, game, partner, asset_ids from sandbox_deposit_offers
+                  where deposit_id = any(${depositIds}::bigint[]) and canceled_at is null
+                  order by deposit_id, created_at desc),
+           t as (insert into sandbox_trades (trade_offer_id, offer_kind, record_id, bot_id)
+                 select o.trade_offer_id, 'deposit', o.deposit_id, o.bot_id from o order by o.trade_offer_id
+                 on conflict (trade_offer_id) do nothing returning record_id, bot_id),
+           departed as (insert into sandbox_departed_assets (game, partner, asset_id, deposit_id)
+                 select o.game, o.partner, a.asset_id, o.deposit_id from o, unnest(o.asset_ids) as a(asset_id)
+                  where o.game is not null order by o.deposit_id, a.asset_id
+                 on conflict do nothing)
+      select o.deposit_id, t.bot_id, o.game, o.partner, o.asset_ids from t join o on o.deposit_id = t.record_id where o.game is not null`;
+}
+
 export function createBotHoldings(deps: BotHoldingsDeps) {
   const { db, clock } = deps;
 
@@ -34,7 +55,8 @@ export function createBotHoldings(deps: BotHoldingsDeps) {
     // One row per item: a statement may not upsert a row twice (the last one given wins).
     const rows = [...new Map(given.map((r) => [`${r.botId}:${r.game}:${r.item.assetId}`, r])).values()];
     if (rows.length === 0) return;
-    await sql`
+    // A named prepared statement (db/prepared.ts), as the read of the offers: on every acceptance.
+    await sql`/* prepared:sandbox_bot_items_upsert */
       insert into sandbox_bot_items (bot_id, game, asset_id, market_hash_name, paint_index, tradable_after, deposit_id)
       select a.bot_id, a.game, a.asset_id, a.name, a.paint, a.tradable_after, a.deposit_id
         from unnest(${rows.map((r) => r.botId)}::bigint[], ${rows.map((r) => r.game)}::text[], ${rows.map((r) => r.item.assetId)}::text[],
@@ -87,18 +109,7 @@ export function createBotHoldings(deps: BotHoldingsDeps) {
    * more: the concurrent acceptances together (db/batched.ts).
    */
   const receiveDepositAssets = batched<OfferChange, void>(async (changes) => {
-    const o = await sql<{ deposit_id: string; bot_id: number; game: Game; partner: number; asset_ids: string[] }>`
-      with o as (select distinct on (deposit_id) deposit_id, trade_offer_id, bot_id, game, partner, asset_ids from sandbox_deposit_offers
-                  where deposit_id = any(${[...new Set(changes.map((c) => c.recordId))]}::bigint[]) and canceled_at is null
-                  order by deposit_id, created_at desc),
-           t as (insert into sandbox_trades (trade_offer_id, offer_kind, record_id, bot_id)
-                 select o.trade_offer_id, 'deposit', o.deposit_id, o.bot_id from o order by o.trade_offer_id
-                 on conflict (trade_offer_id) do nothing returning record_id, bot_id),
-           departed as (insert into sandbox_departed_assets (game, partner, asset_id, deposit_id)
-                 select o.game, o.partner, a.asset_id, o.deposit_id from o, unnest(o.asset_ids) as a(asset_id)
-                  where o.game is not null order by o.deposit_id, a.asset_id
-                 on conflict do nothing)
-      select o.deposit_id, t.bot_id, o.game, o.partner, o.asset_ids from t join o on o.deposit_id = t.record_id where o.game is not null`.execute(db);
+    const o = await receiveDepositTradesStatement([...new Set(changes.map((c) => c.recordId))]).execute(db);
     const byDeposit = new Map(o.rows.map((r) => [Number(r.deposit_id), r]));
     const rows: { botId: number; game: Game; depositId: number; item: SandboxBotItem }[] = [];
     const seen = new Set<number>();
