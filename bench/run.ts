@@ -10,7 +10,8 @@
 // BENCH_S (seconds per scenario, default 8), BENCH_ONLY (scenario name filter, parts separated by |; baselines always
 // run), BENCH_CATALOGUE_SIZE (default 50 000), BENCH_GATEWAY_DIR (the checkout to start, default
 // this one: measure another branch's gateway with this harness), BENCH_PG_STATEMENTS=1 (embedded
-// cluster: load pg_stat_statements and print the scenarios' top statements after the table).
+// cluster: load pg_stat_statements and print the scenarios' top statements after the table, and those of the
+// one-merchant accept run and purchase run alone on stderr).
 // BENCH_BALANCE_PAIRS=N: GET balance against (b) in N alternating pairs, the median ratio in its own row.
 import { execFile, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';

@@ -239,6 +239,29 @@ export async function scenarioPlan(env: PlanEnv) {
       await step('get-prices during a price refresh', () => priceRefreshRows({ gatewayDir: env.gatewayDir, dbUrl: env.dbUrl, durationS: D }));
       // CPU per write: how much of the gap to (c) is the database's own work for a purchase.
       const cpuPer: { name: string; pg: number; gw?: number }[] = [];
+      // BENCH_PG_STATEMENTS: PostgreSQL's statements of one run (and the work it leaves behind for a
+      // second after: relay, jobs, webhooks), the top 20 written to stderr; else just the run.
+      const statementsOf = async <T,>(label: string, unit: string, count: (r: T) => number, fn: () => Promise<T>): Promise<T> => {
+        if (!process.env.BENCH_PG_STATEMENTS) return fn();
+        const client = new pg.Client({ connectionString: env.dbUrl });
+        await client.connect();
+        try {
+          await client.query('select pg_stat_statements_reset()');
+          const r = await fn();
+          await new Promise((res) => setTimeout(res, 1000));
+          const top = await client.query(
+            `select calls, round(total_exec_time)::bigint as ms, round((total_exec_time / greatest(calls, 1) * 1000)::numeric)::bigint as us,
+                    round(total_plan_time)::bigint as plan_ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 120) as q
+               from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database()) and ($1 or toplevel)
+              order by ${PG_STATEMENTS_ORDER} desc limit 20`,
+            [PG_STATEMENTS_NESTED],
+          );
+          process.stderr.write(`  PostgreSQL time of the one-merchant ${label} (${count(r)} ${unit}):\n${top.rows.map((x) => `    ${x.calls} calls ${x.ms} ms ${x.us} µs (planning ${x.plan_ms} ms)  ${x.q}`).join('\n')}\n`);
+          return r;
+        } finally {
+          await client.end();
+        }
+      };
       const measured = async <T,>(name: string, count: (r: T) => number, fn: () => Promise<T>, withGateway = true): Promise<T> => {
         if (!env.cpu) return fn();
         await env.cpu.pg();
@@ -290,26 +313,7 @@ export async function scenarioPlan(env: PlanEnv) {
         process.stderr.write(`  probe: ${Math.round(probe.ok / probe.elapsedS)} transitions/s; creating ${n} active deposits…\n`);
         const made = await prepare(n);
         const ids = made.map((d) => d.id);
-        // BENCH_PG_STATEMENTS: PostgreSQL's time of the one-merchant run alone (its transitions and
-        // the work they leave behind: relay, jobs, webhooks), written to stderr.
-        const statements = process.env.BENCH_PG_STATEMENTS ? new pg.Client({ connectionString: env.dbUrl }) : undefined;
-        if (statements) {
-          await statements.connect();
-          await statements.query('select pg_stat_statements_reset()');
-        }
-        const r = await measured('transition, one merchant', (x) => x.ok, () => accept(made));
-        if (statements) {
-          await new Promise((res) => setTimeout(res, 1000)); // the jobs and webhooks it left behind
-          const top = await statements.query(
-            `select calls, round(total_exec_time)::bigint as ms, round((total_exec_time / greatest(calls, 1) * 1000)::numeric)::bigint as us,
-                    round(total_plan_time)::bigint as plan_ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 120) as q
-               from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database()) and ($1 or toplevel)
-              order by ${PG_STATEMENTS_ORDER} desc limit 20`,
-            [PG_STATEMENTS_NESTED],
-          );
-          process.stderr.write(`  PostgreSQL time of the one-merchant accept run (${r.ok} transitions):\n${top.rows.map((x) => `    ${x.calls} calls ${x.ms} ms ${x.us} µs (planning ${x.plan_ms} ms)  ${x.q}`).join('\n')}\n`);
-          await statements.end();
-        }
+        const r = await statementsOf('accept run', 'transitions', (x) => x.ok, () => measured('transition, one merchant', (x) => x.ok, () => accept(made)));
         // The same over 16 merchants (one per client at a time): what the merchant's balances row
         // lock (held from the ledger movement to the commit) costs the one-merchant run.
         const sixteen: string[] = [];
@@ -337,7 +341,7 @@ export async function scenarioPlan(env: PlanEnv) {
       };
       const perRun = Math.floor(listings.length / 2);
       await step('POST purchase, 64 clients, one merchant', async () => {
-        const r = await measured('purchase, one merchant', (x) => x.requests - x.non2xx, () => load({ url: gw, connections: 64, paths: [], keys: [main.key], purchase: { listings: take(perRun), runId: `${runId}-one` } }));
+        const r = await statementsOf('purchase run', 'purchases', (x) => x.requests - x.non2xx, () => measured('purchase, one merchant', (x) => x.requests - x.non2xx, () => load({ url: gw, connections: 64, paths: [], keys: [main.key], purchase: { listings: take(perRun), runId: `${runId}-one` } })));
         const keepUp = await dispatchKeepUp(env.dbUrl, [main.id], `bench-${runId}-one-`, D, 'one-merchant');
         return [row('POST purchase, 64 clients, one merchant', 64, r, vsC(r, '≥ 0.50')), ...keepUp];
       });
