@@ -47,6 +47,18 @@ export async function readPrepared<R>(db: Kysely<any>, name: string, text: strin
   return r.rows[0];
 }
 
+/**
+ * Every column of a row type, named: a prepared statement lists its columns rather than `select *`
+ * (or `returning *`), which a connection that prepared it before a migration added a column could no
+ * longer run ("cached plan must not change result type"). The build fails when one is missing:
+ * `everyColumn<Row>()(['id', …])`.
+ */
+export function everyColumn<R>() {
+  return <const C extends readonly (keyof R & string)[]>(
+    columns: C & ([Exclude<keyof R, C[number]>] extends [never] ? unknown : { missing: Exclude<keyof R, C[number]> }),
+  ): C => columns;
+}
+
 const ownRecordTexts = new Map<string, string>();
 
 /**

@@ -1,7 +1,7 @@
 // SQL of the deposits feature. Every merchant-facing query filters by merchant_id.
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Db, Trx } from '../../db/database.js';
-import { findOwnRecord, readPrepared } from '../../db/prepared.js';
+import { everyColumn, findOwnRecord, readPrepared } from '../../db/prepared.js';
 import { merchantOf } from '../../db/merchant-of-lookup.js';
 import type { DepositStatus } from '../../domain/deposit-state.js';
 import type { DepositItemsTable, DepositsTable, SnapshotItem } from '../../db/tables/deposits.js';
@@ -18,19 +18,13 @@ export function insertDeposit(q: Q, values: Insertable<DepositsTable>): Promise<
   return q.insertInto('deposits').values(values).returningAll().executeTakeFirstOrThrow();
 }
 
-/**
- * Every column of deposits, named: the prepared reads below list them rather than `select *`, which
- * a connection that prepared it before a migration added a column could no longer run ("cached plan
- * must not change result type"). The check under it fails the build when DepositsTable gains one.
- */
-export const DEPOSIT_COLUMNS = [
+/** Every column of deposits, named (db/prepared.ts everyColumn): the prepared reads below list them. */
+export const DEPOSIT_COLUMNS = everyColumn<DepositRow>()([
   'id', 'merchant_id', 'merchant_tx_id', 'flow', 'status', 'game', 'partner', 'token', 'platform_id', 'amount', 'bot_id', 'bot_name',
   'bot_platform_id', 'trade_offer_id', 'trade_offer_expiry_at', 'hold_end_date', 'fail_reason', 'fail_cause', 'result_url', 'success_url',
   'fail_url', 'custom_currency', 'custom_currency_multiplier', 'custom_currency_rate', 'quote_expires_at', 'from_preview', 'hosted_token',
   'hosted_expires_at', 'created_at', 'updated_at',
-] as const satisfies readonly (keyof DepositRow)[];
-const everyDepositColumn: [Exclude<keyof DepositRow, (typeof DEPOSIT_COLUMNS)[number]>] extends [never] ? true : never = true;
-void everyDepositColumn;
+]);
 const depositColumns = sql.raw(DEPOSIT_COLUMNS.join(', '));
 
 /**

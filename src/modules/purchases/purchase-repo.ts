@@ -12,13 +12,21 @@
 // only that statement's rest and COMMIT run while it is held.
 import { sql, type Selectable } from 'kysely';
 import type { Db, Trx } from '../../db/database.js';
-import { findOwnRecord } from '../../db/prepared.js';
+import { everyColumn, findOwnRecord } from '../../db/prepared.js';
 import { merchantOf } from '../../db/merchant-of-lookup.js';
 import type { Game } from '../../domain/games.js';
 import type { PurchaseStatus } from '../../domain/purchase-state.js';
 import type { PurchasesTable } from '../../db/tables/purchases.js';
 
 export type PurchaseRow = Selectable<PurchasesTable>;
+
+/** Every column of purchases, named (db/prepared.ts everyColumn): what a prepared statement returns. */
+export const PURCHASE_COLUMNS = everyColumn<PurchaseRow>()([
+  'id', 'merchant_id', 'merchant_tx_id', 'status', 'fail_reason', 'fail_cause', 'game', 'partner', 'token', 'platform_id', 'platform_name',
+  'platform_avatar_url', 'amount', 'listing_id', 'item_name', 'item_price', 'item_image_url', 'item_asset_id', 'bot_id', 'bot_name',
+  'trade_offer_id', 'offer_expires_at', 'expiry_next_at', 'hold_end_date', 'dispatch_attempts', 'dispatch_started_at', 'dispatch_next_at',
+  'created_at', 'updated_at',
+]);
 
 /** A new purchase: the purchases table's own columns (created_at from the injected clock). */
 export type NewPurchase = Pick<
@@ -82,8 +90,19 @@ export async function markDispatchAttempt(db: Db, id: number, now: Date, leaseUn
  * claimed again while its attempt may still run.
  */
 export async function claimDuePurchases(db: Db, o: { now: Date; leaseUntil: Date; limit: number; maxAttempts: number }): Promise<PurchaseRow[]> {
-  // A materialized CTE: the locking subquery runs once (as a join's inner side it may be rescanned).
-  const r = await sql<PurchaseRow>`
+  return (await claimDueStatement(o).execute(db)).rows;
+}
+
+/**
+ * claimDuePurchases's statement: a named prepared statement (db/prepared.ts; planning it was ≈ 250 µs
+ * a claim, bench/RESULTS.md stop 40), its generic plan tested (test/purchases/dispatch-plan.test.ts).
+ * A materialized CTE: the locking subquery runs once (as a join's inner side it may be rescanned).
+ * The claimed ids as an InitPlan array instead (each row then found by its primary key) ran 4× longer
+ * in the bench's one-merchant purchase run (946–1 269 µs a claim against 243 µs); alone, on an idle
+ * table, the two take the same time.
+ */
+export function claimDueStatement(o: { now: Date; leaseUntil: Date; limit: number; maxAttempts: number }) {
+  return sql<PurchaseRow>`/* prepared:purchase_claim_due */
     with due as materialized (
       select id from purchases
        where status = 'pending' and dispatch_next_at <= ${o.now} and dispatch_attempts < ${o.maxAttempts}
@@ -95,8 +114,7 @@ export async function claimDuePurchases(db: Db, o: { now: Date; leaseUntil: Date
        set dispatch_attempts = p.dispatch_attempts + 1, dispatch_started_at = ${o.now}, dispatch_next_at = ${o.leaseUntil}
       from due
      where p.id = due.id and p.status = 'pending'
-    returning p.*`.execute(db);
-  return r.rows;
+    returning ${sql.raw(PURCHASE_COLUMNS.map((c) => `p.${c}`).join(', '))}`;
 }
 
 /**
