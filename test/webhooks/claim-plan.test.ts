@@ -14,17 +14,20 @@ import { freshDatabase } from '../helpers.js';
 import { genericBuffers, mostBuffers } from '../plan-buffers.js';
 import { createDb, createPool } from '../../src/db/database.js';
 import { claimDueStatement, fairShareClaimPlan, settleStatement, type AttemptOutcome } from '../../src/modules/webhooks/webhook-repo.js';
+import { webhooksInsertStatement } from '../../src/modules/webhooks/outbox.js';
 import type { Db } from '../../src/db/database.js';
 
 const HISTORY = 15_000; // delivered events before the outage (the statistics see only these)
 const RECORDS = 6_000; // then one held and one completed event per record, all pending
 
+let url: string;
 let pool: pg.Pool;
 let db: Db;
 let merchantId: number;
 
 beforeAll(async () => {
-  pool = createPool(await freshDatabase(), 2);
+  url = await freshDatabase();
+  pool = createPool(url, 2);
   db = createDb(pool);
   const m = await pool.query(`insert into merchants (name, api_key_hash, api_key_prefix, webhook_secret) values ('plan', 'h', 'sk_', 's') returning id`);
   merchantId = Number(m.rows[0].id);
@@ -116,6 +119,50 @@ describe('webhook statements on statistics older than the backlog', () => {
       return genericBuffers(c, q);
     });
     expect(buffers).toBeLessThan(40 * 200);
+  });
+
+  it("a batch of new events (a purchase transition's) finds each record's pending events by probing, custom and generic", async () => {
+    // 50 records of the backlog, each with two pending events
+    const events = Array.from({ length: 50 }, (_, i) => ({
+      merchantId, kind: 'deposit' as const, recordId: 1_000_000 + i * 7, status: 'reverted', payload: { i }, resultUrl: 'http://127.0.0.1:9/y',
+    }));
+    const q = webhooksInsertStatement(events).compile(db);
+    expect(q.sql).toMatch(/^\/\* prepared:webhook_events_insert \*\/ \/\* webhook_events:write \*\//);
+    // ≈ 20 an event: its row, its indexes, the probe of its record's pending events (4 buffers; a walk
+    // of the pending index per event: ≈ 50 each, a scan of the table: hundreds each)
+    expect(await rolledBack((c) => buffersOf(c, q))).toBeLessThan(30 * 50);
+    expect(await rolledBack((c) => genericBuffers(c, q))).toBeLessThan(30 * 50);
+    const written = await rolledBack(async (c) => {
+      // the hold events of the first ten records retry later: their new events must wait for them
+      await c.query(`update webhook_events set next_attempt_at = now() + interval '1 minute' where state = 'pending' and status = 'hold' and record_id = any($1::bigint[])`, [
+        events.slice(0, 10).map((e) => e.recordId),
+      ]);
+      await c.query(q.sql, q.parameters as unknown[]);
+      return (await c.query(`select e.record_id, e.payload, e.target_url, e.not_before,
+                e.not_before is not distinct from (select max(p.next_attempt_at) from webhook_events p
+                                                    where p.kind = e.kind and p.record_id = e.record_id and p.state = 'pending' and p.id <> e.id) as waits
+           from webhook_events e where e.status = 'reverted' order by e.id`)).rows;
+    });
+    expect(written).toHaveLength(50);
+    expect(written.map((r) => Number(r.record_id))).toEqual(events.map((e) => e.recordId)); // in the batch's order
+    // each with its payload and target, and waiting for its record's pending events (not_before)
+    expect(written.map((r) => [r.payload.i, r.target_url, r.waits])).toEqual(events.map((_, i) => [i, 'http://127.0.0.1:9/y', true]));
+    expect(written.filter((r) => r.not_before !== null)).toHaveLength(10);
+  });
+
+  it('a connection keeps the generic plan of the events insert after five runs, whatever the batch size', async () => {
+    const one = createPool(url, 1); // every run on the same connection (last test here: its events stay)
+    try {
+      const oneDb = createDb(one);
+      for (let n = 1; n <= 8; n++) {
+        const events = Array.from({ length: n }, (_, i) => ({ merchantId, kind: 'purchase' as const, recordId: 9_000_000 + n * 100 + i, status: 'pending', payload: {}, resultUrl: 'http://127.0.0.1:9/z' }));
+        await webhooksInsertStatement(events).execute(oneDb);
+      }
+      const r = await one.query(`select generic_plans::int as generic, custom_plans::int as custom from pg_prepared_statements where name = 'webhook_events_insert'`);
+      expect(r.rows[0]).toEqual({ generic: 3, custom: 5 });
+    } finally {
+      await one.end();
+    }
   });
 });
 
