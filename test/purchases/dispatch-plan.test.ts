@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../helpers.js';
 import { genericBuffers, mostBuffers } from '../plan-buffers.js';
 import { createDb, createPool, type Db } from '../../src/db/database.js';
-import { PURCHASE_COLUMNS, claimDueStatement } from '../../src/modules/purchases/purchase-repo.js';
+import { PURCHASE_COLUMNS, changeGuardedStatement, claimDueStatement } from '../../src/modules/purchases/purchase-repo.js';
 import { sendPurchasesStatement } from '../../src/platform/sandbox/sandbox-platform.js';
 
 const GROWN = 60_000; // finished purchases with their offers after the statistics were taken
@@ -66,6 +66,21 @@ describe('the purchase dispatch on grown tables with stale statistics', () => {
     const claimed = await rolledBack(async (c) => (await c.query(q.sql, q.parameters as unknown[])).rows);
     expect(claimed).toHaveLength(8);
     expect(Object.keys(claimed[0]).sort()).toEqual([...PURCHASE_COLUMNS].sort());
+  });
+
+  it("a batch of guarded transitions finds its purchases by the primary key, custom and generic, and changes only those still in their status", async () => {
+    const pending = (await pool.query(`select id from purchases where status = 'pending' order by id limit 16`)).rows.map((r) => Number(r.id));
+    const changes = pending.map((id, i) => ({ id, from: (i === 0 ? 'active' : 'pending') as 'active' | 'pending', patch: { status: 'active' as const, trade_offer_id: `t${id}` } }));
+    const q = changeGuardedStatement(changes).compile(db);
+    expect(q.sql).toMatch(/^\/\* prepared:purchase_change_guarded \*\//);
+    // ≈ 25 a purchase: its row, its indexes and triggers (a scan of the purchases: > 600)
+    expect(await rolledBack((c) => mostBuffers(c, q.sql, q.parameters))).toBeLessThan(600);
+    expect(await rolledBack((c) => genericBuffers(c, q))).toBeLessThan(600);
+    const changed = await rolledBack(async (c) => (await c.query(q.sql, q.parameters as unknown[])).rows);
+    // the first was read as active: its guard fails, it is left out
+    expect(changed.map((r) => Number(r.id)).sort((a, b) => a - b)).toEqual(pending.slice(1));
+    expect(changed.every((r) => r.status === 'active' && r.trade_offer_id === `t${r.id}`)).toBe(true);
+    expect(Object.keys(changed[0]).sort()).toEqual([...PURCHASE_COLUMNS].sort());
   });
 
   it('the sandbox purchase offers find the offers already sent by index, custom and generic', async () => {
