@@ -1,6 +1,8 @@
 // Plan tests count buffers, not time: a plan that walks a backlog or a merchant's history shows it in
 // the buffers one node touches, on a busy machine as on an idle one.
 import type pg from 'pg';
+import { createDb, createPool, type Db } from '../src/db/database.js';
+import { freshDatabase } from './helpers.js';
 // @ts-expect-error node-postgres's own value conversion has no type declarations
 import { prepareValue } from 'pg/lib/utils.js';
 
@@ -41,5 +43,54 @@ export async function genericBuffers(c: pg.PoolClient, q: { sql: string; paramet
     throw err;
   } finally {
     await c.query('deallocate generic_under_test');
+  }
+}
+
+/** Runs `fn` on a client of `pool` inside a transaction that is rolled back (the statements under test may write). */
+export async function rolledBack<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+  const c = await pool.connect();
+  try {
+    await c.query('begin');
+    return await fn(c);
+  } finally {
+    await c.query('rollback');
+    c.release();
+  }
+}
+
+/** Pages of a table: what a scan of it would read (a buffer bound under it tells a probe from a scan). */
+export async function tablePages(on: Pick<pg.Pool, 'query'>, table: string): Promise<number> {
+  return Number((await on.query(`select pg_relation_size($1::regclass) / 8192 as n`, [table])).rows[0].n);
+}
+
+/**
+ * How often one connection planned the named prepared statement `name` generic and custom while
+ * `runs` ran it: `runs` gets a Db on a pool of that one connection of `url`. PostgreSQL tries five
+ * custom plans, then keeps the generic one unless it looks dearer than theirs.
+ */
+export async function plansOfOneConnection(url: string, name: string, runs: (db: Db) => Promise<void>): Promise<{ generic: number; custom: number }> {
+  const one = createPool(url, 1);
+  try {
+    await runs(createDb(one));
+    const r = await one.query(`select generic_plans::int as generic, custom_plans::int as custom from pg_prepared_statements where name = $1`, [name]);
+    return r.rows[0];
+  } finally {
+    await one.end();
+  }
+}
+
+/** A fresh database for a plan test: its url, a pool of two connections, its Db and one merchant's id. */
+export async function planTestDatabase(): Promise<{ url: string; pool: pg.Pool; db: Db; merchantId: number }> {
+  const url = await freshDatabase();
+  const pool = createPool(url, 2);
+  const m = await pool.query(`insert into merchants (name, api_key_hash, api_key_prefix, webhook_secret) values ('plan', 'h', 'sk_', 's') returning id`);
+  return { url, pool, db: createDb(pool), merchantId: Number(m.rows[0].id) };
+}
+
+/** Statistics taken now and kept (autovacuum off for these tables): what grows after is unknown to the planner. */
+export async function freezeStatistics(pool: pg.Pool, tables: readonly string[]): Promise<void> {
+  for (const t of tables) {
+    await pool.query(`analyze ${t}`);
+    await pool.query(`alter table ${t} set (autovacuum_enabled = false)`);
   }
 }

@@ -4,9 +4,8 @@
 // not time (test/plan-buffers.ts).
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshDatabase } from '../helpers.js';
-import { genericBuffers, mostBuffers } from '../plan-buffers.js';
-import { createDb, createPool, type Db } from '../../src/db/database.js';
+import { freezeStatistics, genericBuffers, mostBuffers, planTestDatabase, plansOfOneConnection, rolledBack as rolledBackOn, tablePages } from '../plan-buffers.js';
+import type { Db } from '../../src/db/database.js';
 import { PURCHASE_COLUMNS, changeGuardedStatement, claimDueStatement } from '../../src/modules/purchases/purchase-repo.js';
 import { sendPurchasesStatement } from '../../src/platform/sandbox/sandbox-platform.js';
 
@@ -18,10 +17,8 @@ let pool: pg.Pool;
 let db: Db;
 
 beforeAll(async () => {
-  url = await freshDatabase();
-  pool = createPool(url, 2);
-  db = createDb(pool);
-  const m = await pool.query(`insert into merchants (name, api_key_hash, api_key_prefix, webhook_secret) values ('plan', 'h', 'sk_', 's') returning id`);
+  let merchantId: number;
+  ({ url, pool, db, merchantId } = await planTestDatabase());
   const grow = (n: number, status: string) =>
     pool.query(
       `with p as (
@@ -29,30 +26,18 @@ beforeAll(async () => {
          select $1, $3, 'csgo', g, 'tok', 'p' || g, now() - interval '1 minute' from generate_series(1, $2::int) g returning id)
        insert into sandbox_purchase_offers (purchase_id, trade_offer_id, bot_id, expires_at)
        select p.id, 'plan-' || p.id, 1, now() + interval '1 hour' from p where $3 <> 'pending'`,
-      [m.rows[0].id, n, status],
+      [merchantId, n, status],
     );
   await grow(20, 'completed');
-  await pool.query('analyze purchases; analyze sandbox_purchase_offers');
-  for (const t of ['purchases', 'sandbox_purchase_offers']) await pool.query(`alter table ${t} set (autovacuum_enabled = false)`); // keep them stale
+  await freezeStatistics(pool, ['purchases', 'sandbox_purchase_offers']);
   await grow(GROWN, 'completed');
   await grow(PENDING, 'pending');
 });
 afterAll(async () => pool?.end());
 
-/** Runs `fn` in a transaction that is rolled back (the statements write). */
-async function rolledBack<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-  const c = await pool.connect();
-  try {
-    await c.query('begin');
-    return await fn(c);
-  } finally {
-    await c.query('rollback');
-    c.release();
-  }
-}
+const rolledBack = <T,>(fn: (c: pg.PoolClient) => Promise<T>) => rolledBackOn(pool, fn);
 
-/** Pages of a table: what a scan of it would read (each bound below is under it, or it tells nothing). */
-const pages = async (table: string) => Number((await pool.query(`select pg_relation_size($1::regclass) / 8192 as n`, [table])).rows[0].n);
+const pages = (table: string) => tablePages(pool, table);
 
 describe('the purchase dispatch on grown tables with stale statistics', () => {
   it("the dispatcher's claim reads the due pending purchases by their partial index, custom and generic, and returns every column", async () => {
@@ -99,30 +84,20 @@ describe('the purchase dispatch on grown tables with stale statistics', () => {
 
   it('a connection keeps the generic plan of the sandbox purchase offers after five runs (it does not plan it at every call)', async () => {
     const sent = (await pool.query(`select purchase_id from sandbox_purchase_offers order by purchase_id desc limit 4`)).rows.map((r) => Number(r.purchase_id));
-    const one = createPool(url, 1); // every run on the same connection
-    try {
-      const oneDb = createDb(one);
+    const plans = await plansOfOneConnection(url, 'sandbox_purchase_offers_send', async (oneDb) => {
       for (let i = 0; i < 8; i++) await sendPurchasesStatement(sent, new Date(Date.now() + 60_000)).execute(oneDb); // offers already sent: nothing written
-      const r = await one.query(`select generic_plans::int as generic, custom_plans::int as custom from pg_prepared_statements where name = 'sandbox_purchase_offers_send'`);
-      expect(r.rows[0]).toEqual({ generic: 3, custom: 5 });
-    } finally {
-      await one.end();
-    }
+    });
+    expect(plans).toEqual({ generic: 3, custom: 5 });
   });
 
   it("a connection keeps the generic plan of the dispatcher's claim after five runs (it does not plan it at every call)", async () => {
-    const one = createPool(url, 1); // every run on the same connection
-    try {
-      const oneDb = createDb(one);
+    const plans = await plansOfOneConnection(url, 'purchase_claim_due', async (oneDb) => {
       for (let i = 0; i < 8; i++) {
         const now = new Date();
         // each run claims other purchases: the ones claimed before are leased until leaseUntil
         expect((await claimDueStatement({ now, leaseUntil: new Date(now.getTime() + 60_000), limit: 8, maxAttempts: 5 }).execute(oneDb)).rows).toHaveLength(8);
       }
-      const r = await one.query(`select generic_plans::int as generic, custom_plans::int as custom from pg_prepared_statements where name = 'purchase_claim_due'`);
-      expect(r.rows[0]).toEqual({ generic: 3, custom: 5 });
-    } finally {
-      await one.end();
-    }
+    });
+    expect(plans).toEqual({ generic: 3, custom: 5 });
   });
 });

@@ -11,7 +11,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../helpers.js';
-import { genericBuffers, mostBuffers } from '../plan-buffers.js';
+import { genericBuffers, mostBuffers, planTestDatabase, plansOfOneConnection, rolledBack as rolledBackOn } from '../plan-buffers.js';
 import { createDb, createPool } from '../../src/db/database.js';
 import { claimDueStatement, fairShareClaimPlan, settleStatement, type AttemptOutcome } from '../../src/modules/webhooks/webhook-repo.js';
 import { webhooksInsertStatement } from '../../src/modules/webhooks/outbox.js';
@@ -26,11 +26,7 @@ let db: Db;
 let merchantId: number;
 
 beforeAll(async () => {
-  url = await freshDatabase();
-  pool = createPool(url, 2);
-  db = createDb(pool);
-  const m = await pool.query(`insert into merchants (name, api_key_hash, api_key_prefix, webhook_secret) values ('plan', 'h', 'sk_', 's') returning id`);
-  merchantId = Number(m.rows[0].id);
+  ({ url, pool, db, merchantId } = await planTestDatabase());
   const ev = (status: string, state: string, from: number, n: number) =>
     pool.query(
       `insert into webhook_events (merchant_id, kind, record_id, status, payload, target_url, state, delivered_at)
@@ -48,17 +44,8 @@ afterAll(async () => pool?.end());
 
 const buffersOf = (c: pg.PoolClient, q: { sql: string; parameters: readonly unknown[] }) => mostBuffers(c, q.sql, q.parameters);
 
-/** Runs `fn` in a transaction that is rolled back (the statements under test write). */
-async function rolledBack<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-  const c = await pool.connect();
-  try {
-    await c.query('begin');
-    return await fn(c);
-  } finally {
-    await c.query('rollback');
-    c.release();
-  }
-}
+/** Runs `fn` in a transaction on `pool` that is rolled back. */
+const rolledBack = <T,>(fn: (c: pg.PoolClient) => Promise<T>) => rolledBackOn(pool, fn);
 
 describe('webhook statements on statistics older than the backlog', () => {
   it('the fair-share claim probes each candidate record instead of the whole backlog', async () => {
@@ -151,18 +138,13 @@ describe('webhook statements on statistics older than the backlog', () => {
   });
 
   it('a connection keeps the generic plan of the events insert after five runs, whatever the batch size', async () => {
-    const one = createPool(url, 1); // every run on the same connection (last test here: its events stay)
-    try {
-      const oneDb = createDb(one);
+    const plans = await plansOfOneConnection(url, 'webhook_events_insert', async (oneDb) => {
       for (let n = 1; n <= 8; n++) {
         const events = Array.from({ length: n }, (_, i) => ({ merchantId, kind: 'purchase' as const, recordId: 9_000_000 + n * 100 + i, status: 'pending', payload: {}, resultUrl: 'http://127.0.0.1:9/z' }));
         await webhooksInsertStatement(events).execute(oneDb);
       }
-      const r = await one.query(`select generic_plans::int as generic, custom_plans::int as custom from pg_prepared_statements where name = 'webhook_events_insert'`);
-      expect(r.rows[0]).toEqual({ generic: 3, custom: 5 });
-    } finally {
-      await one.end();
-    }
+    });
+    expect(plans).toEqual({ generic: 3, custom: 5 });
   });
 });
 
