@@ -88,9 +88,9 @@ export async function planTestDatabase(): Promise<{ url: string; pool: pg.Pool; 
 }
 
 /** Statistics taken now and kept (autovacuum off for these tables): what grows after is unknown to the planner. */
-export async function freezeStatistics(pool: pg.Pool, tables: readonly string[]): Promise<void> {
+export async function freezeStatistics(on: Pick<pg.Pool, 'query'>, tables: readonly string[]): Promise<void> {
   for (const t of tables) {
-    await pool.query(`analyze ${t}`);
-    await pool.query(`alter table ${t} set (autovacuum_enabled = false)`);
+    await on.query(`analyze ${t}`);
+    await on.query(`alter table ${t} set (autovacuum_enabled = false)`);
   }
 }

@@ -9,7 +9,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../helpers.js';
-import { mostBuffers } from '../plan-buffers.js';
+import { freezeStatistics, mostBuffers } from '../plan-buffers.js';
 import { createDb, createPool, type Db } from '../../src/db/database.js';
 import { ownRecordStatement } from '../../src/db/prepared.js';
 import { purchaseLookup, PURCHASE_WIRE_COLUMNS } from '../../src/modules/purchases/purchase-repo.js';
@@ -46,8 +46,7 @@ beforeAll(async () => {
      select 'm' || i, 'h' || i, 'sk_', 's' from generate_series(1, 100) i`,
   );
   await ins('select id from merchants', OLD_RECORDS, 'old');
-  await pool.query('analyze purchases; analyze deposits');
-  await pool.query(`alter table purchases set (autovacuum_enabled = false); alter table deposits set (autovacuum_enabled = false)`);
+  await freezeStatistics(pool, ['purchases', 'deposits']);
   const m = await pool.query(`insert into merchants (name, api_key_hash, api_key_prefix, webhook_secret) values ('new', 'hn', 'sk_', 's') returning id`);
   merchantId = Number(m.rows[0].id);
   await ins(`select ${merchantId}::bigint`, RECORDS, 'new');

@@ -11,7 +11,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../helpers.js';
-import { genericBuffers, mostBuffers, planTestDatabase, plansOfOneConnection, rolledBack as rolledBackOn } from '../plan-buffers.js';
+import { freezeStatistics, genericBuffers, mostBuffers, planTestDatabase, plansOfOneConnection, rolledBack as rolledBackOn } from '../plan-buffers.js';
 import { createDb, createPool } from '../../src/db/database.js';
 import { claimDueStatement, fairShareClaimPlan, settleStatement, type AttemptOutcome } from '../../src/modules/webhooks/webhook-repo.js';
 import { webhooksInsertStatement } from '../../src/modules/webhooks/outbox.js';
@@ -35,8 +35,7 @@ beforeAll(async () => {
       [merchantId, status, state, from, n],
     );
   await ev('completed', 'delivered', 1, HISTORY);
-  await pool.query('analyze webhook_events');
-  await pool.query(`alter table webhook_events set (autovacuum_enabled = false)`); // keep them stale
+  await freezeStatistics(pool, ['webhook_events']);
   await ev('hold', 'pending', 1_000_000, RECORDS);
   await ev('completed', 'pending', 1_000_000, RECORDS);
 });
