@@ -10,8 +10,16 @@ const PREPARED = /^\/\* prepared:([a-z0-9_]+) \*\//;
 /**
  * A statement written as `/* prepared:<name> *\/ select …` (see readPrepared) runs as a named
  * prepared statement: each connection parses and plans it once, then only binds and executes it.
- * Kept for the hot reads (balance, status reads), where parsing and planning cost PostgreSQL as much
- * as the read itself. The name must always go with the same text; other statements are unchanged.
+ * Kept for the hot statements (status reads, the webhook claim and settle, a deposit's acceptance,
+ * the purchase dispatch), where parsing and planning cost PostgreSQL as much as running them. The
+ * name must always go with the same text; other statements are unchanged.
+ *
+ * Planned once only if PostgreSQL keeps the generic plan: after five custom plans it does so unless
+ * the generic one looks dearer. A parameter array read by `= any($1)` or `unnest($1)` makes every
+ * custom plan look cheaper (it knows the array's length, the generic plan guesses), so such a
+ * statement was planned at every call: pass the array through an InitPlan,
+ * `any(array(select unnest($1)))`, or the rows as jsonb_to_recordset($1), whose count both guess
+ * alike. Each prepared statement's generic plan, and its keeping, is tested (test/plan-buffers.ts).
  */
 export function runPreparedByName(client: pg.PoolClient): void {
   const query = client.query;

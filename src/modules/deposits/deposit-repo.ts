@@ -42,12 +42,7 @@ export async function findDepositsByIds(db: Db, ids: readonly number[]): Promise
   return (await depositsByIdsStatement(ids).execute(db)).rows;
 }
 
-/**
- * findDepositsByIds's statement (its generic plan is tested). The ids go through an InitPlan
- * (`array(select unnest(…))`): with `id = any($1)` a custom plan sees the array's length and always
- * looks cheaper than the generic one (which guesses 10), so PostgreSQL planned it at every call;
- * through the InitPlan both guess alike and the connection keeps the generic plan after five runs.
- */
+/** findDepositsByIds's statement (its generic plan is tested): the ids through an InitPlan, so the generic plan is kept (db/prepared.ts). */
 export function depositsByIdsStatement(ids: readonly number[]) {
   return sql<DepositRow>`/* prepared:deposits_by_ids */ select ${depositColumns} from deposits where id = any(array(select unnest(${ids}::bigint[])))`;
 }

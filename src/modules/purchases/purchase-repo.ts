@@ -201,8 +201,8 @@ export async function changePurchasesGuarded(trx: Trx, changes: Array<{ id: numb
 
 /**
  * changePurchasesGuarded's statement, a named prepared statement (db/prepared.ts; planning it was
- * ≈ 330 µs a batch, bench/RESULTS.md stop 40): jsonb_to_recordset's row count is a guess in custom
- * and generic plans alike, so the connection keeps the generic plan (test/purchases/dispatch-plan.test.ts).
+ * ≈ 330 µs a batch, bench/RESULTS.md stop 40), the rows as jsonb_to_recordset so the generic plan is
+ * kept (db/prepared.ts; test/purchases/dispatch-plan.test.ts).
  */
 export function changeGuardedStatement(changes: ReadonlyArray<{ id: number; from: PurchaseStatus; patch: PurchasePatch }>) {
   const items = JSON.stringify(changes.map((c) => ({ id: c.id, from_status: c.from, patch: c.patch })));

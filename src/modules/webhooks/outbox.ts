@@ -58,8 +58,8 @@ export async function enqueueWebhooks(trx: Trx, events: WebhookEventInput[]): Pr
 /**
  * enqueueWebhooks's statement: one text whatever the number of events (they go as one JSON array), a
  * named prepared statement (db/prepared.ts). As a VALUES list it was a text per batch size, each
- * planned at every call (≈ 0.5 ms: bench/RESULTS.md stop 40). jsonb_to_recordset's row count is a
- * guess in custom and generic plans alike, so the connection keeps the generic plan after five runs.
+ * planned at every call (≈ 0.5 ms: bench/RESULTS.md stop 40); as jsonb_to_recordset the generic plan
+ * is kept (db/prepared.ts).
  */
 export function webhooksInsertStatement(events: readonly WebhookEventInput[]) {
   const rows = events.map((e, i) => ({

@@ -277,10 +277,9 @@ export function createSandboxPlatform(deps: SandboxDeps): SandboxPlatform {
 /**
  * The sandbox's purchase offers, several purchases in one statement (sendPurchasesInOne): an offer
  * already sent is answered again, else one is recorded with an id from the sequence and a bot chosen
- * by purchase id. A named prepared statement (db/prepared.ts; planning it was ≈ 360 µs a call,
- * bench/RESULTS.md stop 40). The ids go through an InitPlan (`array(select unnest(…))`): a custom plan
- * knows the array's length and always looked cheaper than the generic one, which was then never kept;
- * test/purchases/dispatch-plan.test.ts checks the generic plan and that it is kept.
+ * by purchase id. A named prepared statement (planning it was ≈ 360 µs a call, bench/RESULTS.md
+ * stop 40), the ids through an InitPlan so the generic plan is kept (db/prepared.ts); both are
+ * checked by test/purchases/dispatch-plan.test.ts.
  */
 export function sendPurchasesStatement(purchaseIds: readonly number[], expiresAt: Date) {
   return sql<{ purchase_id: number; trade_offer_id: string; expires_at: Date; bot_id: number; name: string; platform_id: string }>`/* prepared:sandbox_purchase_offers_send */
