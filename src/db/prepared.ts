@@ -15,11 +15,12 @@ const PREPARED = /^\/\* prepared:([a-z0-9_]+) \*\//;
  * name must always go with the same text; other statements are unchanged.
  *
  * Planned once only if PostgreSQL keeps the generic plan: after five custom plans it does so unless
- * the generic one looks dearer. A parameter array read by `= any($1)` or `unnest($1)` makes every
- * custom plan look cheaper (it knows the array's length, the generic plan guesses), so such a
- * statement was planned at every call: pass the array through an InitPlan,
- * `any(array(select unnest($1)))`, or the rows as jsonb_to_recordset($1), whose count both guess
- * alike. Each prepared statement's generic plan, and its keeping, is tested (test/plan-buffers.ts).
+ * the generic one looks dearer. A parameter array read by `= any($1)` or `unnest($1)` can make every
+ * custom plan look cheaper (it knows the array's length, the generic plan guesses): the grouped
+ * deposit read and the sandbox purchase offers were planned at every call so. Pass such an array
+ * through an InitPlan, `any(array(select unnest($1)))`, or the rows as jsonb_to_recordset($1), whose
+ * count both guess alike. Test helpers: test/plan-buffers.ts genericBuffers (the generic plan's
+ * buffers) and plansOfOneConnection (whether a connection keeps it).
  */
 export function runPreparedByName(client: pg.PoolClient): void {
   const query = client.query;
