@@ -1,0 +1,94 @@
+// BENCH_CPU_BY_PROCESS=1: where the whole machine's CPU went during one measured run, by kind of
+// process (PostgreSQL's backends apart from its autovacuum, WAL writer, checkpointer…; the gateway;
+// the load generator; the bench itself), with the kernel's interrupt time, and PostgreSQL's WAL
+// (records, full-page images, bytes) per operation: write amplification in numbers that the
+// machine's other load does not move.
+import fs from 'node:fs/promises';
+import pg from 'pg';
+import { TICK_US } from './proc-cpu.js';
+
+type Snapshot = { byPid: Map<number, { label: string; ppid: number; ticks: number; children: number }>; stat: number[] };
+
+/** A process's kind: PostgreSQL's title without the per-connection part, else the script a node runs. */
+function labelOf(cmdline: string, comm: string): string {
+  if (cmdline.startsWith('postgres: ')) {
+    const title = cmdline.slice('postgres: '.length).trim();
+    if (/^\S+ \S+ [\d.:]+\(\d+\)/.test(title) || /^\S+ \S+ \[local\]/.test(title)) return 'postgres: backends';
+    return `postgres: ${title.split(/\s+/).slice(0, 2).join(' ')}`;
+  }
+  if (/\/postgres$/.test(cmdline.split('\0')[0] ?? '')) return 'postgres: postmaster';
+  const script = cmdline.split('\0').find((a) => /\.(m?[jt]s)$/.test(a) && !a.includes('node_modules/tsx'));
+  if (comm === 'node' || /node$/.test(cmdline.split('\0')[0] ?? '')) return `node ${script ? script.split('/').slice(-2).join('/') : '(other)'}`;
+  return comm;
+}
+
+async function snapshot(): Promise<Snapshot> {
+  const byPid: Snapshot['byPid'] = new Map();
+  for (const d of await fs.readdir('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    const [s, cmd] = await Promise.all([fs.readFile(`/proc/${d}/stat`, 'utf8').catch(() => ''), fs.readFile(`/proc/${d}/cmdline`, 'utf8').catch(() => '')]);
+    if (!s) continue;
+    const comm = s.slice(s.indexOf('(') + 1, s.lastIndexOf(')'));
+    const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+    byPid.set(Number(d), { label: labelOf(cmd.replace(/\0+$/, ''), comm), ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]), children: Number(f[13]) + Number(f[14]) });
+  }
+  const cpu = (await fs.readFile('/proc/stat', 'utf8')).split('\n')[0].split(/\s+/).slice(1).map(Number);
+  return { byPid, stat: cpu };
+}
+
+async function walStats(dbUrl: string): Promise<{ records: number; fpi: number; bytes: number } | undefined> {
+  const c = new pg.Client({ connectionString: dbUrl });
+  try {
+    await c.connect();
+    const r = await c.query('select wal_records::float8 as records, wal_fpi::float8 as fpi, wal_bytes::float8 as bytes from pg_stat_wal');
+    return r.rows[0];
+  } catch {
+    return undefined;
+  } finally {
+    await c.end().catch(() => {});
+  }
+}
+
+/** Starts counting; the returned function ends it and renders the breakdown per operation. */
+export async function machineCpu(dbUrl: string): Promise<(label: string, ops: number) => Promise<string>> {
+  const [before, walBefore] = await Promise.all([snapshot(), walStats(dbUrl)]);
+  // The machine's idle share each half second: a run's start (the load generator's own start) and
+  // end (its last requests) are not its steady state.
+  const idle: number[] = [];
+  let last = before.stat;
+  const sampler = setInterval(() => {
+    void fs.readFile('/proc/stat', 'utf8').then((t) => {
+      const now = t.split('\n')[0].split(/\s+/).slice(1).map(Number);
+      const d = now.map((v, i) => v - (last[i] ?? 0));
+      last = now;
+      const all = d.slice(0, 8).reduce((a, b) => a + b, 0);
+      idle.push(all ? Math.round((100 * (d[3] + d[4])) / all) : 0);
+    });
+  }, 500);
+  return async (label, ops) => {
+    clearInterval(sampler);
+    const [after, walAfter] = await Promise.all([snapshot(), walStats(dbUrl)]);
+    const by = new Map<string, number>();
+    // A child that exited during the run adds its whole life to its parent's children time: what it
+    // had used before the run is taken off again.
+    const goneBefore = new Map<number, number>();
+    for (const [pid, b] of before.byPid) if (!after.byPid.has(pid)) goneBefore.set(b.ppid, (goneBefore.get(b.ppid) ?? 0) + b.ticks);
+    for (const [pid, a] of after.byPid) {
+      const b = before.byPid.get(pid);
+      // a process born during the run counts whole; exited children count on their parent
+      const d = a.ticks - (b?.ticks ?? 0) + (b ? a.children - b.children - (goneBefore.get(pid) ?? 0) : 0);
+      if (d > 0) by.set(a.label, (by.get(a.label) ?? 0) + d);
+    }
+    const n = Math.max(1, ops);
+    const us = (t: number) => Math.round((t * TICK_US) / n);
+    // /proc/stat: user nice system idle iowait irq softirq steal
+    const st = after.stat.map((v, i) => v - (before.stat[i] ?? 0));
+    const lines = [...by].sort((x, y) => y[1] - x[1]).filter(([, t]) => us(t) > 0).map(([l, t]) => `    ${String(us(t)).padStart(6)} µs  ${l}`);
+    const total = st[0] + st[1] + st[2] + st[5] + st[6] + (st[7] ?? 0);
+    const wal = walBefore && walAfter
+      ? `  WAL per ${label}: ${((walAfter.records - walBefore.records) / n).toFixed(1)} records, ${((walAfter.fpi - walBefore.fpi) / n).toFixed(2)} full-page images, ${Math.round((walAfter.bytes - walBefore.bytes) / n)} bytes\n`
+      : '';
+    const idleLine = `  idle % each 0.5 s: ${idle.join(' ')}\n`;
+    return idleLine + `  CPU per ${label} by process (${ops} ops; machine busy ${us(total)} µs: user ${us(st[0] + st[1])}, system ${us(st[2])}, irq+softirq ${us(st[5] + st[6])}, idle ${us(st[3] + st[4])}):\n${lines.join('\n')}\n${wal}`;
+  };
+}
