@@ -36,11 +36,13 @@ async function snapshot(): Promise<Snapshot> {
   return { byPid, stat: cpu };
 }
 
-async function walStats(dbUrl: string): Promise<{ records: number; fpi: number; bytes: number } | undefined> {
+async function walStats(dbUrl: string): Promise<{ records: number; fpi: number; bytes: number; checkpoints: number } | undefined> {
   const c = new pg.Client({ connectionString: dbUrl });
   try {
     await c.connect();
-    const r = await c.query('select wal_records::float8 as records, wal_fpi::float8 as fpi, wal_bytes::float8 as bytes from pg_stat_wal');
+    const r = await c.query(`select wal_records::float8 as records, wal_fpi::float8 as fpi, wal_bytes::float8 as bytes,
+                                    (select (num_timed + num_requested)::float8 from pg_stat_checkpointer) as checkpoints
+                               from pg_stat_wal`);
     return r.rows[0];
   } catch {
     return undefined;
@@ -86,7 +88,7 @@ export async function machineCpu(dbUrl: string): Promise<(label: string, ops: nu
     const lines = [...by].sort((x, y) => y[1] - x[1]).filter(([, t]) => us(t) > 0).map(([l, t]) => `    ${String(us(t)).padStart(6)} µs  ${l}`);
     const total = st[0] + st[1] + st[2] + st[5] + st[6] + (st[7] ?? 0);
     const wal = walBefore && walAfter
-      ? `  WAL per ${label}: ${((walAfter.records - walBefore.records) / n).toFixed(1)} records, ${((walAfter.fpi - walBefore.fpi) / n).toFixed(2)} full-page images, ${Math.round((walAfter.bytes - walBefore.bytes) / n)} bytes\n`
+      ? `  WAL per ${label}: ${((walAfter.records - walBefore.records) / n).toFixed(1)} records, ${((walAfter.fpi - walBefore.fpi) / n).toFixed(2)} full-page images, ${Math.round((walAfter.bytes - walBefore.bytes) / n)} bytes; checkpoints during the run: ${walAfter.checkpoints - walBefore.checkpoints}\n`
       : '';
     const idleLine = `  idle % each 0.5 s: ${idle.join(' ')}\n`;
     return idleLine + `  CPU per ${label} by process (${ops} ops; machine busy ${us(total)} µs: user ${us(st[0] + st[1])}, system ${us(st[2])}, irq+softirq ${us(st[5] + st[6])}, idle ${us(st[3] + st[4])}):\n${lines.join('\n')}\n${wal}`;

@@ -330,8 +330,9 @@ export async function scenarioPlan(env: PlanEnv) {
         };
         const accept = (made: { key: string; id: number }[]) =>
           load({ url: gw, connections: ACCEPT_CLIENTS, method: 'POST', amount: made.length, expectStatus: 'completed', paths: [], keyedPaths: made.map((d) => ({ key: d.key, path: `/api/v1/merchant/sandbox/deposit/${d.id}/accept` })), body: { hold: false } });
-        const probe = await accept(await prepare(240));
-        const n = Math.max(240, Math.min(8000, Math.ceil((probe.ok / probe.elapsedS) * D * 1.2)));
+        // Ten requests a client: with fewer, the probe measures its own start and sizes the run short.
+        const probe = await accept(await prepare(ACCEPT_CLIENTS * 10));
+        const n = Math.max(ACCEPT_CLIENTS * 10, Math.min(8000, Math.ceil((probe.ok / probe.elapsedS) * D * 1.2)));
         process.stderr.write(`  probe: ${Math.round(probe.ok / probe.elapsedS)} transitions/s; creating ${n} active deposits…\n`);
         const made = await prepare(n);
         const ids = made.map((d) => d.id);
