@@ -2,7 +2,7 @@
 // process (PostgreSQL's backends apart from its autovacuum, WAL writer, checkpointer…; the gateway;
 // the load generator; the bench itself), with the kernel's interrupt time, and PostgreSQL's WAL
 // (records, full-page images, bytes) per operation: write amplification in numbers that the
-// machine's other load does not move.
+// machine's other load does not move; with BENCH_WAL_BY_RELATION=1, those records by table and index.
 import fs from 'node:fs/promises';
 import pg from 'pg';
 import { TICK_US } from './proc-cpu.js';
@@ -51,9 +51,47 @@ async function walStats(dbUrl: string): Promise<{ records: number; fpi: number; 
   }
 }
 
+/**
+ * BENCH_WAL_BY_RELATION=1: the WAL records of the run by the table or index they changed
+ * (pg_walinspect, read back after the run): which rows and index entries an operation writes.
+ */
+async function walByRelation(dbUrl: string, from: string, ops: number): Promise<string> {
+  const c = new pg.Client({ connectionString: dbUrl });
+  try {
+    await c.connect();
+    await c.query('create extension if not exists pg_walinspect');
+    const r = await c.query(
+      `select coalesce(cl.relname, b.relfilenode::text) as rel, count(*)::float8 as n
+         from pg_get_wal_block_info($1::pg_lsn, pg_current_wal_lsn(), false) b
+         left join pg_class cl on cl.relfilenode = b.relfilenode and b.reldatabase = (select oid from pg_database where datname = current_database())
+        where b.relforknumber = 0
+        group by 1 order by 2 desc limit 40`,
+      [from],
+    );
+    const n = Math.max(1, ops);
+    return `  WAL records per operation by relation:\n${r.rows.map((x) => `    ${(x.n / n).toFixed(2).padStart(6)}  ${x.rel}`).join('\n')}\n`;
+  } catch (err) {
+    return `  WAL by relation: ${(err as Error).message}\n`;
+  } finally {
+    await c.end().catch(() => {});
+  }
+}
+
+async function currentLsn(dbUrl: string): Promise<string | undefined> {
+  const c = new pg.Client({ connectionString: dbUrl });
+  try {
+    await c.connect();
+    return (await c.query('select pg_current_wal_lsn()::text as l')).rows[0].l as string;
+  } catch {
+    return undefined;
+  } finally {
+    await c.end().catch(() => {});
+  }
+}
+
 /** Starts counting; the returned function ends it and renders the breakdown per operation. */
 export async function machineCpu(dbUrl: string): Promise<(label: string, ops: number) => Promise<string>> {
-  const [before, walBefore] = await Promise.all([snapshot(), walStats(dbUrl)]);
+  const [before, walBefore, lsn] = await Promise.all([snapshot(), walStats(dbUrl), process.env.BENCH_WAL_BY_RELATION ? currentLsn(dbUrl) : undefined]);
   // The machine's idle share each half second: a run's start (the load generator's own start) and
   // end (its last requests) are not its steady state.
   const idle: number[] = [];
@@ -91,6 +129,7 @@ export async function machineCpu(dbUrl: string): Promise<(label: string, ops: nu
       ? `  WAL per ${label}: ${((walAfter.records - walBefore.records) / n).toFixed(1)} records, ${((walAfter.fpi - walBefore.fpi) / n).toFixed(2)} full-page images, ${Math.round((walAfter.bytes - walBefore.bytes) / n)} bytes; checkpoints during the run: ${walAfter.checkpoints - walBefore.checkpoints}\n`
       : '';
     const idleLine = `  idle % each 0.5 s: ${idle.join(' ')}\n`;
-    return idleLine + `  CPU per ${label} by process (${ops} ops; machine busy ${us(total)} µs: user ${us(st[0] + st[1])}, system ${us(st[2])}, irq+softirq ${us(st[5] + st[6])}, idle ${us(st[3] + st[4])}):\n${lines.join('\n')}\n${wal}`;
+    const byRelation = lsn ? await walByRelation(dbUrl, lsn, ops) : '';
+    return idleLine + `  CPU per ${label} by process (${ops} ops; machine busy ${us(total)} µs: user ${us(st[0] + st[1])}, system ${us(st[2])}, irq+softirq ${us(st[5] + st[6])}, idle ${us(st[3] + st[4])}):\n${lines.join('\n')}\n${wal}${byRelation}`;
   };
 }
