@@ -17,7 +17,7 @@ const PREPARED = /^\/\* prepared:([a-z0-9_]+) \*\//;
  * Planned once only if PostgreSQL keeps the generic plan: after five custom plans it does so unless
  * the generic one looks dearer. A parameter array read by `= any($1)` or `unnest($1)` can make every
  * custom plan look cheaper (it knows the array's length, the generic plan guesses): the grouped
- * deposit read and the sandbox purchase offers were planned at every call so. Pass such an array
+ * deposit read, the sandbox deposit trades and purchase offers were planned at every call so. Pass such an array
  * through an InitPlan, `any(array(select unnest($1)))`, or the rows as jsonb_to_recordset($1), whose
  * count both guess alike. Test helpers: test/plan-buffers.ts genericBuffers (the generic plan's
  * buffers) and plansOfOneConnection (whether a connection keeps it).

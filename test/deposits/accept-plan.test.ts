@@ -80,4 +80,13 @@ describe('the acceptance reads on a grown table with stale statistics', () => {
     expect(await rolledBack((c) => mostBuffers(c, q.sql, q.parameters))).toBeLessThan(300);
     expect(await rolledBack((c) => genericBuffers(c, q))).toBeLessThan(300);
   });
+
+  it("a connection keeps the generic plan of the deposits' trades after five runs", async () => {
+    // The oldest deposits: the runs commit their trades, and the test above reads the newest.
+    const ids = (await pool.query(`select id from deposits order by id limit 4`)).rows.map((r) => Number(r.id));
+    const plans = await plansOfOneConnection(url, 'sandbox_deposit_trades', async (oneDb) => {
+      for (let i = 0; i < 8; i++) await receiveDepositTradesStatement(ids).execute(oneDb);
+    });
+    expect(plans).toEqual({ generic: 3, custom: 5 });
+  });
 });

@@ -29,13 +29,13 @@ export interface BotHoldingsDeps {
 /**
  * The trades of accepted deposits (each deposit's latest offer still standing) and their assets
  * leaving their users, in one statement; answers what each bot received. A named prepared statement
- * (db/prepared.ts): planning it cost as much as running it (bench/RESULTS.md, stop 40); its generic
- * plan is tested (test/deposits/accept-plan.test.ts).
+ * (db/prepared.ts): planning it cost as much as running it (bench/RESULTS.md, stop 40); the ids
+ * through an InitPlan so that the generic plan is kept. Both are tested (test/deposits/accept-plan.test.ts).
  */
 export function receiveDepositTradesStatement(depositIds: readonly number[]) {
   return sql<{ deposit_id: string; bot_id: number; game: Game; partner: number; asset_ids: string[] }>`/* prepared:sandbox_deposit_trades */
       with o as (select distinct on (deposit_id) deposit_id, trade_offer_id, bot_id, game, partner, asset_ids from sandbox_deposit_offers
-                  where deposit_id = any(${depositIds}::bigint[]) and canceled_at is null
+                  where deposit_id = any(array(select unnest(${depositIds}::bigint[]))) and canceled_at is null
                   order by deposit_id, created_at desc),
            t as (insert into sandbox_trades (trade_offer_id, offer_kind, record_id, bot_id)
                  select o.trade_offer_id, 'deposit', o.deposit_id, o.bot_id from o order by o.trade_offer_id
