@@ -308,37 +308,50 @@ export interface EventRow {
 
 const EVENT_SELECT = sql`e.id, (extract(epoch from date_trunc('milliseconds', e.at)) * 1000)::bigint as at_ms, e.game, e.type, e.listing_id`;
 
+// The feed's reads and the prune go by catalogue_events' `at` indexes, which hold only stamped
+// events (migration 079): each condition on `at` below implies `at is not null`, which is what lets
+// PostgreSQL use them (test/catalogue/events-plan.test.ts).
+
 /** Events at or after `sinceMs` (inclusive, millisecond precision), oldest first. */
 export async function eventsSince(db: Db, sinceMs: number, game: Game | undefined, limit: number): Promise<(EventRow & { at_raw: string })[]> {
-  const r = await sql<EventRow & { at_raw: string }>`
+  return (await eventsSinceStatement(sinceMs, game, limit).execute(db)).rows;
+}
+
+export function eventsSinceStatement(sinceMs: number, game: Game | undefined, limit: number) {
+  return sql<EventRow & { at_raw: string }>`
     select ${EVENT_SELECT}, e.at::text as at_raw
       from catalogue_events e
      where e.at >= (timestamptz 'epoch' + ${sinceMs}::bigint * interval '1 millisecond')
        and (${game ?? null}::text is null or e.game = ${game ?? null}::text)
      order by e.at, e.id
-     limit ${limit}`.execute(db);
-  return r.rows;
+     limit ${limit}`;
 }
 
 /** The rest of one millisecond after a given event (a page of events never ends inside one). */
 export async function eventsRestOfMillisecond(db: Db, afterAtRaw: string, afterId: number, msEnd: number, game: Game | undefined): Promise<EventRow[]> {
-  const r = await sql<EventRow>`
+  return (await eventsRestOfMillisecondStatement(afterAtRaw, afterId, msEnd, game).execute(db)).rows;
+}
+
+export function eventsRestOfMillisecondStatement(afterAtRaw: string, afterId: number, msEnd: number, game: Game | undefined) {
+  return sql<EventRow>`
     select ${EVENT_SELECT}
       from catalogue_events e
      where (e.at, e.id) > (${afterAtRaw}::timestamptz, ${afterId}::bigint)
        and e.at < (timestamptz 'epoch' + ${msEnd}::bigint * interval '1 millisecond')
        and (${game ?? null}::text is null or e.game = ${game ?? null}::text)
-     order by e.at, e.id`.execute(db);
-  return r.rows;
+     order by e.at, e.id`;
 }
 
 export async function eventsExistFrom(db: Db, fromMs: number, game: Game | undefined): Promise<boolean> {
-  const r = await sql<{ x: number }>`
+  return (await eventsExistFromStatement(fromMs, game).execute(db)).rows.length > 0;
+}
+
+export function eventsExistFromStatement(fromMs: number, game: Game | undefined) {
+  return sql<{ x: number }>`
     select 1 as x from catalogue_events e
      where e.at >= (timestamptz 'epoch' + ${fromMs}::bigint * interval '1 millisecond')
        and (${game ?? null}::text is null or e.game = ${game ?? null}::text)
-     limit 1`.execute(db);
-  return r.rows.length > 0;
+     limit 1`;
 }
 
 export async function listingsByIds(db: Db, ids: readonly string[]): Promise<Map<string, ListingView>> {
@@ -356,15 +369,19 @@ export async function listingsByIds(db: Db, ids: readonly string[]): Promise<Map
  * it can no longer be served from history (reset: true).
  */
 export async function pruneEvents(db: Db, olderThanSeconds: number): Promise<number> {
-  const r = await sql<{ n: number }>`
+  const r = await pruneEventsStatement(olderThanSeconds).execute(db);
+  return r.rows[0]?.n ?? 0;
+}
+
+export function pruneEventsStatement(olderThanSeconds: number) {
+  return sql<{ n: number }>`
     with d as (
       delete from catalogue_events where at < now() - make_interval(secs => ${olderThanSeconds}) returning at
     ), c as (
       update catalogue_clock set pruned_through = greatest(pruned_through, (select max(at) from d))
        where id = 1 and exists (select 1 from d)
     )
-    select count(*)::int as n from d`.execute(db);
-  return r.rows[0]?.n ?? 0;
+    select count(*)::int as n from d`;
 }
 
 /** A completed deposit reversed on the platform: its listings are marked withdrawn and those still for sale delisted (SQL catalogue_delist_deposit_items); answers how many it marked. */
