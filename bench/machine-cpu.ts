@@ -40,9 +40,11 @@ async function walStats(dbUrl: string): Promise<{ records: number; fpi: number; 
   const c = new pg.Client({ connectionString: dbUrl });
   try {
     await c.connect();
-    const r = await c.query(`select wal_records::float8 as records, wal_fpi::float8 as fpi, wal_bytes::float8 as bytes,
-                                    (select (num_timed + num_requested)::float8 from pg_stat_checkpointer) as checkpoints
-                               from pg_stat_wal`);
+    const wal = `select wal_records::float8 as records, wal_fpi::float8 as fpi, wal_bytes::float8 as bytes`;
+    // pg_stat_checkpointer is PostgreSQL 17's (BENCH_DATABASE_URL may be older): without it, no count
+    const r = await c
+      .query(`${wal}, (select (num_timed + num_requested)::float8 from pg_stat_checkpointer) as checkpoints from pg_stat_wal`)
+      .catch(() => c.query(`${wal}, 'NaN'::float8 as checkpoints from pg_stat_wal`));
     return r.rows[0];
   } catch {
     return undefined;
