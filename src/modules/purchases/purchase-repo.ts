@@ -2,9 +2,8 @@
 //
 // Lock order, the same in every purchase transaction so they cannot deadlock each other:
 //   purchases row (insert / guarded update) → listings row (SELECT … FOR UPDATE when buying)
-//   → balances row (ledger_apply, through applyMovement) → the listing UPDATE, last: its statement trigger bumps the
-//   listing's catalogue_pages row (a lock shared only by writers of that page, 1 of 16 per game)
-//   and adds an unstamped feed event (no global lock: migration 008).
+//   → balances row (ledger_apply, through applyMovement) → the listing UPDATE, last: its statement
+//   trigger adds an unstamped feed event (inserts only, no lock: migration 008).
 // A refund or a charge locks the listing rows it will update before the balances row (lockListings),
 // the order a late deposit reversal takes them in too (offer.ts: its listings, then the balances row).
 // The balances row lock is shared by every money transaction of a merchant and is also held to
