@@ -5,7 +5,7 @@
 // machine's other load does not move; with BENCH_WAL_BY_RELATION=1, those records by table and index.
 import fs from 'node:fs/promises';
 import pg from 'pg';
-import { TICK_US } from './proc-cpu.js';
+import { TICK_US, readStat } from './proc-cpu.js';
 
 type Snapshot = { byPid: Map<number, { label: string; ppid: number; ticks: number; children: number }>; stat: number[] };
 
@@ -22,35 +22,45 @@ function labelOf(cmdline: string, comm: string): string {
   return comm;
 }
 
+/** The machine's CPU ticks since boot, /proc/stat's first line: user nice system idle iowait irq softirq steal … */
+async function machineTicks(): Promise<number[]> {
+  return (await fs.readFile('/proc/stat', 'utf8')).split('\n')[0]!.split(/\s+/).slice(1).map(Number);
+}
+
 async function snapshot(): Promise<Snapshot> {
   const byPid: Snapshot['byPid'] = new Map();
   for (const d of await fs.readdir('/proc')) {
     if (!/^\d+$/.test(d)) continue;
-    const [s, cmd] = await Promise.all([fs.readFile(`/proc/${d}/stat`, 'utf8').catch(() => ''), fs.readFile(`/proc/${d}/cmdline`, 'utf8').catch(() => '')]);
-    if (!s) continue;
-    const comm = s.slice(s.indexOf('(') + 1, s.lastIndexOf(')'));
-    const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-    byPid.set(Number(d), { label: labelOf(cmd.replace(/\0+$/, ''), comm), ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]), children: Number(f[13]) + Number(f[14]) });
+    const [st, cmd] = await Promise.all([readStat(d), fs.readFile(`/proc/${d}/cmdline`, 'utf8').catch(() => '')]);
+    if (!st) continue;
+    const { comm, ...rest } = st;
+    byPid.set(Number(d), { label: labelOf(cmd.replace(/\0+$/, ''), comm), ...rest });
   }
-  const cpu = (await fs.readFile('/proc/stat', 'utf8')).split('\n')[0].split(/\s+/).slice(1).map(Number);
-  return { byPid, stat: cpu };
+  return { byPid, stat: await machineTicks() };
 }
 
-async function walStats(dbUrl: string): Promise<{ records: number; fpi: number; bytes: number; checkpoints: number } | undefined> {
+/** `fn` on a connection of its own to `dbUrl`, closed after; undefined when either fails. */
+async function withClient<T>(dbUrl: string, fn: (c: pg.Client) => Promise<T>): Promise<T | undefined> {
   const c = new pg.Client({ connectionString: dbUrl });
   try {
     await c.connect();
+    return await fn(c);
+  } catch {
+    return undefined;
+  } finally {
+    await c.end().catch(() => {});
+  }
+}
+
+function walStats(dbUrl: string): Promise<{ records: number; fpi: number; bytes: number; checkpoints: number } | undefined> {
+  return withClient(dbUrl, async (c) => {
     const wal = `select wal_records::float8 as records, wal_fpi::float8 as fpi, wal_bytes::float8 as bytes`;
     // pg_stat_checkpointer is PostgreSQL 17's (BENCH_DATABASE_URL may be older): without it, no count
     const r = await c
       .query(`${wal}, (select (num_timed + num_requested)::float8 from pg_stat_checkpointer) as checkpoints from pg_stat_wal`)
       .catch(() => c.query(`${wal}, 'NaN'::float8 as checkpoints from pg_stat_wal`));
     return r.rows[0];
-  } catch {
-    return undefined;
-  } finally {
-    await c.end().catch(() => {});
-  }
+  });
 }
 
 /**
@@ -58,37 +68,28 @@ async function walStats(dbUrl: string): Promise<{ records: number; fpi: number; 
  * (pg_walinspect, read back after the run): which rows and index entries an operation writes.
  */
 async function walByRelation(dbUrl: string, from: string, ops: number): Promise<string> {
-  const c = new pg.Client({ connectionString: dbUrl });
-  try {
-    await c.connect();
-    await c.query('create extension if not exists pg_walinspect');
-    const r = await c.query(
-      `select coalesce(cl.relname, b.relfilenode::text) as rel, count(*)::float8 as n
-         from pg_get_wal_block_info($1::pg_lsn, pg_current_wal_lsn(), false) b
-         left join pg_class cl on cl.relfilenode = b.relfilenode and b.reldatabase = (select oid from pg_database where datname = current_database())
-        where b.relforknumber = 0
-        group by 1 order by 2 desc limit 40`,
-      [from],
-    );
-    const n = Math.max(1, ops);
-    return `  WAL records per operation by relation:\n${r.rows.map((x) => `    ${(x.n / n).toFixed(2).padStart(6)}  ${x.rel}`).join('\n')}\n`;
-  } catch (err) {
-    return `  WAL by relation: ${(err as Error).message}\n`;
-  } finally {
-    await c.end().catch(() => {});
-  }
+  const n = Math.max(1, ops);
+  const text = await withClient(dbUrl, async (c) => {
+    try {
+      await c.query('create extension if not exists pg_walinspect');
+      const r = await c.query(
+        `select coalesce(cl.relname, b.relfilenode::text) as rel, count(*)::float8 as n
+           from pg_get_wal_block_info($1::pg_lsn, pg_current_wal_lsn(), false) b
+           left join pg_class cl on cl.relfilenode = b.relfilenode and b.reldatabase = (select oid from pg_database where datname = current_database())
+          where b.relforknumber = 0
+          group by 1 order by 2 desc limit 40`,
+        [from],
+      );
+      return `  WAL records per operation by relation:\n${r.rows.map((x) => `    ${(x.n / n).toFixed(2).padStart(6)}  ${x.rel}`).join('\n')}\n`;
+    } catch (err) {
+      return `  WAL by relation: ${(err as Error).message}\n`;
+    }
+  });
+  return text ?? '  WAL by relation: no connection to the database\n';
 }
 
-async function currentLsn(dbUrl: string): Promise<string | undefined> {
-  const c = new pg.Client({ connectionString: dbUrl });
-  try {
-    await c.connect();
-    return (await c.query('select pg_current_wal_lsn()::text as l')).rows[0].l as string;
-  } catch {
-    return undefined;
-  } finally {
-    await c.end().catch(() => {});
-  }
+function currentLsn(dbUrl: string): Promise<string | undefined> {
+  return withClient(dbUrl, async (c) => (await c.query('select pg_current_wal_lsn()::text as l')).rows[0].l as string);
 }
 
 /** Starts counting; the returned function ends it and renders the breakdown per operation. */
@@ -99,8 +100,7 @@ export async function machineCpu(dbUrl: string): Promise<(label: string, ops: nu
   const idle: number[] = [];
   let last = before.stat;
   const sampler = setInterval(() => {
-    void fs.readFile('/proc/stat', 'utf8').then((t) => {
-      const now = t.split('\n')[0].split(/\s+/).slice(1).map(Number);
+    void machineTicks().then((now) => {
       const d = now.map((v, i) => v - (last[i] ?? 0));
       last = now;
       const all = d.slice(0, 8).reduce((a, b) => a + b, 0);

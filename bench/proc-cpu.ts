@@ -6,11 +6,25 @@ import path from 'node:path';
 
 export const TICK_US = 1e6 / 100; // USER_HZ
 
+/** One process's /proc/<pid>/stat: its command name, parent, and CPU ticks (its own, and those of its reaped children). */
+export interface ProcStat {
+  comm: string;
+  ppid: number;
+  ticks: number;
+  children: number;
+}
+
+/** The process's stat, or undefined when it is gone. The command name may hold spaces: fields count from its closing parenthesis. */
+export async function readStat(pid: number | string): Promise<ProcStat | undefined> {
+  const s = await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  if (!s) return undefined;
+  const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+  return { comm: s.slice(s.indexOf('(') + 1, s.lastIndexOf(')')), ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]), children: Number(f[13]) + Number(f[14]) };
+}
+
 /** utime + stime of one process, in ticks (0 when it is gone). */
 export async function ticks(pid: number): Promise<number> {
-  const s = await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-  const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-  return Number(f[11] ?? 0) + Number(f[12] ?? 0);
+  return (await readStat(pid))?.ticks ?? 0;
 }
 
 /** pid and every descendant (the PostgreSQL postmaster and its backends). */
@@ -18,9 +32,8 @@ export async function tree(root: number): Promise<number[]> {
   const out = [root];
   for (const d of await fs.readdir('/proc')) {
     if (!/^\d+$/.test(d)) continue;
-    const s = await fs.readFile(`/proc/${d}/stat`, 'utf8').catch(() => '');
-    const ppid = Number(s.slice(s.lastIndexOf(')') + 2).split(' ')[1]);
-    if (out.includes(ppid)) out.push(Number(d));
+    const ppid = (await readStat(d))?.ppid;
+    if (ppid !== undefined && out.includes(ppid)) out.push(Number(d));
   }
   return out;
 }
@@ -29,9 +42,7 @@ export async function tree(root: number): Promise<number[]> {
 export async function sumTicks(pids: number[]): Promise<number> {
   let t = 0;
   for (const p of pids) t += await ticks(p);
-  const s = await fs.readFile(`/proc/${pids[0]}/stat`, 'utf8').catch(() => '');
-  const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-  return t + Number(f[13] ?? 0) + Number(f[14] ?? 0);
+  return t + ((await readStat(pids[0]!))?.children ?? 0);
 }
 
 /** The postmaster of a cluster directory (its postmaster.pid's first line). */
