@@ -44,7 +44,6 @@ describe('the balance is drained while a creation waits for it', () => {
         );
         return r.rows[0].n === 1;
       });
-      // Nothing of the batch is visible while it waits.
       await other.query('commit');
 
       const res = await purchase;
