@@ -2,7 +2,8 @@
 // process (PostgreSQL's backends apart from its autovacuum, WAL writer, checkpointer…; the gateway;
 // the load generator; the bench itself), with the kernel's interrupt time, and PostgreSQL's WAL
 // (records, full-page images, bytes) per operation: write amplification in numbers that the
-// machine's other load does not move; with BENCH_WAL_BY_RELATION=1, those records by table and index.
+// machine's other load does not move; with BENCH_WAL_BY_RELATION=1, those records by table and index;
+// with BENCH_PG_WAITS=1, what PostgreSQL's client backends were doing, sampled (waitSampler).
 import fs from 'node:fs/promises';
 import pg from 'pg';
 import { TICK_US, readStat } from './proc-cpu.js';
@@ -92,9 +93,56 @@ function currentLsn(dbUrl: string): Promise<string | undefined> {
   return withClient(dbUrl, async (c) => (await c.query('select pg_current_wal_lsn()::text as l')).rows[0].l as string);
 }
 
+/**
+ * BENCH_PG_WAITS=1: pg_stat_activity sampled every 10 ms on a connection of its own during the run:
+ * the average number of the database's client backends (the sampler's own left out) on the CPU,
+ * waiting for a lock, for the WAL flush of a commit, for their client's next statement (the gateway
+ * is the slower side), and so on; the time a machine leaves idle shows up here as backends waiting.
+ */
+async function waitSampler(dbUrl: string): Promise<() => Promise<string>> {
+  const c = new pg.Client({ connectionString: dbUrl });
+  try {
+    await c.connect();
+  } catch (err) {
+    return async () => `  PostgreSQL waits: ${(err as Error).message}\n`;
+  }
+  const counts = new Map<string, number>();
+  let samples = 0;
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      const r = await c.query<{ what: string; n: number }>(
+        `select case when state = 'active' and wait_event is null then 'on the CPU (active, no wait event)'
+                     else coalesce(state, '?') || ': ' || coalesce(wait_event_type || ':' || wait_event, 'no wait event') end as what,
+                count(*)::int as n
+           from pg_stat_activity
+          where backend_type = 'client backend' and datname = current_database() and pid <> pg_backend_pid() and state <> 'idle'
+          group by 1`,
+      ).catch(() => undefined);
+      if (r) {
+        samples++;
+        for (const x of r.rows) counts.set(x.what, (counts.get(x.what) ?? 0) + x.n);
+      }
+      await new Promise((res) => setTimeout(res, 10));
+    }
+  })();
+  return async () => {
+    stopped = true;
+    await loop;
+    await c.end().catch(() => {});
+    const lines = [...counts].sort((a, b) => b[1] - a[1]).map(([what, n]) => `    ${(n / Math.max(1, samples)).toFixed(2).padStart(6)}  ${what}`);
+    return `  PostgreSQL's client backends not idle, on average over ${samples} samples (idle ones not counted):\n${lines.join('\n')}\n`;
+  };
+}
+
 /** Starts counting; the returned function ends it and renders the breakdown per operation. */
 export async function machineCpu(dbUrl: string): Promise<(label: string, ops: number) => Promise<string>> {
-  const [before, walBefore, lsn] = await Promise.all([snapshot(), walStats(dbUrl), process.env.BENCH_WAL_BY_RELATION ? currentLsn(dbUrl) : undefined]);
+  const [before, walBefore, lsn, waits] = await Promise.all([
+    snapshot(),
+    walStats(dbUrl),
+    process.env.BENCH_WAL_BY_RELATION ? currentLsn(dbUrl) : undefined,
+    process.env.BENCH_PG_WAITS ? waitSampler(dbUrl) : undefined,
+  ]);
   // The machine's idle share each half second: a run's start (the load generator's own start) and
   // end (its last requests) are not its steady state.
   const idle: number[] = [];
@@ -109,7 +157,7 @@ export async function machineCpu(dbUrl: string): Promise<(label: string, ops: nu
   }, 500);
   return async (label, ops) => {
     clearInterval(sampler);
-    const [after, walAfter] = await Promise.all([snapshot(), walStats(dbUrl)]);
+    const [after, walAfter, waitLines] = await Promise.all([snapshot(), walStats(dbUrl), waits?.()]);
     const by = new Map<string, number>();
     // A child that exited during the run adds its whole life to its parent's children time: what it
     // had used before the run is taken off again.
@@ -132,6 +180,6 @@ export async function machineCpu(dbUrl: string): Promise<(label: string, ops: nu
       : '';
     const idleLine = `  idle % each 0.5 s: ${idle.join(' ')}\n`;
     const byRelation = lsn ? await walByRelation(dbUrl, lsn, ops) : '';
-    return idleLine + `  CPU per ${label} by process (${ops} ops; machine busy ${us(total)} µs: user ${us(st[0] + st[1])}, system ${us(st[2])}, irq+softirq ${us(st[5] + st[6])}, idle ${us(st[3] + st[4])}):\n${lines.join('\n')}\n${wal}${byRelation}`;
+    return idleLine + `  CPU per ${label} by process (${ops} ops; machine busy ${us(total)} µs: user ${us(st[0] + st[1])}, system ${us(st[2])}, irq+softirq ${us(st[5] + st[6])}, idle ${us(st[3] + st[4])}):\n${lines.join('\n')}\n${wal}${waitLines ?? ''}${byRelation}`;
   };
 }
