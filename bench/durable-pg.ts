@@ -23,6 +23,8 @@ export async function startDurableCluster(): Promise<{ url: string; dir: string;
     postgresFlags: [
       '-c', 'max_connections=300', '-c', 'fsync=on', '-c', 'synchronous_commit=on',
       // BENCH_PG_STATEMENTS=1: the statements' costs are recorded (pg_stat_statements) and printed.
+      // BENCH_PG_FLAGS='name=value …': settings to try (e.g. shared_buffers=512MB), each as a -c.
+      ...(process.env.BENCH_PG_FLAGS ?? '').split(/\s+/).filter(Boolean).flatMap((f) => ['-c', f]),
       ...(process.env.BENCH_PG_STATEMENTS ? ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all', ...(process.env.BENCH_PG_BY === 'plan' ? ['-c', 'pg_stat_statements.track_planning=on'] : [])] : []),
     ],
     onLog: () => {},
