@@ -95,7 +95,8 @@ function currentLsn(dbUrl: string): Promise<string | undefined> {
 
 /**
  * BENCH_PG_WAITS=1: pg_stat_activity sampled every 10 ms on a connection of its own during the run:
- * the average number of the database's client backends (the sampler's own left out) on the CPU,
+ * the average number of the cluster's client backends (every database: the baselines' UPDATEs run in
+ * one of their own; the sampler's own left out) on the CPU,
  * waiting for a lock, for the WAL flush of a commit, for their client's next statement (the gateway
  * is the slower side), and so on; the time a machine leaves idle shows up here as backends waiting.
  */
@@ -116,7 +117,7 @@ async function waitSampler(dbUrl: string): Promise<() => Promise<string>> {
                      else coalesce(state, '?') || ': ' || coalesce(wait_event_type || ':' || wait_event, 'no wait event') end as what,
                 count(*)::int as n
            from pg_stat_activity
-          where backend_type = 'client backend' and datname = current_database() and pid <> pg_backend_pid() and state <> 'idle'
+          where backend_type = 'client backend' and pid <> pg_backend_pid() and state <> 'idle'
           group by 1`,
       ).catch(() => undefined);
       if (r) {
