@@ -204,8 +204,9 @@ export async function scenarioPlan(env: PlanEnv) {
       // (f) and (g): the ceilings the write scenarios are judged against (issue 26 point 4), 0 when not measured
       let f = 0;
       let g = 0;
+      const constLoad = () => load({ url: baselineUrl, connections: 50, paths: ['/const'] });
       await step('(a) bare Fastify constant route', async () => {
-        const r = await load({ url: baselineUrl, connections: 50, paths: ['/const'] });
+        const r = await constLoad();
         a = r.rps;
         return row('(a) bare Fastify constant route', 50, r);
       }, true);
@@ -244,7 +245,7 @@ export async function scenarioPlan(env: PlanEnv) {
       });
       await step('catalogue page, If-None-Match → 304', async () => {
         const notModified = () => load({ url: gw, connections: 50, paths: ['/api/v1/merchant/purchase/available?game=csgo&full=true&page=3'], headers: { ...key, 'if-none-match': etag } });
-        const ceilingA = async () => (await load({ url: baselineUrl, connections: 50, paths: ['/const'] })).rps;
+        const ceilingA = async () => (await constLoad()).rps;
         const { r, around } = await bracketed(ceilingA, notModified);
         // autocannon counts 304 as non-2xx: here it is the expected answer
         const first = row('catalogue page, If-None-Match → 304', 50, { ...r, non2xx: 0 }, { baseline: '(a)', ratio: r.rps / a, target: '≥ 0.80' });
@@ -337,12 +338,14 @@ export async function scenarioPlan(env: PlanEnv) {
       // stop 42: (f) 3 347 and 4 020 in two runs ten minutes apart), so a ratio against a ceiling
       // measured once at the start says as much about the machine's moment as about the code; the
       // mean of the two measurements around the run is the ceiling at the time of the run.
-      const ceilingF = async () => (await load({ url: baselineUrl, connections: 64, method: 'POST', paths: ['/write'], body: {} })).rps;
-      const ceilingG = async () => (await load({ url: baselineUrl, connections: ACCEPT_CLIENTS, method: 'POST', paths: ['/write-notify'], body: {} })).rps;
+      const writeLoad = () => load({ url: baselineUrl, connections: 64, method: 'POST', paths: ['/write'], body: {} });
+      const writeNotifyLoad = () => load({ url: baselineUrl, connections: ACCEPT_CLIENTS, method: 'POST', paths: ['/write-notify'], body: {} });
+      const ceilingF = async () => (await writeLoad()).rps;
+      const ceilingG = async () => (await writeNotifyLoad()).rps;
       // (f): the ceiling of every write endpoint — a bare route whose only work is one committed
       // single-row UPDATE. A purchase (or a transition) does at least this, plus its own work.
       await step('(f) bare Fastify + one committed single-row UPDATE', async () => {
-        const r = await load({ url: baselineUrl, connections: 64, method: 'POST', paths: ['/write'], body: {} });
+        const r = await writeLoad();
         f = r.rps;
         return [
           row('(f) bare Fastify + one committed single-row UPDATE per request', 64, r, { baseline: '(c)', ratio: r.rps / c }),
@@ -351,7 +354,7 @@ export async function scenarioPlan(env: PlanEnv) {
       }, true);
       if (selected('sandbox accept')) {
         await step('(g) bare Fastify: one committed UPDATE, a webhook POST, its delivery committed', async () => {
-          const r = await byProcess('(g) request', (x) => x.requests - x.non2xx, () => load({ url: baselineUrl, connections: ACCEPT_CLIENTS, method: 'POST', paths: ['/write-notify'], body: {} }));
+          const r = await byProcess('(g) request', (x) => x.requests - x.non2xx, writeNotifyLoad);
           g = r.rps;
           return [
             row('(g) bare Fastify: committed UPDATE + webhook POST + committed delivery, per request', ACCEPT_CLIENTS, r, { baseline: '(c)', ratio: r.rps / c }),
