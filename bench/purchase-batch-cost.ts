@@ -54,7 +54,7 @@ try {
   // The move to `active`, 60 a statement as the dispatcher's transition batch: the created ones in two halves,
   // the second after dropping the indexes whose columns the move does not change (a narrow state row
   // would leave them alone; the status, offer and dispatch indexes would move with it).
-  const db = createDb(pool);
+  const db = createDb(pool); // compiles the statement only; the pool is ended below, once
   const pendingIds = (await c.query<{ id: number }>(`select id from purchases where status = 'pending' order by id`)).rows.map((r) => Number(r.id));
   const moveToActive = async (ids: number[]) => {
     const t0 = await ticks(pid);
@@ -74,7 +74,6 @@ try {
   for (const ix of untouched) await c.query(`drop index ${ix}`);
   await c.query('alter table purchases drop constraint purchases_merchant_tx_id_key');
   const withFewer = await moveToActive(pendingIds.slice(halfway));
-  await db.destroy().catch(() => {});
   // the same statement the UPDATE-loop baseline runs, from this one connection, for scale
   await c.query('create table cost_u (id int primary key, n bigint not null default 0)');
   await c.query('insert into cost_u values (1, 0)');
@@ -89,7 +88,7 @@ try {
                         from pg_stat_statements order by total_exec_time desc limit $1`, [top])).rows
     : [];
   c.release();
-  await pool.end().catch(() => {});
+  await pool.end();
   console.log('| batch size | purchases | PostgreSQL CPU µs per purchase | purchases/s (one connection) |');
   console.log('| --- | --- | --- | --- |');
   for (const r of rows) console.log(r);

@@ -105,15 +105,16 @@ async function bracketed<T>(ceiling: () => Promise<number>, run: () => Promise<T
   return { r, around: { before, after: await ceiling() } };
 }
 
-/** The ratio of a scenario to the mean of its ceiling measured right before and right after it. */
-function aroundRow(name: string, r: { rps: number }, ceiling: string, around: { before: number; after: number }, target: string): Row {
+/** The ratio of a scenario to the mean of its ceiling measured right before and right after it (none when not bracketed). */
+function aroundRows(name: string, r: { rps: number }, ceiling: string, around: { before: number; after: number } | undefined, target: string): Row[] {
+  if (!around) return [];
   const mean = (around.before + around.after) / 2;
-  return {
+  return [{
     name: `${name} ÷ ${ceiling} measured right before and after it (${Math.round(around.before)} / ${Math.round(around.after)} req/s)`,
     baseline: `${ceiling} around`,
     ratio: r.rps / mean,
     target,
-  };
+  }];
 }
 
 async function pool<T>(n: number, items: T[], fn: (x: T) => Promise<void>): Promise<void> {
@@ -249,7 +250,7 @@ export async function scenarioPlan(env: PlanEnv) {
         const { r, around } = await bracketed(ceilingA, notModified);
         // autocannon counts 304 as non-2xx: here it is the expected answer
         const first = row('catalogue page, If-None-Match → 304', 50, { ...r, non2xx: 0 }, { baseline: '(a)', ratio: r.rps / a, target: '≥ 0.80' });
-        return around ? [first, aroundRow('catalogue 304', r, '(a)', around, '≥ 0.80')] : first;
+        return [first, ...aroundRows('catalogue 304', r, '(a)', around, '≥ 0.80')];
       });
       const kib = (r: LoadResult) => Math.round(r.bytesPerSec / Math.max(1, r.rps) / 1024);
       await step('catalogue page body (full, pages 1–16)', async () => {
@@ -399,8 +400,8 @@ export async function scenarioPlan(env: PlanEnv) {
         return [
           row(`sandbox accept → completed, one merchant (${r.ok} of ${ids.length} completed in ${r.elapsedS} s)`, ACCEPT_CLIENTS, rate, vsCeiling(rate, '(g)', g)),
           row(`sandbox accept → completed, 16 merchants (${rs.ok} of ${madeSpread.length} in ${rs.elapsedS} s)`, ACCEPT_CLIENTS, rateSpread, vsCeiling(rateSpread, '(g)', g)),
-          ...(one.around ? [aroundRow('sandbox accept, one merchant', rate, '(g)', one.around, '≥ 0.50')] : []),
-          ...(spreadRun.around ? [aroundRow('sandbox accept, 16 merchants', rateSpread, '(g)', spreadRun.around, '≥ 0.50')] : []),
+          ...aroundRows('sandbox accept, one merchant', rate, '(g)', one.around, '≥ 0.50'),
+          ...aroundRows('sandbox accept, 16 merchants', rateSpread, '(g)', spreadRun.around, '≥ 0.50'),
           { name: `webhook lag (one-merchant run) from the event's write: p50 ${pct(lags.fromWrite, 0.5)} ms, p99 ${pct(lags.fromWrite, 0.99)} ms (${lags.fromWrite.length}/${ids.length} received)`, target: 'p50 < 50, p99 < 250 ms' },
           { name: `webhook lag from the status change's transaction start: p50 ${pct(lags.fromTxn, 0.5)} ms, p99 ${pct(lags.fromTxn, 0.99)} ms` },
         ];
@@ -413,24 +414,21 @@ export async function scenarioPlan(env: PlanEnv) {
         return out;
       };
       const perRun = Math.floor(listings.length / 2);
-      await step('POST purchase, 64 clients, one merchant', async () => {
+      // POST purchase against (f): one run of half the listings, then whether dispatch kept up with it.
+      const purchaseRun = async (who: 'one merchant' | '64 merchants', merchants: { id: number; key: string }[], tag: string, keepUpLabel: string, profile = false): Promise<Row[]> => {
+        const ok = (x: LoadResult) => x.requests - x.non2xx;
+        const run = () => measured(`purchase, ${who}`, ok, () => load({ url: gw, connections: 64, paths: [], keys: merchants.map((m) => m.key), purchase: { listings: take(perRun), runId: `${runId}-${tag}` } }));
         let keepUp: Row[] = [];
         const { r, around } = await bracketed(
           ceilingF,
-          () => statementsOf('purchase run', 'purchases', (x) => x.requests - x.non2xx, () => measured('purchase, one merchant', (x) => x.requests - x.non2xx, () => load({ url: gw, connections: 64, paths: [], keys: [main.key], purchase: { listings: take(perRun), runId: `${runId}-one` } }))),
-          async () => void (keepUp = await dispatchKeepUp(env.dbUrl, [main.id], `bench-${runId}-one-`, D, 'one-merchant')),
+          () => (profile ? statementsOf('purchase run', 'purchases', ok, run) : run()),
+          async () => void (keepUp = await dispatchKeepUp(env.dbUrl, merchants.map((m) => m.id), `bench-${runId}-${tag}-`, D, keepUpLabel)),
         );
-        return [row('POST purchase, 64 clients, one merchant', 64, r, vsCeiling(r, '(f)', f)), ...(around ? [aroundRow('POST purchase, one merchant', r, '(f)', around, '≥ 0.50')] : []), ...keepUp];
-      });
-      await step('POST purchase, 64 clients, 64 merchants', async () => {
-        let keepUp: Row[] = [];
-        const { r, around } = await bracketed(
-          ceilingF,
-          () => measured('purchase, 64 merchants', (x) => x.requests - x.non2xx, () => load({ url: gw, connections: 64, paths: [], keys: spread.map((m) => m.key), purchase: { listings: take(perRun), runId: `${runId}-spread` } })),
-          async () => void (keepUp = await dispatchKeepUp(env.dbUrl, spread.map((m) => m.id), `bench-${runId}-spread-`, D, '64-merchant')),
-        );
-        return [row('POST purchase, 64 clients, 64 merchants', 64, r, vsCeiling(r, '(f)', f)), ...(around ? [aroundRow('POST purchase, 64 merchants', r, '(f)', around, '≥ 0.50')] : []), ...keepUp];
-      });
+        return [row(`POST purchase, 64 clients, ${who}`, 64, r, vsCeiling(r, '(f)', f)), ...aroundRows(`POST purchase, ${who}`, r, '(f)', around, '≥ 0.50'), ...keepUp];
+      };
+      // BENCH_PG_STATEMENTS profiles the one-merchant run
+      await step('POST purchase, 64 clients, one merchant', () => purchaseRun('one merchant', [main], 'one', 'one-merchant', true));
+      await step('POST purchase, 64 clients, 64 merchants', () => purchaseRun('64 merchants', spread, 'spread', '64-merchant'));
       const base = cpuPer.find((x) => x.name === '(c) UPDATE');
       if (base && cpuPer.length > 1) {
         const us = (n: number) => `${Math.round(n)} µs`;
