@@ -10,6 +10,10 @@
 //   POST /write-notify  the same write, then a webhook-like POST to /receive (kept alive) and a
 //               second committed UPDATE recording its delivery, then the answer: the least work of
 //               one status transition with its webhook (the ceiling of the accept scenario).
+//   POST /purchase-floor  one committed UPDATE (the creation), then what /write-notify does (the move
+//               to active committed, its webhook POST, its delivery committed): the least a purchase
+//               is made of, done one after the other with nothing shared between requests (baseline
+//               (h), the floor POST purchase is read against beside (f)).
 // Prints "listening <url>" when ready. Args: <database url> <merchant id>.
 import http from 'node:http';
 import Fastify from 'fastify';
@@ -42,6 +46,13 @@ app.post('/write', async () => {
 app.post('/receive', async () => ({ ok: true }));
 app.post('/write-notify', async () => {
   const id = (turn++ % 64) + 1;
+  const n = await writeOne(id);
+  await post(`${origin}/receive`, JSON.stringify({ id, n }));
+  return { success: true, message: 'ok', data: { id, n: await writeOne(id) } };
+});
+app.post('/purchase-floor', async () => {
+  const id = (turn++ % 64) + 1;
+  await writeOne(id);
   const n = await writeOne(id);
   await post(`${origin}/receive`, JSON.stringify({ id, n }));
   return { success: true, message: 'ok', data: { id, n: await writeOne(id) } };

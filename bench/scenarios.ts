@@ -205,6 +205,7 @@ export async function scenarioPlan(env: PlanEnv) {
       // (f) and (g): the ceilings the write scenarios are judged against (issue 26 point 4), 0 when not measured
       let f = 0;
       let g = 0;
+      let h = 0;
       const constLoad = () => load({ url: baselineUrl, connections: 50, paths: ['/const'] });
       await step('(a) bare Fastify constant route', async () => {
         const r = await constLoad();
@@ -363,6 +364,21 @@ export async function scenarioPlan(env: PlanEnv) {
           ];
         }, true);
       }
+      if (selected('POST purchase')) {
+        // (h): a purchase's own floor. A purchase is at least a committed creation, then a status
+        // transition with its webhook ((g)'s work): (h) does these one after the other in one
+        // request, sharing nothing with other requests. POST purchase can only beat it by what its
+        // batches share (commits, round trips, statements), never the rows, indexes and HTTP
+        // messages themselves; its ratio to (f) is ≤ (h) / (f) times that sharing.
+        await step('(h) bare Fastify: the least a purchase is made of, unbatched', async () => {
+          const r = await byProcess('(h) request', (x) => x.requests - x.non2xx, () => load({ url: baselineUrl, connections: 64, method: 'POST', paths: ['/purchase-floor'], body: {} }));
+          h = r.rps;
+          return [
+            row('(h) bare Fastify: committed UPDATE, then committed UPDATE + webhook POST + committed delivery, per request', 64, r, { baseline: '(f)', ratio: f ? r.rps / f : undefined }),
+            { name: `floor: a purchase made one at a time reaches at most ≈ ${f ? (r.rps / f).toFixed(2) : '?'} of (f) on this machine ((h) / (f))` },
+          ];
+        }, true);
+      }
       await step('sandbox accept → completed + webhook', async () => {
         // Every request accepts a deposit of its own (autocannon's `amount`: no path twice, so no
         // refused repeat), and only answers with status 'completed' count. A probe sizes the run:
@@ -424,7 +440,8 @@ export async function scenarioPlan(env: PlanEnv) {
           () => (profile ? statementsOf('purchase run', 'purchases', ok, run) : run()),
           async () => void (keepUp = await dispatchKeepUp(env.dbUrl, merchants.map((m) => m.id), `bench-${runId}-${tag}-`, D, keepUpLabel)),
         );
-        return [row(`POST purchase, 64 clients, ${who}`, 64, r, vsCeiling(r, '(f)', f)), ...aroundRows(`POST purchase, ${who}`, r, '(f)', around, '≥ 0.50'), ...keepUp];
+        const vsFloor: Row[] = h ? [{ name: `POST purchase, ${who} ÷ (h), a purchase's unbatched floor (what its batching shares)`, baseline: '(h)', ratio: r.rps / h }] : [];
+        return [row(`POST purchase, 64 clients, ${who}`, 64, r, vsCeiling(r, '(f)', f)), ...aroundRows(`POST purchase, ${who}`, r, '(f)', around, '≥ 0.50'), ...vsFloor, ...keepUp];
       };
       // BENCH_PG_STATEMENTS profiles the one-merchant run
       await step('POST purchase, 64 clients, one merchant', () => purchaseRun('one merchant', [main], 'one', 'one-merchant', true));
