@@ -142,7 +142,9 @@ export async function scenarioPlan(env: PlanEnv) {
   process.stderr.write('setting up merchants, listings, deposits…\n');
   const main = await merchant('bench', 10_000_000, hooks.url);
   const spread: { id: number; key: string }[] = [];
-  for (let i = 0; i < 64; i++) spread.push(await merchant(`bench-${i}`, 1_000_000));
+  // Each with the receiver as its webhook URL, as the main merchant: a merchant without one gets no
+  // webhook events, and the 64-merchant purchase run measured no webhook work until stop 43.
+  for (let i = 0; i < 64; i++) spread.push(await merchant(`bench-${i}`, 1_000_000, hooks.url));
   const key = { 'x-api-key': main.key };
   const baselineUrl = await startBaselineServer(env.dbUrl, main.id, env.procs);
 
