@@ -103,6 +103,12 @@ export interface RetentionSettings {
   intervalSeconds: number;
   /** Rows deleted per statement (each its own short transaction). */
   batchSize: number;
+  /**
+   * The most of its wall time a pruning loop spends in its statements, percent (src/jobs/pacing.ts):
+   * the retention run, the webhook prune and the request-log prune wait between batches so that a
+   * backlog never takes a database core for its whole length. 100: back to back.
+   */
+  busyPercent: number;
   /** Seconds between folds of the purchase count deltas (job `purchase_counts_fold`; GET /purchase `total`). */
   countFoldSeconds: number;
   /** record_status_history rows older than this. */
@@ -300,6 +306,7 @@ export function loadConfig(env: Env = process.env): Config {
     retention: {
       intervalSeconds: int(env, 'RETENTION_INTERVAL_SECONDS', 3600, 0, 86400 * 7),
       batchSize: int(env, 'RETENTION_BATCH', 1000, 1, 100_000),
+      busyPercent: int(env, 'RETENTION_BUSY_PERCENT', 25, 1, 100),
       countFoldSeconds: int(env, 'PURCHASE_COUNT_FOLD_SECONDS', 10, 1, 3600),
       statusHistoryDays: int(env, 'STATUS_HISTORY_DAYS', 365, 0, 36500),
       draftDays: int(env, 'DRAFT_RETENTION_DAYS', 7, 0, 36500),

@@ -25,7 +25,7 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
   app.addHook('onClose', () => keys.stop());
   const keyUsage = recordKeyUsage(ctx.db); // the dashboard's "last used"
   app.decorate('keyUsage', keyUsage);
-  const requestLog = createRequestLogRecorder({ db: ctx.db, log: ctx.log, days: ctx.config.requestLogDays }); // the dashboard's request log
+  const requestLog = createRequestLogRecorder({ db: ctx.db, log: ctx.log, days: ctx.config.requestLogDays, busyPercent: ctx.config.retention.busyPercent }); // the dashboard's request log
   app.decorate('requestLog', requestLog);
   app.addHook('onClose', () => requestLog.stop());
   // Operator, console and dashboard writes may change a merchant (key, enabled, whitelist): the

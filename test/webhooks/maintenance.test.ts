@@ -205,4 +205,20 @@ describe('retention', () => {
     expect(await exists(recent)).toBe(false);
     await gw.ctx.db.updateTable('webhook_events').set({ state: 'delivered', delivered_at: sql`now()` as never }).where('id', '=', oldPending).execute();
   });
+
+  it('a stop ends the prune between batches of 1 000; the next prune takes the rest', async () => {
+    const first = nextRecord;
+    nextRecord += 1500;
+    await sql`insert into webhook_events (merchant_id, kind, record_id, status, payload, target_url, state, attempts, created_at, delivered_at)
+              select ${m.id}, 'deposit', ${first} + g, 'completed', '{}'::jsonb, 'http://127.0.0.1:9/hook', 'delivered', 1,
+                     now() - interval '90 days', now() - interval '90 days'
+                from generate_series(0, 1499) g`.execute(gw.ctx.db);
+    const aged = async () => Number((await sql<{ n: string }>`select count(*) as n from webhook_events where record_id >= ${first} and record_id < ${first + 1500}`.execute(gw.ctx.db)).rows[0]!.n);
+    const stop = new AbortController();
+    stop.abort(); // as the job's abortSignal does at a stop
+    expect(await gw.ctx.webhooks.prune(30, stop.signal)).toBe(1000);
+    expect(await aged()).toBe(500);
+    expect(await gw.ctx.webhooks.prune(30)).toBe(500);
+    expect(await aged()).toBe(0);
+  });
 });

@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../../db/database.js';
 import { normaliseIp } from '../../http/client-ip.js';
 import { insertBatch, pruneOlderThan, type RequestLogEntry } from './request-log-repo.js';
+import { pacer } from '../../jobs/pacing.js';
 
 const FLUSH_MS = 1000;
 const BATCH = 500;
@@ -52,7 +53,8 @@ function merchantTxIdOf(request: FastifyRequest): string | null {
   return typeof fromQuery === 'string' ? fromQuery.slice(0, 128) : null;
 }
 
-export function createRequestLogRecorder(deps: { db: Db; log: Logger; days: number }): RequestLogRecorder {
+/** `busyPercent`: RETENTION_BUSY_PERCENT, the prune's pacing (src/jobs/pacing.ts; default 100: unpaced). */
+export function createRequestLogRecorder(deps: { db: Db; log: Logger; days: number; busyPercent?: number }): RequestLogRecorder {
   const { db, log, days } = deps;
   let buffer: RequestLogEntry[] = [];
   /** The 304 entries of `buffer`, by what makes two of them identical. */
@@ -100,14 +102,25 @@ export function createRequestLogRecorder(deps: { db: Db; log: Logger; days: numb
 
   const timer = enabled ? setInterval(() => void flush(), FLUSH_MS) : undefined;
   timer?.unref();
-  async function prune(): Promise<number> {
+  // A paced prune can outlast the hour between two: one at a time; stop() ends it between batches.
+  const stopping = new AbortController();
+  let pruning: Promise<number> | undefined;
+  async function pruneAll(): Promise<number> {
+    const pace = pacer(deps.busyPercent ?? 100, stopping.signal);
     let total = 0;
     try {
-      for (let n = PRUNE_BATCH; n === PRUNE_BATCH; total += n) n = await pruneOlderThan(db, days, PRUNE_BATCH);
+      for (let n = PRUNE_BATCH; n === PRUNE_BATCH; total += n) {
+        n = await pruneOlderThan(db, days, PRUNE_BATCH);
+        if (n === PRUNE_BATCH && !(await pace.next())) return total + n;
+      }
     } catch (err) {
       log.warn({ err }, 'request log prune failed');
     }
     return total;
+  }
+  function prune(): Promise<number> {
+    pruning ??= pruneAll().finally(() => (pruning = undefined));
+    return pruning;
   }
   const pruner = enabled ? setInterval(() => void prune(), PRUNE_EVERY_MS) : undefined;
   pruner?.unref();
@@ -146,6 +159,8 @@ export function createRequestLogRecorder(deps: { db: Db; log: Logger; days: numb
     async stop() {
       if (timer) clearInterval(timer);
       if (pruner) clearInterval(pruner);
+      stopping.abort();
+      await pruning;
       await flush();
     },
     dropped: () => droppedCount,

@@ -6,6 +6,7 @@
 // credit's explanation names (a deposit item's price basis, a stored quote's).
 import type { Config, RetentionSettings } from '../../config.js';
 import type { Db } from '../../db/database.js';
+import { pacer } from '../../jobs/pacing.js';
 import * as repo from './retention-repo.js';
 
 export type RetentionKind =
@@ -29,6 +30,8 @@ export interface RetentionRun {
   /** The longest statement (ms): how long a batch's row locks were held at most. */
   maxBatchMs: number;
   ms: number;
+  /** The run stopped before the end: its signal aborted (a stop); the next run carries on. */
+  stopped: boolean;
 }
 
 export type RetentionConfig = { retention: RetentionSettings; webhookRetentionDays: number; platform: Config['platform'] };
@@ -58,27 +61,43 @@ export function daysOf(config: RetentionConfig): Record<RetentionKind, number> {
   };
 }
 
-export async function pruneAll(db: Db, config: RetentionConfig, only?: RetentionKind[]): Promise<RetentionRun> {
+/**
+ * One pruning run over every kind (or `only` these), paced by RETENTION_BUSY_PERCENT
+ * (src/jobs/pacing.ts); it stops between batches when `signal` aborts, with `stopped` set.
+ */
+export async function pruneAll(db: Db, config: RetentionConfig, only?: RetentionKind[], signal?: AbortSignal): Promise<RetentionRun> {
   const started = Date.now();
   const limit = config.retention.batchSize;
   const days = daysOf(config);
-  const run: RetentionRun = { deleted: {}, batches: 0, batchesOf: {}, maxBatchMs: 0, ms: 0 };
+  const run: RetentionRun = { deleted: {}, batches: 0, batchesOf: {}, maxBatchMs: 0, ms: 0, stopped: false };
+  const pace = pacer(config.retention.busyPercent, signal);
   let mark = Date.now();
   const wanted = (k: RetentionKind) => days[k] > 0 && (!only || only.includes(k));
-  const add = (k: RetentionKind, n: number) => {
+  const begin = () => {
+    mark = Date.now();
+    pace.restart();
+  };
+  /** Counts a batch, then waits its pause: false when the run must stop. */
+  const add = async (k: RetentionKind, n: number): Promise<boolean> => {
     run.deleted[k] = (run.deleted[k] ?? 0) + n;
     run.batchesOf[k] = (run.batchesOf[k] ?? 0) + 1;
     run.batches++;
-    const now = Date.now();
-    run.maxBatchMs = Math.max(run.maxBatchMs, now - mark);
-    mark = now;
+    run.maxBatchMs = Math.max(run.maxBatchMs, Date.now() - mark);
+    const go = await pace.next();
+    mark = Date.now();
+    run.stopped = !go;
+    return go;
+  };
+  const done = () => {
+    run.ms = Date.now() - started;
+    return run;
   };
   for (const [k, w] of Object.entries(repo.HEAD_WALKS) as [keyof typeof repo.HEAD_WALKS, (typeof repo.HEAD_WALKS)[keyof typeof repo.HEAD_WALKS]][]) {
     if (!wanted(k)) continue;
-    mark = Date.now();
+    begin();
     for (let after = 0; ; ) {
       const { deleted, taken, last } = await repo.pruneHead(db, w, days[k], limit, after);
-      add(k, deleted);
+      if (!(await add(k, deleted))) return done();
       if (deleted === 0 || taken < limit) break;
       after = last;
     }
@@ -86,10 +105,10 @@ export async function pruneAll(db: Db, config: RetentionConfig, only?: Retention
   // Price bases: every basis computed before the cutoff is looked at (one a credit names is kept,
   // so a batch deleting nothing does not mean the walk is done).
   if (wanted('price_bases')) {
-    mark = Date.now();
+    begin();
     for (let after = 0; ; ) {
       const { deleted, taken, last } = await repo.prunePriceBases(db, days.price_bases, limit, after);
-      add('price_bases', deleted);
+      if (!(await add('price_bases', deleted))) return done();
       if (taken < limit) break;
       after = last;
     }
@@ -97,8 +116,10 @@ export async function pruneAll(db: Db, config: RetentionConfig, only?: Retention
   for (const [k, w] of Object.entries(repo.PAGE_WALKS) as [keyof typeof repo.PAGE_WALKS, (typeof repo.PAGE_WALKS)[keyof typeof repo.PAGE_WALKS]][]) {
     if (!wanted(k)) continue;
     const pages = await repo.pagesOf(db, w.table);
-    mark = Date.now();
-    for (let p = 0; p < pages; p += PAGES_PER_BATCH) add(k, await repo.prunePages(db, w, days[k], p, p + PAGES_PER_BATCH));
+    begin();
+    for (let p = 0; p < pages; p += PAGES_PER_BATCH) {
+      if (!(await add(k, await repo.prunePages(db, w, days[k], p, p + PAGES_PER_BATCH)))) return done();
+    }
   }
   const byIndex: [RetentionKind, (db: Db, days: number, limit: number) => Promise<number>][] = [
     ['drafts', repo.pruneDrafts],
@@ -108,15 +129,14 @@ export async function pruneAll(db: Db, config: RetentionConfig, only?: Retention
   ];
   for (const [k, fn] of byIndex) {
     if (!wanted(k)) continue;
-    mark = Date.now();
+    begin();
     for (;;) {
       const n = await fn(db, days[k], limit);
-      add(k, n);
+      if (!(await add(k, n))) return done();
       if (n < limit) break;
     }
   }
-  run.ms = Date.now() - started;
-  return run;
+  return done();
 }
 
 /** Folds every purchase count delta there is now, `limit` per statement; returns how many. */

@@ -14,12 +14,13 @@ export interface RetentionTaskDeps {
 
 export function retentionTasks(ctx: RetentionTaskDeps): TaskList {
   return {
-    [RETENTION_TASKS.prune]: async () => {
+    [RETENTION_TASKS.prune]: async (_payload, helpers) => {
       const every = ctx.config.retention.intervalSeconds;
       if (every > 0) await scheduleRetention(ctx.db, every);
-      const run = await pruneAll(ctx.db, ctx.config);
+      // Paced (RETENTION_BUSY_PERCENT); a stop ends it between batches, the next run carries on.
+      const run = await pruneAll(ctx.db, ctx.config, undefined, helpers.abortSignal);
       const total = Object.values(run.deleted).reduce((a, b) => a + (b ?? 0), 0);
-      if (total > 0) ctx.log.info({ deleted: run.deleted, batches: run.batches, ms: run.ms }, 'retention: old rows pruned');
+      if (total > 0 || run.stopped) ctx.log.info({ deleted: run.deleted, batches: run.batches, ms: run.ms, stopped: run.stopped }, 'retention: old rows pruned');
     },
     // GET /purchase's `total` sums the deltas not folded yet: folded often, they stay few.
     [RETENTION_TASKS.fold]: async () => {

@@ -9,6 +9,7 @@
 // is lost.
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
+import { pacer } from '../../jobs/pacing.js';
 import type { Db, Trx } from '../../db/database.js';
 import { isoUtc } from '../../domain/clock.js';
 import { notFound } from '../../domain/errors.js';
@@ -86,7 +87,7 @@ export interface WebhookDeps {
     | 'webhookConcurrency'
     | 'webhookConcurrencyPerMerchant'
     | 'webhookPollMs'
-  >;
+  > & { retention: Pick<Config['retention'], 'busyPercent'> };
 }
 
 export function createWebhookService(deps: WebhookDeps, opts: WebhookServiceOptions = {}) {
@@ -113,14 +114,18 @@ export function createWebhookService(deps: WebhookDeps, opts: WebhookServiceOpti
     return settled.map((s) => Number(s.id));
   }
 
-  /** Deletes delivered events (with their attempts) delivered more than WEBHOOK_RETENTION_DAYS ago. */
-  async function prune(days = config.webhookRetentionDays): Promise<number> {
+  /**
+   * Deletes delivered events (with their attempts) delivered more than WEBHOOK_RETENTION_DAYS ago,
+   * paced by RETENTION_BUSY_PERCENT (src/jobs/pacing.ts); stops between batches when `signal` aborts.
+   */
+  async function prune(days = config.webhookRetentionDays, signal?: AbortSignal): Promise<number> {
     if (days <= 0) return 0;
+    const pace = pacer(config.retention.busyPercent, signal);
     let total = 0;
     for (;;) {
       const n = await repo.pruneDelivered(db, days, PRUNE_BATCH);
       total += n;
-      if (n < PRUNE_BATCH) return total;
+      if (n < PRUNE_BATCH || !(await pace.next())) return total;
     }
   }
 

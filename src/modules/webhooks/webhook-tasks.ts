@@ -25,9 +25,10 @@ export const webhookTasks = (ctx: WebhookTaskDeps): TaskList => ({
     await scheduleMaintenance(ctx.db, WEBHOOK_SWEEP_TASK, nextSweep(ctx));
     await ctx.webhooks.sweep();
   },
-  [WEBHOOK_PRUNE_TASK]: async () => {
+  [WEBHOOK_PRUNE_TASK]: async (_payload, helpers) => {
     await scheduleMaintenance(ctx.db, WEBHOOK_PRUNE_TASK, nextPrune());
-    const n = await ctx.webhooks.prune();
+    // Paced (RETENTION_BUSY_PERCENT); a stop ends it between batches, the next run carries on.
+    const n = await ctx.webhooks.prune(undefined, helpers.abortSignal);
     if (n > 0) ctx.log.info({ pruned: n, retentionDays: ctx.config.webhookRetentionDays }, 'delivered webhook events pruned');
   },
 });
