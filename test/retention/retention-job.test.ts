@@ -35,6 +35,25 @@ describe('retention job', () => {
     expect(next!.in_s).toBeGreaterThan(7000);
   });
 
+  it("ends between batches when the job's abortSignal aborts (a stop); the next run takes the rest", async () => {
+    await gw.ctx.pool.query(`insert into record_status_history (kind, record_id, merchant_id, to_status, at)
+      select 'purchase', 1000000 + g, 1, 'completed', now() - interval '31 days' from generate_series(1, 2500) g`);
+    // Every row past STATUS_HISTORY_DAYS (30), these and any the gateway wrote.
+    const aged = async () => Number((await gw.ctx.pool.query(`select count(*) as n from record_status_history where at < now() - interval '30 days'`)).rows[0].n);
+    const before = await aged();
+    expect(before).toBeGreaterThanOrEqual(2500);
+    const handler = buildTaskList(gw.ctx)[RETENTION_TASKS.prune] as (payload: unknown, helpers: unknown) => Promise<void>;
+    const stop = new AbortController();
+    stop.abort();
+    await handler({}, { abortSignal: stop.signal });
+    // One batch: the next RETENTION_BATCH (1000) rows by id, of which the old ones went.
+    const cut = await aged();
+    expect(cut).toBeGreaterThanOrEqual(before - 1000);
+    expect(cut).toBeLessThan(before);
+    await handler({}, {});
+    expect(await aged()).toBe(0);
+  });
+
   it('purchase_counts_fold: scheduled at start, folds the count deltas (sums kept), schedules the next run', async () => {
     const first = await job(RETENTION_TASKS.fold);
     expect(first).toBeDefined();
