@@ -205,11 +205,14 @@ program
   .command('retention')
   .description('retention of what grows without bound (the retention_prune job runs it every RETENTION_INTERVAL_SECONDS)')
   .command('prune')
-  .description('delete now what is past the retention settings, in batches; prints rows deleted per kind')
+  .description('delete now what is past the retention settings (delivered webhook events too), in batches paced by RETENTION_BUSY_PERCENT; prints rows deleted per kind')
   .action(
     run(async (ctx) => {
       const { pruneAll } = await import('../modules/retention/retention-service.js');
-      return pruneAll(ctx.db, ctx.config);
+      const run = await pruneAll(ctx.db, ctx.config);
+      // What job webhook_prune deletes hourly, so that one command works off a whole backlog.
+      const webhookDelivered = await requireFeature(ctx, 'webhooks').prune();
+      return { ...run, deleted: { ...run.deleted, webhook_delivered: webhookDelivered } };
     }),
   );
 

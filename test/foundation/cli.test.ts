@@ -83,6 +83,20 @@ describe('gateway CLI', () => {
     expect(JSON.parse(redelivered.out).id).toBe(eventId);
   }, CLI_TEST_TIMEOUT_MS);
 
+  it('retention prune deletes what the retention job and the webhook prune would, delivered webhook events included', async () => {
+    const m = JSON.parse((await cli('merchant', 'create', '--name', 'old hooks', '--webhook-url', 'http://127.0.0.1:9/hook')).out);
+    const eventId = await gw.ctx.db.transaction().execute((trx) =>
+      enqueueWebhook(trx, { merchantId: m.id, kind: 'deposit', recordId: 78, status: 'completed', payload: { status: 'completed', trade_id: 78, amount: 1 } }),
+    );
+    await sql`update webhook_events set state = 'delivered', attempts = 1, delivered_at = now() - interval '31 days' where id = ${eventId}`.execute(gw.ctx.db);
+    const pruned = await cli('retention', 'prune');
+    expect(pruned.code).toBe(0);
+    const run = JSON.parse(pruned.out);
+    expect(run.deleted.webhook_delivered).toBe(1);
+    expect(run.stopped).toBe(false);
+    expect((await sql`select 1 from webhook_events where id = ${eventId}`.execute(gw.ctx.db)).rows).toEqual([]);
+  }, CLI_TEST_TIMEOUT_MS);
+
   it('catalogue import loads a listing file with progress on stderr and reports bad rows', async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cli-import-'));
     const file = path.join(dir, 'listings.jsonl');
