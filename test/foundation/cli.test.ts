@@ -93,7 +93,6 @@ describe('gateway CLI', () => {
     expect(pruned.code).toBe(0);
     const run = JSON.parse(pruned.out);
     expect(run.deleted.webhook_delivered).toBe(1);
-    expect(run.stopped).toBe(false);
     expect((await sql`select 1 from webhook_events where id = ${eventId}`.execute(gw.ctx.db)).rows).toEqual([]);
   }, CLI_TEST_TIMEOUT_MS);
 

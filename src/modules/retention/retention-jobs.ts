@@ -17,10 +17,15 @@ declare global {
   }
 }
 
-/** The next run in `seconds`; preserve_run_at keeps an earlier waiting one. */
+/**
+ * The next run in `seconds`; preserve_run_at keeps an earlier waiting one. A queue of its own: a
+ * run that comes due while the last still runs (a paced prune of a backlog can outlast the
+ * interval) waits for it, rather than pruning beside it at twice the pace.
+ */
 export function scheduleRetention(db: Db | Trx, seconds: number, task: (typeof RETENTION_TASKS)[keyof typeof RETENTION_TASKS] = RETENTION_TASKS.prune): Promise<void> {
   return addJob(db, task, {}, {
     jobKey: task,
+    queueName: task,
     jobKeyMode: 'preserve_run_at',
     runAt: new Date(Date.now() + seconds * 1000),
   });

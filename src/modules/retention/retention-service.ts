@@ -73,16 +73,21 @@ export async function pruneAll(db: Db, config: RetentionConfig, only?: Retention
   const pace = pacer(config.retention.busyPercent, signal);
   let mark = Date.now();
   const wanted = (k: RetentionKind) => days[k] > 0 && (!only || only.includes(k));
-  const begin = () => {
+  /** Before a kind's first batch: false when the run must stop (a stop came during the last kind). */
+  const begin = (): boolean => {
     mark = Date.now();
     pace.restart();
+    run.stopped = signal?.aborted ?? false;
+    return !run.stopped;
   };
-  /** Counts a batch, then waits its pause: false when the run must stop. */
-  const add = async (k: RetentionKind, n: number): Promise<boolean> => {
+  const add = (k: RetentionKind, n: number) => {
     run.deleted[k] = (run.deleted[k] ?? 0) + n;
     run.batchesOf[k] = (run.batchesOf[k] ?? 0) + 1;
     run.batches++;
     run.maxBatchMs = Math.max(run.maxBatchMs, Date.now() - mark);
+  };
+  /** Before a kind's next batch (never after its last): its pause; false when the run must stop. */
+  const more = async (): Promise<boolean> => {
     const go = await pace.next();
     mark = Date.now();
     run.stopped = !go;
@@ -94,31 +99,34 @@ export async function pruneAll(db: Db, config: RetentionConfig, only?: Retention
   };
   for (const [k, w] of Object.entries(repo.HEAD_WALKS) as [keyof typeof repo.HEAD_WALKS, (typeof repo.HEAD_WALKS)[keyof typeof repo.HEAD_WALKS]][]) {
     if (!wanted(k)) continue;
-    begin();
+    if (!begin()) return done();
     for (let after = 0; ; ) {
       const { deleted, taken, last } = await repo.pruneHead(db, w, days[k], limit, after);
-      if (!(await add(k, deleted))) return done();
+      add(k, deleted);
       if (deleted === 0 || taken < limit) break;
+      if (!(await more())) return done();
       after = last;
     }
   }
   // Price bases: every basis computed before the cutoff is looked at (one a credit names is kept,
   // so a batch deleting nothing does not mean the walk is done).
   if (wanted('price_bases')) {
-    begin();
+    if (!begin()) return done();
     for (let after = 0; ; ) {
       const { deleted, taken, last } = await repo.prunePriceBases(db, days.price_bases, limit, after);
-      if (!(await add('price_bases', deleted))) return done();
+      add('price_bases', deleted);
       if (taken < limit) break;
+      if (!(await more())) return done();
       after = last;
     }
   }
   for (const [k, w] of Object.entries(repo.PAGE_WALKS) as [keyof typeof repo.PAGE_WALKS, (typeof repo.PAGE_WALKS)[keyof typeof repo.PAGE_WALKS]][]) {
     if (!wanted(k)) continue;
     const pages = await repo.pagesOf(db, w.table);
-    begin();
+    if (!begin()) return done();
     for (let p = 0; p < pages; p += PAGES_PER_BATCH) {
-      if (!(await add(k, await repo.prunePages(db, w, days[k], p, p + PAGES_PER_BATCH)))) return done();
+      if (p > 0 && !(await more())) return done();
+      add(k, await repo.prunePages(db, w, days[k], p, p + PAGES_PER_BATCH));
     }
   }
   const byIndex: [RetentionKind, (db: Db, days: number, limit: number) => Promise<number>][] = [
@@ -129,11 +137,12 @@ export async function pruneAll(db: Db, config: RetentionConfig, only?: Retention
   ];
   for (const [k, fn] of byIndex) {
     if (!wanted(k)) continue;
-    begin();
+    if (!begin()) return done();
     for (;;) {
       const n = await fn(db, days[k], limit);
-      if (!(await add(k, n))) return done();
+      add(k, n);
       if (n < limit) break;
+      if (!(await more())) return done();
     }
   }
   return done();

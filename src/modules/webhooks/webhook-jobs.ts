@@ -17,7 +17,10 @@ declare global {
   }
 }
 
-/** Keeps one maintenance job of `task` waiting at `runAt` (an earlier waiting one is kept). */
+/**
+ * Keeps one maintenance job of `task` waiting at `runAt` (an earlier waiting one is kept), in a
+ * queue of its own: a run due while the last still runs (a paced prune of a backlog) waits for it.
+ */
 export async function scheduleMaintenance(db: Db | Trx, task: typeof WEBHOOK_SWEEP_TASK | typeof WEBHOOK_PRUNE_TASK, runAt: Date): Promise<void> {
-  await addJob(db, task, {}, { jobKey: task, jobKeyMode: 'preserve_run_at', runAt });
+  await addJob(db, task, {}, { jobKey: task, jobKeyMode: 'preserve_run_at', runAt, queueName: task });
 }
