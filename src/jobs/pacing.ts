@@ -37,16 +37,19 @@ export interface Pacer {
   next(): Promise<boolean>;
   /** Starts the clock of the next batch anew (after work that is not a batch, e.g. a count). */
   restart(): void;
+  /** How long the current batch has run so far, ms (from the last next() or restart()). */
+  elapsed(): number;
 }
 
 /** A pacer that keeps its loop busy at most `percent` (1–100) of the time; 100 never waits. */
 export function pacer(percent: number, signal?: AbortSignal, clock: PacingClock = realClock): Pacer {
   const share = Math.min(100, Math.max(1, percent)) / 100;
   let started = clock.now();
+  const elapsed = () => clock.now() - started;
   return {
     async next() {
       if (signal?.aborted) return false;
-      const busy = clock.now() - started;
+      const busy = elapsed();
       if (share < 1 && busy > 0) await clock.sleep((busy * (1 - share)) / share, signal);
       started = clock.now();
       return !signal?.aborted;
@@ -54,5 +57,6 @@ export function pacer(percent: number, signal?: AbortSignal, clock: PacingClock 
     restart() {
       started = clock.now();
     },
+    elapsed,
   };
 }

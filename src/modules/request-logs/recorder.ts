@@ -53,8 +53,8 @@ function merchantTxIdOf(request: FastifyRequest): string | null {
   return typeof fromQuery === 'string' ? fromQuery.slice(0, 128) : null;
 }
 
-/** `busyPercent`: RETENTION_BUSY_PERCENT, the prune's pacing (src/jobs/pacing.ts; default 100: unpaced). */
-export function createRequestLogRecorder(deps: { db: Db; log: Logger; days: number; busyPercent?: number }): RequestLogRecorder {
+/** `busyPercent`: RETENTION_BUSY_PERCENT, the prune's pacing (src/jobs/pacing.ts). */
+export function createRequestLogRecorder(deps: { db: Db; log: Logger; days: number; busyPercent: number }): RequestLogRecorder {
   const { db, log, days } = deps;
   let buffer: RequestLogEntry[] = [];
   /** The 304 entries of `buffer`, by what makes two of them identical. */
@@ -105,13 +105,14 @@ export function createRequestLogRecorder(deps: { db: Db; log: Logger; days: numb
   // A paced prune can outlast the hour between two: one at a time; stop() ends it between batches.
   const stopping = new AbortController();
   let pruning: Promise<number> | undefined;
-  async function pruneAll(): Promise<number> {
-    const pace = pacer(deps.busyPercent ?? 100, stopping.signal);
+  async function pruneBatches(): Promise<number> {
+    const pace = pacer(deps.busyPercent, stopping.signal);
     let total = 0;
     try {
-      for (let n = PRUNE_BATCH; n === PRUNE_BATCH; total += n) {
-        n = await pruneOlderThan(db, days, PRUNE_BATCH);
-        if (n === PRUNE_BATCH && !(await pace.next())) return total + n;
+      for (;;) {
+        const n = await pruneOlderThan(db, days, PRUNE_BATCH);
+        total += n;
+        if (n < PRUNE_BATCH || !(await pace.next())) break;
       }
     } catch (err) {
       log.warn({ err }, 'request log prune failed');
@@ -119,7 +120,7 @@ export function createRequestLogRecorder(deps: { db: Db; log: Logger; days: numb
     return total;
   }
   function prune(): Promise<number> {
-    pruning ??= pruneAll().finally(() => (pruning = undefined));
+    pruning ??= pruneBatches().finally(() => (pruning = undefined));
     return pruning;
   }
   const pruner = enabled ? setInterval(() => void prune(), PRUNE_EVERY_MS) : undefined;

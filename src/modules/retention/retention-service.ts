@@ -70,12 +70,12 @@ export async function pruneAll(db: Db, config: RetentionConfig, only?: Retention
   const limit = config.retention.batchSize;
   const days = daysOf(config);
   const run: RetentionRun = { deleted: {}, batches: 0, batchesOf: {}, maxBatchMs: 0, ms: 0, stopped: false };
+  // The pacer's batch clock is also what maxBatchMs reads: a batch runs from the pacer's last
+  // restart() or next() to add().
   const pace = pacer(config.retention.busyPercent, signal);
-  let mark = Date.now();
   const wanted = (k: RetentionKind) => days[k] > 0 && (!only || only.includes(k));
   /** Before a kind's first batch: false when the run must stop (a stop came during the last kind). */
   const begin = (): boolean => {
-    mark = Date.now();
     pace.restart();
     run.stopped = signal?.aborted ?? false;
     return !run.stopped;
@@ -84,12 +84,11 @@ export async function pruneAll(db: Db, config: RetentionConfig, only?: Retention
     run.deleted[k] = (run.deleted[k] ?? 0) + n;
     run.batchesOf[k] = (run.batchesOf[k] ?? 0) + 1;
     run.batches++;
-    run.maxBatchMs = Math.max(run.maxBatchMs, Date.now() - mark);
+    run.maxBatchMs = Math.max(run.maxBatchMs, Math.round(pace.elapsed()));
   };
   /** Before a kind's next batch (never after its last): its pause; false when the run must stop. */
   const more = async (): Promise<boolean> => {
     const go = await pace.next();
-    mark = Date.now();
     run.stopped = !go;
     return go;
   };
