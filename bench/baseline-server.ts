@@ -44,18 +44,17 @@ app.post('/write', async () => {
   return { success: true, message: 'ok', data: { id, n: await writeOne(id) } };
 });
 app.post('/receive', async () => ({ ok: true }));
-app.post('/write-notify', async () => {
-  const id = (turn++ % 64) + 1;
+/** /write-notify's work: a committed write, its webhook POST, the delivery committed. */
+async function transitionWithWebhook(id: number) {
   const n = await writeOne(id);
   await post(`${origin}/receive`, JSON.stringify({ id, n }));
   return { success: true, message: 'ok', data: { id, n: await writeOne(id) } };
-});
+}
+app.post('/write-notify', async () => transitionWithWebhook((turn++ % 64) + 1));
 app.post('/purchase-floor', async () => {
   const id = (turn++ % 64) + 1;
-  await writeOne(id);
-  const n = await writeOne(id);
-  await post(`${origin}/receive`, JSON.stringify({ id, n }));
-  return { success: true, message: 'ok', data: { id, n: await writeOne(id) } };
+  await writeOne(id); // the creation
+  return transitionWithWebhook(id);
 });
 const stored = new Map<string, Buffer>();
 app.addContentTypeParser('application/octet-stream', { parseAs: 'buffer', bodyLimit: 64 * 1024 * 1024 }, (_req, body, done) => done(null, body));
