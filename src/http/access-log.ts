@@ -12,10 +12,12 @@
 // time, with "repeats": N, written after the turn's other lines — the request log sums identical
 // 304s too (request_logs.repeats, per flush). Building and
 // writing a line per poll was ≈ 9 µs of a 304's 36 (bench/RESULTS.md, stop 39).
-// Credentials in the URL are masked (maskTokens), as the logger's `req` serializer does (server.ts).
+// Credentials in the URL are masked (maskUrl, src/domain/redaction.ts: the request log's rule too), as the
+// logger's `req` serializer does (server.ts).
 import pino, { type Logger } from 'pino';
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
+import { maskUrl } from '../domain/redaction.js';
 
 interface LineSink {
   write(line: string): unknown;
@@ -130,21 +132,12 @@ process.on('exit', () => {
 export function accessLine(bindings: string, request: AccessFields, statusCode: number, responseTime: number, repeats = 1, time = Date.now()): string {
   return (
     `{"level":30,"time":${time}${bindings},"reqId":${JSON.stringify(String(request.id))},` +
-    `"req":{"method":${JSON.stringify(request.method)},"url":${JSON.stringify(maskTokens(request.url))},` +
+    `"req":{"method":${JSON.stringify(request.method)},"url":${JSON.stringify(maskUrl(request.url))},` +
     `"host":${JSON.stringify(request.host)},"remoteAddress":${JSON.stringify(request.ip)}},` +
     `"res":{"statusCode":${statusCode}},"responseTime":${responseTime},${repeats > 1 ? `"repeats":${repeats},` : ''}"msg":"request completed"}\n`
   );
 }
 
-// A URL carries a credential in its path (a hosted page's token, a dashboard invitation's token)
-// or, from a careless client, in a query parameter named like one: both are masked in every log line.
-const TOKEN_PATH = /^(\/deposit\/|\/api\/v1\/hosted\/|\/dashboard\/invite\/|\/dashboard\/reset\/)[^/?#]+/;
-const SECRET_QUERY = /([?&][^=&#]*(?:token|key|secret|password|session|csrf)[^=&#]*=)[^&#]*/gi;
-
-/** The URL for logs: /deposit/<token>, /api/v1/hosted/<token>/…, /dashboard/invite/<token>, /dashboard/reset/<token> and secret-named query values masked. */
-export function maskTokens(url: string): string {
-  let out = url;
-  if (url.startsWith('/deposit/') || url.startsWith('/api/v1/hosted/') || url.startsWith('/dashboard/invite/') || url.startsWith('/dashboard/reset/')) out = out.replace(TOKEN_PATH, '$1***');
-  if (out.includes('=')) out = out.replace(SECRET_QUERY, '$1***');
-  return out;
-}
+// The URL for logs: credentials in its path or query masked by the one masking rule of every
+// request record (src/domain/redaction.ts); the name stays for the logger's serializer (server.ts).
+export { maskUrl as maskTokens };

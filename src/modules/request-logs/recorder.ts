@@ -6,6 +6,8 @@
 // Identical "not modified" answers (same merchant, key, client and request line) noted before one
 // flush are one entry with their count (`repeats`): a merchant polling its catalogue pages with
 // If-None-Match would otherwise write a row per poll for answers that say nothing new.
+// Credentials a client put in the URL, and any its error answer quotes, are masked before the entry
+// is buffered (src/domain/redaction.ts, the access log's rule): the table never holds them.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { fieldOf } from '../../http/typed-routes.js';
 import type { Logger } from 'pino';
@@ -13,6 +15,7 @@ import type { Db } from '../../db/database.js';
 import { normaliseIp } from '../../http/client-ip.js';
 import { insertBatch, pruneOlderThan, type RequestLogEntry } from './request-log-repo.js';
 import { pacer } from '../../jobs/pacing.js';
+import { maskText, maskUrl } from '../../domain/redaction.js';
 
 const FLUSH_MS = 1000;
 const BATCH = 500;
@@ -51,6 +54,13 @@ function merchantTxIdOf(request: FastifyRequest): string | null {
   if (typeof fromBody === 'string') return fromBody.slice(0, 128);
   const fromQuery = fieldOf(request.query, 'merchant_tx_id');
   return typeof fromQuery === 'string' ? fromQuery.slice(0, 128) : null;
+}
+
+/** The answer of a failed request as stored: its first MAX_ERROR_BODY characters, credentials masked. */
+function errorBodyOf(status: number, payload: unknown): string | null {
+  if (status < 400) return null;
+  const text = typeof payload === 'string' ? payload.slice(0, MAX_ERROR_BODY) : Buffer.isBuffer(payload) ? payload.toString('utf8', 0, MAX_ERROR_BODY) : null;
+  return text === null ? null : maskText(text);
 }
 
 /** `busyPercent`: RETENTION_BUSY_PERCENT, the prune's pacing (src/jobs/pacing.ts). */
@@ -135,7 +145,7 @@ export function createRequestLogRecorder(deps: { db: Db; log: Logger; days: numb
           merchantId: m.id,
           at: new Date(),
           method: request.method,
-          path: request.url.slice(0, MAX_PATH),
+          path: maskUrl(request.url).slice(0, MAX_PATH),
           status,
           durationMs: Math.round(reply.elapsedTime),
           requestId: String(request.id),
@@ -143,7 +153,7 @@ export function createRequestLogRecorder(deps: { db: Db; log: Logger; days: numb
           clientIp: normaliseIp(request.ip),
           merchantTxId: merchantTxIdOf(request),
           repeats: 1,
-          errorBody: status >= 400 && typeof payload === 'string' ? payload.slice(0, MAX_ERROR_BODY) : status >= 400 && Buffer.isBuffer(payload) ? payload.toString('utf8', 0, MAX_ERROR_BODY) : null,
+          errorBody: errorBodyOf(status, payload),
         });
       }
       done(null, payload);
@@ -151,7 +161,7 @@ export function createRequestLogRecorder(deps: { db: Db; log: Logger; days: numb
     note(a) {
       if (!enabled) return;
       push({
-        merchantId: a.merchant.id, at: new Date(), method: a.method, path: a.url.slice(0, MAX_PATH), status: a.statusCode, durationMs: Math.round(a.responseTime),
+        merchantId: a.merchant.id, at: new Date(), method: a.method, path: maskUrl(a.url).slice(0, MAX_PATH), status: a.statusCode, durationMs: Math.round(a.responseTime),
         requestId: a.id, keyPrefix: a.merchant.api_key_prefix, clientIp: normaliseIp(a.ip), merchantTxId: null, errorBody: null, repeats: 1,
       });
     },

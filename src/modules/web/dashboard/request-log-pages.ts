@@ -1,11 +1,14 @@
 // Dashboard "API requests": the merchant's own API requests of the last REQUEST_LOG_DAYS, newest
-// first, searchable by request id and merchant_tx_id; a failed request shows its answer.
+// first, searchable by request id and merchant_tx_id; a failed request shows its answer. The recorder
+// stores them masked; they are masked again when shown (src/domain/redaction.ts), for rows written
+// before it did.
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../../db/database.js';
 import { html, pager, table, when } from '../kit/html.js';
 import { intParam, merchantUser, respond, type ShellOf } from '../kit/view.js';
 import { listRequests } from '../../request-logs/request-log-repo.js';
 import { stringFields } from '../../../http/typed-routes.js';
+import { maskText, maskUrl } from '../../../domain/redaction.js';
 
 const PAGE_SIZE = 50;
 const clean = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v.trim().slice(0, 200) : undefined);
@@ -27,7 +30,7 @@ export function requestLogPages(app: FastifyInstance, ctx: { db: Db; config: { r
 <div class="buttons"><button type="submit">Search</button></div></form>
 ${table('API requests', ['Time', 'Request', 'Status', 'Duration', 'Request id', 'Key', 'Client', 'merchant_tx_id'], shown.map((r) => [
   when(r.at),
-  html`<code class="break">${r.method} ${r.path}</code>${r.error_body ? html`<details><summary>Answer</summary><pre class="excerpt">${r.error_body}</pre></details>` : ''}`,
+  html`<code class="break">${r.method} ${maskUrl(r.path)}</code>${r.error_body ? html`<details><summary>Answer</summary><pre class="excerpt">${maskText(r.error_body)}</pre></details>` : ''}`,
   html`<span class="${r.status >= 400 ? 'state state-exhausted' : 'state state-delivered'}">${r.status}</span>${r.repeats > 1 ? html` <span class="hint" title="${r.repeats} identical answers within about a second; the request id is the first one's">×${r.repeats}</span>` : ''}`,
   `${r.duration_ms} ms`,
   html`<code>${r.request_id}</code>`,
