@@ -6,24 +6,30 @@
 // from that checkpoint and reads only newer entries, so a daily run costs a day of entries.
 //
 // Entries are immutable (ledger_entries_no_update), so a checkpoint's sums stay true as long as no
-// entry with an id at or below through_id commits after the run. Ids are drawn before commit, so
-// the checkpoint stops short of the newest entries: it covers only entries older than
-// CHECKPOINT_MARGIN_SECONDS (a writing transaction lasts far less); the rest are re-read next time.
+// entry with an id at or below through_id commits after the run. Ids are drawn before commit, so a
+// writer still in flight may hold an id below one already committed. Before its snapshot the run
+// therefore settles the ids: it reads the last id drawn, then waits for the transactions that were
+// writing ledger entries at that moment (an insert holds its ROW EXCLUSIVE lock on the table from
+// before it draws its id until it commits). Every id up to the one read is then final, and the
+// checkpoint covers it, however young. Writers are never blocked: the run only watches pg_locks.
+// A writer still open after SETTLE_WAIT_MS (a session idle in its transaction) leaves the
+// checkpoint where it was for this run; every entry is verified all the same.
 import { sql } from 'kysely';
 import type { Db, Trx } from '../../db/database.js';
 import { reconcile, type ReconciliationRow } from './ledger-repo.js';
 
 /** Entry ids read per statement. */
 export const VERIFY_CHUNK_IDS = 1_000_000;
-/** Entries younger than this are verified but not checkpointed. */
-export const CHECKPOINT_MARGIN_SECONDS = 3600;
+/** How long a run waits for the ledger writers in flight when it starts (see above). */
+export const SETTLE_WAIT_MS = 10_000;
 
 export interface VerifyOptions {
   /** Start from the stored checkpoint (a full run when there is none). */
   incremental?: boolean;
   /** Entry ids per statement (tests use small ones). */
   chunkIds?: number;
-  marginSeconds?: number;
+  /** How long to wait for the writers in flight before the snapshot (default SETTLE_WAIT_MS). */
+  settleWaitMs?: number;
   /** Called after each range: entry ids done and in all (of this run). */
   onProgress?: (done: number, total: number) => void;
 }
@@ -51,7 +57,7 @@ export async function verifyLedger(db: Db, merchantId?: number, opts: VerifyOpti
   // One merchant: its entries through its own index, one statement.
   if (merchantId !== undefined) return reconcile(db, merchantId);
   const chunk = opts.chunkIds ?? VERIFY_CHUNK_IDS;
-  const margin = opts.marginSeconds ?? CHECKPOINT_MARGIN_SECONDS;
+  const settled = await settledId(db, opts.settleWaitMs ?? SETTLE_WAIT_MS);
   const result = await db
     .transaction()
     .setIsolationLevel('repeatable read')
@@ -70,11 +76,8 @@ export async function verifyLedger(db: Db, merchantId?: number, opts: VerifyOpti
         }
       }
       const top = Number((await sql<{ id: number | null }>`select max(id) as id from ledger_entries`.execute(trx)).rows[0]?.id ?? 0);
-      const safe = await sql<{ id: number }>`
-        select id from ledger_entries
-         where id > ${from} and created_at < now() - make_interval(secs => ${margin})
-         order by id desc limit 1`.execute(trx);
-      const through = Math.max(from, Number(safe.rows[0]?.id ?? from));
+      // Every id up to `settled` was final before this snapshot: all of them that committed are visible.
+      const through = Math.max(from, Math.min(settled ?? 0, top));
       const total = Math.max(0, top - from);
       let entries = 0;
       opts.onProgress?.(0, total);
@@ -128,6 +131,39 @@ export async function verifyLedger(db: Db, merchantId?: number, opts: VerifyOpti
     checkpoint_id: checkpoint,
     incremental: opts.incremental === true,
   };
+}
+
+/**
+ * The last ledger entry id drawn, once every transaction that could still commit an id at or
+ * below it has ended; null when one is still open after `waitMs`.
+ */
+async function settledId(db: Db, waitMs: number): Promise<number | null> {
+  // First the id, then the writers: one that drew an id up to it still holds its lock now.
+  const last = await sql<{ id: string | null }>`
+    select pg_sequence_last_value(pg_get_serial_sequence('ledger_entries', 'id')::regclass)::text as id`.execute(db);
+  const id = Number(last.rows[0]?.id ?? 0);
+  const writers = async () =>
+    (
+      await sql<{ vxid: string }>`
+        select distinct virtualtransaction as vxid from pg_locks
+         where locktype = 'relation' and relation = 'ledger_entries'::regclass and mode = 'RowExclusiveLock'
+           and granted and pid is distinct from pg_backend_pid()`.execute(db)
+    ).rows.map((r) => r.vxid);
+  const inFlight = new Set(await writers());
+  const deadline = Date.now() + waitMs;
+  while (inFlight.size > 0) {
+    // Still open: still in pg_locks under the same virtual transaction id (never reused by another transaction soon).
+    const open = new Set(
+      (
+        await sql<{ vxid: string }>`select distinct virtualtransaction as vxid from pg_locks where virtualtransaction = any(${[...inFlight]}::text[])`.execute(db)
+      ).rows.map((r) => r.vxid),
+    );
+    for (const v of inFlight) if (!open.has(v)) inFlight.delete(v);
+    if (inFlight.size === 0) break;
+    if (Date.now() >= deadline) return null;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return id;
 }
 
 function add(map: Map<number, Sums>, m: number, available: number, hold: number, n: number) {
