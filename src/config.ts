@@ -1,6 +1,8 @@
 // Every setting comes from the environment, is validated here once, and is passed down
 // as a typed object. Nothing else in the code reads process.env.
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Game } from './domain/games.js';
 import { baseUrl, bool, ConfigError, gameList, httpUrl, int, oneOf, parseRetrySchedule, parseSecretsKey, ratio, usd, type Env } from './config-parse.js';
 
@@ -79,6 +81,8 @@ export interface Config {
   purchaseDispatchConcurrency: number;
   /** Database connections per instance (the HTTP handlers, the job worker and the relay share them). */
   dbPoolSize: number;
+  /** How long a query waits for a database connection before it fails (503 to a request). */
+  dbConnectTimeoutMs: number;
   /** The job relay's poll for outbox rows this instance was not told about (other instances, the CLI, a crash). */
   jobRelayPollMs: number;
   jobLockTimeoutMs: number;
@@ -204,7 +208,63 @@ function botSecretsKey(env: Env, platform: PlatformKind): string | undefined {
   return raw;
 }
 
-export function loadConfig(env: Env = process.env): Config {
+/** The price book shipped for the sandbox platform (repo-root data/pricebook/): made-up prices. */
+export const SANDBOX_PRICEBOOK_DIR = fileURLToPath(new URL('../data/pricebook/', import.meta.url));
+
+/** What a steam-mode start refused for its prices is told to set. */
+export const PRICE_SOURCE_SETTINGS =
+  'set one or more of PRICE_BOOK (your own book: a file, a directory or an http(s) URL), PRICE_SKINPORT ' +
+  "(Skinport's item lists, one URL per game) and PRICE_CSFLOAT_API_KEY (CSFloat's listings); " +
+  'PRICE_STEAM_MARKET_URL adds the Steam Market guard (a check, never a price) and PRICE_MIN_SOURCES ' +
+  'how many sources must agree on an item (docs/going-live.md, "Price sources")';
+
+const real = (p: string) => {
+  try {
+    return realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
+};
+
+/** Whether a PRICE_BOOK value is the shipped sandbox book: its directory or a file in it, however named (relative, through a symlink). */
+export function isSandboxBook(source: string): boolean {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(source.trim()) || /^skinport:/i.test(source.trim())) return false;
+  const rel = path.relative(real(SANDBOX_PRICEBOOK_DIR), real(source.trim()));
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+/** The market price sources a configuration sets, by the setting that turns each on (the Steam guard is no source). */
+export function marketPriceSources(c: Pick<Config, 'priceBookSource' | 'pricing'>): string[] {
+  const out: string[] = [];
+  if (c.priceBookSource) out.push('PRICE_BOOK');
+  if (c.pricing.skinportUrls.length > 0) out.push('PRICE_SKINPORT');
+  if (c.pricing.csfloatApiKey) out.push('PRICE_CSFLOAT_API_KEY');
+  return out;
+}
+
+/**
+ * Why a steam-mode configuration could not price real items, or undefined: no price source set (the
+ * sandbox book is never the live book), PRICE_BOOK naming the sandbox book, or PRICE_MIN_SOURCES
+ * above the number of sources set (no item could ever be accepted).
+ */
+export function steamPricingProblem(c: Pick<Config, 'platform' | 'priceBookSource' | 'pricing'>): string | undefined {
+  if (c.platform !== 'steam') return undefined;
+  if (c.priceBookSource && isSandboxBook(c.priceBookSource)) {
+    return `PRICE_BOOK names the sandbox book shipped in data/pricebook/ (made-up prices): PLATFORM=steam never prices a real item from it; ${PRICE_SOURCE_SETTINGS}`;
+  }
+  const sources = marketPriceSources(c);
+  if (sources.length === 0) return `PLATFORM=steam needs a price source and none is set (the sandbox book is never used on the steam platform): ${PRICE_SOURCE_SETTINGS}`;
+  if (c.pricing.minSources > sources.length) {
+    return `PRICE_MIN_SOURCES=${c.pricing.minSources} but only ${sources.length} price source${sources.length === 1 ? ' is' : 's are'} set (${sources.join(', ')}): no item could ever be accepted; set more sources or lower PRICE_MIN_SOURCES`;
+  }
+  return undefined;
+}
+
+/**
+ * `opts.priceSources: false` (gateway doctor) leaves the steam-mode price checks to the caller, who
+ * reports steamPricingProblem among the others instead of refusing at once.
+ */
+export function loadConfig(env: Env = process.env, opts: { priceSources?: boolean } = {}): Config {
   const port = int(env, 'PORT', 8080, 0, 65535);
   const host = env.HOST || '127.0.0.1';
   const platform = (env.PLATFORM || 'sandbox') as PlatformKind;
@@ -224,7 +284,7 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError(`PUBLIC_URL must be an absolute URL, got "${publicUrl}"`);
   }
 
-  return {
+  const config: Config = {
     port,
     host,
     publicUrl,
@@ -279,6 +339,7 @@ export function loadConfig(env: Env = process.env): Config {
     // loading bot inventories from the platform, so it gets a platform-sized default.
     purchaseDispatchConcurrency: int(env, 'PURCHASE_DISPATCH_CONCURRENCY', platform === 'steam' ? 8 : 256, 1, 10_000),
     dbPoolSize: int(env, 'DB_POOL_SIZE', 20, 2, 1000),
+    dbConnectTimeoutMs: int(env, 'DB_CONNECT_TIMEOUT_MS', 10_000, 100, 600_000),
     jobRelayPollMs: int(env, 'JOB_RELAY_POLL_MS', 250, 10, 60_000),
     jobLockTimeoutMs: int(env, 'JOB_LOCK_TIMEOUT_MS', 60_000, 1000),
     botSecretsKey: botSecretsKey(env, platform),
@@ -327,6 +388,9 @@ export function loadConfig(env: Env = process.env): Config {
     },
     smtp: smtpSettings(env),
   };
+  const pricingProblem = opts.priceSources === false ? undefined : steamPricingProblem(config);
+  if (pricingProblem) throw new ConfigError(pricingProblem);
+  return config;
 }
 
 /** Price sources and the reference-price rules (issue 25); every source is off unless set. */

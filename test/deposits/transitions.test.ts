@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import { eventually, startTestGateway, type TestGateway } from '../helpers.js';
 import { loadConfig } from '../../src/config.js';
 import { startGateway } from '../../src/assembly/app.js';
+import { steamTestPriceBook } from '../steam/test-price-book.js';
 import { sandboxDepositRoutes } from '../../src/modules/sandbox-helpers/sandbox-deposit-routes.js';
 import { depositTasks } from '../../src/modules/deposits/deposit-tasks.js';
 import { delistDepositItems } from '../../src/modules/catalogue/catalogue-repo.js';
@@ -320,7 +321,7 @@ describe('platform selection', () => {
   it('PLATFORM=steam needs BOT_SECRETS_KEY, then starts the steam adapter', async () => {
     const env = { DATABASE_URL: gw.databaseUrl, PORT: '0', PLATFORM: 'steam', ADMIN_TOKEN: 'x'.repeat(32), LOG_LEVEL: 'silent' };
     expect(() => loadConfig(env)).toThrow(/BOT_SECRETS_KEY is required/);
-    const steam = await startGateway(loadConfig({ ...env, BOT_SECRETS_KEY: 'ab'.repeat(32) }), { listen: false, worker: false });
+    const steam = await startGateway(loadConfig({ ...env, BOT_SECRETS_KEY: 'ab'.repeat(32), PRICE_BOOK: steamTestPriceBook() }), { listen: false, worker: false });
     try {
       expect(steam.ctx.platform.kind).toBe('steam');
       expect(steam.ctx.platform.simulate).toBeUndefined();

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
 const KEY = 'ab'.repeat(32);
+/** PLATFORM=steam starts only with a price source (test/foundation/config-price-sources.test.ts). */
+const PRICED = { PRICE_SKINPORT: 'https://api.skinport.com/v1/items?app_id=730&currency=USD' };
 
 describe('settings', () => {
   it('defaults follow DESIGN 4', () => {
@@ -21,16 +23,16 @@ describe('settings', () => {
 
   it('WEBHOOK_ALLOW_PRIVATE defaults on only in sandbox mode, and can be overridden', () => {
     expect(loadConfig({}).webhookAllowPrivate).toBe(true);
-    expect(loadConfig({ PLATFORM: 'steam', BOT_SECRETS_KEY: KEY }).webhookAllowPrivate).toBe(false);
+    expect(loadConfig({ PLATFORM: 'steam', BOT_SECRETS_KEY: KEY, ...PRICED }).webhookAllowPrivate).toBe(false);
     expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'false' }).webhookAllowPrivate).toBe(false);
-    expect(loadConfig({ PLATFORM: 'steam', BOT_SECRETS_KEY: KEY, WEBHOOK_ALLOW_PRIVATE: 'true' }).webhookAllowPrivate).toBe(true);
+    expect(loadConfig({ PLATFORM: 'steam', BOT_SECRETS_KEY: KEY, ...PRICED, WEBHOOK_ALLOW_PRIVATE: 'true' }).webhookAllowPrivate).toBe(true);
   });
 
   it('PLATFORM=steam: the CS2 hold outlasts the 7-day reversal window plus an hour to see it (default and floor); the sandbox keeps 7 days', () => {
     expect(loadConfig({}).holdSeconds.csgo).toBe(604800);
-    expect(loadConfig({ PLATFORM: 'steam', BOT_SECRETS_KEY: KEY }).holdSeconds.csgo).toBe(608400);
-    expect(loadConfig({ PLATFORM: 'steam', BOT_SECRETS_KEY: KEY, HOLD_SECONDS_CSGO: '608400' }).holdSeconds.csgo).toBe(608400);
-    expect(() => loadConfig({ PLATFORM: 'steam', BOT_SECRETS_KEY: KEY, HOLD_SECONDS_CSGO: '608399' })).toThrow(/HOLD_SECONDS_CSGO must be between 608400/);
+    expect(loadConfig({ PLATFORM: 'steam', BOT_SECRETS_KEY: KEY, ...PRICED }).holdSeconds.csgo).toBe(608400);
+    expect(loadConfig({ PLATFORM: 'steam', BOT_SECRETS_KEY: KEY, ...PRICED, HOLD_SECONDS_CSGO: '608400' }).holdSeconds.csgo).toBe(608400);
+    expect(() => loadConfig({ PLATFORM: 'steam', BOT_SECRETS_KEY: KEY, ...PRICED, HOLD_SECONDS_CSGO: '608399' })).toThrow(/HOLD_SECONDS_CSGO must be between 608400/);
     expect(loadConfig({ HOLD_SECONDS_CSGO: '1' }).holdSeconds.csgo).toBe(1);
   });
 
@@ -39,7 +41,7 @@ describe('settings', () => {
     expect(() => loadConfig({ PLATFORM: 'steam', BOT_SECRETS_KEY: 'short' })).toThrow(/32 bytes/);
     expect(() => loadConfig({ BOT_SECRETS_KEY: 'ab'.repeat(31) })).toThrow(/32 bytes/);
     expect(loadConfig({}).botSecretsKey).toBeUndefined();
-    const c = loadConfig({ PLATFORM: 'steam', BOT_SECRETS_KEY: KEY });
+    const c = loadConfig({ PLATFORM: 'steam', BOT_SECRETS_KEY: KEY, ...PRICED });
     expect(c.steam).toEqual({ communityUrl: 'https://steamcommunity.com', apiUrl: 'https://api.steampowered.com', pollIntervalMs: 30000, historyPollMs: 300000, leaseSeconds: 30, callTimeoutMs: 20000, backoffBaseMs: 1000, sendSettleMs: 120000 });
     expect(loadConfig({ STEAM_COMMUNITY_URL: 'http://127.0.0.1:9000/community/' }).steam.communityUrl).toBe('http://127.0.0.1:9000/community');
     expect(() => loadConfig({ STEAM_API_URL: 'ftp://x' })).toThrow(/STEAM_API_URL/);

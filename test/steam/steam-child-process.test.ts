@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, eventually, freshDatabase } from '../helpers.js';
 import { FakeSteam, type FakeBot } from './fake-steam.js';
 import { BOT_KEY } from './steam-helpers.js';
+import { steamTestPriceBook } from './test-price-book.js';
 
 const TOKEN = 'tok12345';
 let fake: FakeSteam;
@@ -51,6 +52,7 @@ beforeAll(async () => {
       DATA_DIR: dataDir,
       ADMIN_TOKEN,
       BOT_SECRETS_KEY: BOT_KEY,
+      PRICE_BOOK: steamTestPriceBook(),
       LOG_LEVEL: 'warn',
       ...fake.env,
       STEAM_POLL_INTERVAL_MS: '1000',

@@ -3,6 +3,7 @@ import crypto from 'node:crypto';
 import nock from 'nock';
 import { startTestGateway, type TestGateway } from '../helpers.js';
 import { FakeSteam, type FakeBot } from './fake-steam.js';
+import { steamTestPriceBook } from './test-price-book.js';
 import type { SteamPlatform } from '../../src/platform/steam/steam-platform.js';
 
 export const BOT_KEY = crypto.randomBytes(32).toString('base64');
@@ -24,7 +25,7 @@ export interface SteamWorld {
 export async function startSteamWorld(opts: { bots?: number; env?: Record<string, string>; fake?: FakeSteam; databaseUrl?: string; worker?: boolean } = {}): Promise<SteamWorld> {
   const fake = opts.fake ?? (await new FakeSteam().start());
   const gw = await startTestGateway(
-    { PLATFORM: 'steam', BOT_SECRETS_KEY: BOT_KEY, SANDBOX_CATALOGUE_SIZE: '0', STEAM_CALL_TIMEOUT_MS: '3000', STEAM_BACKOFF_BASE_MS: '50', ...fake.env, ...opts.env },
+    { PLATFORM: 'steam', BOT_SECRETS_KEY: BOT_KEY, PRICE_BOOK: steamTestPriceBook(), SANDBOX_CATALOGUE_SIZE: '0', STEAM_CALL_TIMEOUT_MS: '3000', STEAM_BACKOFF_BASE_MS: '50', ...fake.env, ...opts.env },
     { worker: opts.worker ?? false, steamSessions: fake.sessions(), ...(opts.databaseUrl ? { databaseUrl: opts.databaseUrl } : {}) },
   );
   const platform = gw.ctx.platform as SteamPlatform;

@@ -3,14 +3,14 @@
 import type { Stats } from 'node:fs';
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { GAMES, isGame, type Game } from '../../domain/games.js';
 import { unphasedName } from '../../domain/phases.js';
 import { PriceBookError, parsePriceBook, type PriceBookEntry, type PriceBookFormat } from './pricebook-parse.js';
 
 export * from './pricebook-parse.js';
 
-export const SANDBOX_PRICEBOOK_DIR = fileURLToPath(new URL('../../../data/pricebook/', import.meta.url));
+/** The shipped sandbox book (its one definition is the settings', which refuse it on the steam platform). */
+export { SANDBOX_PRICEBOOK_DIR } from '../../config.js';
 
 // ---------------------------------------------------------------------------------------------
 // The book

@@ -18,7 +18,7 @@ import { createPoller, type Poller } from './sources/poller.js';
 import { skinportSource } from './sources/skinport.js';
 import { csfloatSource } from './sources/csfloat.js';
 import { steamMarketSource } from './sources/steam-market.js';
-import { ownBookSource, type SandboxItemName } from './sources/own-book.js';
+import { bookSourceOf, ownBookSource, type SandboxItemName } from './sources/own-book.js';
 import { sandboxCaseReadings, SANDBOX_CASE_SOURCES } from './sandbox-cases.js';
 import type { PollResult, PriceSource } from './sources/source.js';
 
@@ -124,7 +124,8 @@ export function createPricingService(deps: { config: Config; log: Logger; db?: D
   /** when a market source last answered (every source failing for PRICE_MAX_AGE_SECONDS: prices_stale) */
   let answeredAt = 0;
 
-  const book = ownBookSource({
+  // The steam platform without PRICE_BOOK has no book: its prices come from the market sources alone.
+  const book = bookSourceOf(config) === undefined ? undefined : ownBookSource({
     config,
     log,
     offThreadBytes: deps.bookOffThreadBytes,
@@ -145,7 +146,7 @@ export function createPricingService(deps: { config: Config; log: Logger; db?: D
     return steamQueue.pop();
   };
 
-  const sources: PriceSource[] = [book];
+  const sources: PriceSource[] = book ? [book] : [];
   if (pc.skinportUrls.length > 0) sources.push(skinportSource(pc.skinportUrls));
   if (pc.csfloatApiKey) {
     sources.push(csfloatSource({ url: pc.csfloatUrl, apiKey: pc.csfloatApiKey, maxPages: pc.csfloatMaxPages, pageDelayMs: 1000, intervalMs: pc.csfloatIntervalSeconds * 1000 }));
@@ -179,9 +180,16 @@ export function createPricingService(deps: { config: Config; log: Logger; db?: D
     }),
   );
 
-  /** Loads the book now (start-up, tests); a failure throws and keeps the previous prices. */
+  /**
+   * Loads the book now (start-up, tests, the CLI); a failure throws and keeps the previous prices.
+   * Without a book the market sources are polled once instead (a failing one is logged, as on its timer).
+   */
   async function reload(): Promise<void> {
-    await take(book, await book.poll(), true);
+    if (book) await take(book, await book.poll(), true);
+    else {
+      for (const p of pollers) await p.pollNow();
+      await engine.recompute(Date.now());
+    }
   }
 
   /** The item of a name, the per-phase one ("<name> - <phase>") first when it is priced at all. */
@@ -236,11 +244,11 @@ export function createPricingService(deps: { config: Config; log: Logger; db?: D
 
 
   return {
-    /** Loads the book (start-up fails if it cannot), the operator's overrides, then polls every source on its timer in the background. */
+    /** Loads the book if there is one (start-up fails if it cannot), the operator's overrides, then polls every source on its timer in the background. */
     async start(): Promise<void> {
       if (db) for (const o of await repo.listOverrides(db)) if (isGame(o.game)) engine.setOverride(o.game, o.market_hash_name, { action: o.action, ...(o.price !== null ? { price: o.price } : {}) });
-      await reload();
-      pollers.forEach((p, i) => (i === 0 ? p.startAfter(book.intervalMs) : p.start()));
+      if (book) await reload(); // the market sources are polled in the background: a start never waits for them
+      pollers.forEach((p, i) => (book && i === 0 ? p.startAfter(book.intervalMs) : p.start()));
     },
     async stop(): Promise<void> {
       await Promise.all(pollers.map((p) => p.stop()));

@@ -1,15 +1,23 @@
 // The gateway's own book as a price source (PRICE_BOOK: a file, a URL or `skinport:` lists; the
-// sandbox book by default), reloaded every PRICE_REFRESH_SECONDS. A book of 100 000 items per game
+// sandbox platform's book by default, never on the steam platform), reloaded every PRICE_REFRESH_SECONDS. A book of 100 000 items per game
 // is read and checked in a worker thread (book-off-thread.ts) and turned into readings, card fields
 // and sandbox names a slice at a time as the worker hands it over, requests running in between.
 import type { Logger } from 'pino';
-import type { Config } from '../../../config.js';
+import { isSandboxBook, type Config } from '../../../config.js';
 import { GAMES, type Game } from '../../../domain/games.js';
 import { unphasedName } from '../../../domain/phases.js';
 import { SANDBOX_PRICEBOOK_DIR, type PriceBookEntry } from '../pricebook.js';
 import { loadBook } from './book-off-thread.js';
 import type { ItemMeta } from '../price-engine.js';
 import type { PollResult, PriceSource, SourceReading } from './source.js';
+
+/**
+ * What the own book reads: PRICE_BOOK, else on the sandbox platform its shipped book; undefined (no
+ * book source) on the steam platform without PRICE_BOOK, whose prices come from the other sources.
+ */
+export function bookSourceOf(config: Pick<Config, 'platform' | 'priceBookSource'>): string | undefined {
+  return config.priceBookSource ?? (config.platform === 'sandbox' ? SANDBOX_PRICEBOOK_DIR : undefined);
+}
 
 /** An item the sandbox may put into an inventory: the market hash name, and the phase of phased items. */
 export interface SandboxItemName {
@@ -49,7 +57,10 @@ export function ownBookSource(deps: { config: Config; log: Logger; offThreadByte
     intervalMs: config.priceRefreshSeconds * 1000,
     maxBackoffMs: config.priceRefreshSeconds * 1000, // our own book: retried on its interval, as before
     async poll(): Promise<PollResult> {
-      const source = config.priceBookSource ?? SANDBOX_PRICEBOOK_DIR;
+      const source = bookSourceOf(config);
+      if (source === undefined) throw new Error('no price book configured (PRICE_BOOK)');
+      // The settings refuse it at start; a configuration made another way must not price real items from it either.
+      if (config.platform === 'steam' && isSandboxBook(source)) throw new Error('the sandbox book is never read on the steam platform');
       const at = Date.now();
       const readings: SourceReading[] = [];
       const names = new Map<Game, SandboxItemName[]>(GAMES.map((g) => [g, []]));
