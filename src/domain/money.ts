@@ -3,15 +3,40 @@
 
 export const MILLS_PER_USD = 1000;
 
-export class MoneyError extends Error {}
+/**
+ * The largest amount the gateway holds: 2^43 USD (8 796 093 022 208.000 USD, 8 796 093 022 208 000
+ * mills). Amounts leave as JSON numbers (millsToUsd: mills / 1000 as a double, printed shortest by
+ * JSON.stringify, fast-json-stringify, the CSV and the CLI), and a double prints every amount of at
+ * most 3 decimals exactly only while the doubles around it are closer than 0.001 USD: below 2^43
+ * they are at most 2^-10 apart, from 2^43 on 2^-9 (8796093022208.001 prints …208.002;
+ * 9000000000301.501 prints …301.502). So no entry amount and no balance (available + hold, migration
+ * 082) may pass it; test/foundation/amount-limits.test.ts checks the edge and one past it.
+ */
+export const MAX_AMOUNT_MILLS = 8_796_093_022_208_000;
+/** MAX_AMOUNT_MILLS in USD, as the limit's messages name it. */
+export const MAX_AMOUNT_USD = '8796093022208';
+
+/** A money rule broken; `code` the validation code callers answer it with (`numeric`, or `max` for the limit). */
+export class MoneyError extends Error {
+  constructor(message: string, readonly code: 'numeric' | 'max' = 'numeric') {
+    super(message);
+  }
+}
+
+/** Refuses an amount past MAX_AMOUNT_MILLS (either sign), naming the limit. */
+export function withinAmountLimit(mills: number, what = 'amount'): number {
+  if (Math.abs(mills) > MAX_AMOUNT_MILLS) throw new MoneyError(`${what} is too large: at most ${MAX_AMOUNT_USD} USD`, 'max');
+  return mills;
+}
 
 /**
- * USD number from the wire → mills. Rejects NaN, infinities, more than 3 decimals and unsafe sizes.
+ * USD number from the wire → mills. Rejects NaN, infinities, more than 3 decimals and amounts past
+ * MAX_AMOUNT_MILLS.
  * Decided exactly on the number's decimal text (JavaScript's shortest round-trip form, the digits
  * the client sent): 1000000.0006 and 1e-10 have more than 3 decimals, whatever float error says.
  */
 export function usdToMills(usd: number): number {
-  return scaledInteger(usd, 3, 'amount');
+  return withinAmountLimit(scaledInteger(usd, 3, 'amount'));
 }
 
 /** n × 10^places as an exact integer, refusing a number with more than `places` decimals. */
@@ -27,7 +52,7 @@ export function scaledInteger(usd: number, places: number, what = 'value'): numb
 export function usdTextToMills(text: string, what = 'amount'): number {
   const t = text.trim();
   if (!/^\d+(\.\d+)?$/.test(t)) throw new MoneyError(`${what} must be a positive number of USD like 12.345`);
-  return scaledIntegerOfText(t, 3, what);
+  return withinAmountLimit(scaledIntegerOfText(t, 3, what), what);
 }
 
 /**
@@ -79,7 +104,10 @@ function scaledIntegerOfText(text: string, places: number, what: string): number
   return sign === '-' && n !== 0 ? -n : n;
 }
 
-/** mills → USD number for JSON. x/1000 is the nearest double, which JSON prints shortest (0.3, not 0.30000000000000004). */
+/**
+ * mills → USD number for JSON. x/1000 is the nearest double, which JSON prints shortest (0.3, not
+ * 0.30000000000000004): the exact amount for every amount up to MAX_AMOUNT_MILLS.
+ */
 export function millsToUsd(mills: number | bigint | string): number {
   const n = typeof mills === 'number' ? mills : Number(mills);
   if (!Number.isSafeInteger(n)) throw new MoneyError(`not an integer amount of mills: ${mills}`);

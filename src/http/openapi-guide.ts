@@ -55,6 +55,11 @@ Domain codes (stable, for programs): \`exist\` (merchant_tx_id), \`inventory_rel
 A POST whose body is optional (sandbox helpers, key rotation) may be sent empty even with
 \`Content-Type: application/json\`.
 
+Amounts are JSON numbers in USD with at most 3 decimals, and at most 8796093022208 USD (2^43): every
+amount up to it is printed exactly as a JSON number, which a double cannot do past it. A larger
+amount, or a balance (available + hold) that a movement would take past it, is refused: 400, code
+\`max\`, the message naming the limit.
+
 ## Rate limits
 Each API key may send a number of requests per minute, set by the gateway's operator (6000 by
 default, or your account's own limit); the hosted page's API is limited per client address. The limit is a bucket: it holds a

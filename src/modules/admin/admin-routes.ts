@@ -50,7 +50,7 @@ export function amountToMills(amount: number, field = 'amount'): number {
   try {
     return usdToMills(amount);
   } catch (err) {
-    if (err instanceof MoneyError) throw validationError([{ field, code: 'numeric', message: `${field}: ${err.message}` }]);
+    if (err instanceof MoneyError) throw validationError([{ field, code: err.code, message: `${field}: ${err.message}` }]);
     throw err;
   }
 }
@@ -61,7 +61,7 @@ export function amountTextToMills(text: string, field = 'amount'): number {
   try {
     mills = usdTextToMills(text, field);
   } catch (err) {
-    if (err instanceof MoneyError) throw validationError([{ field, code: 'numeric', message: err.message }]);
+    if (err instanceof MoneyError) throw validationError([{ field, code: err.code, message: err.message }]);
     throw err;
   }
   if (mills <= 0) throw validationError([{ field, code: 'min', message: `${field} must be a positive number of USD` }]);

@@ -2,15 +2,15 @@
 // each an immutable ledger entry applied in the same transaction as the record it belongs to.
 import { sql } from 'kysely';
 import { isCheckViolation, type Db } from '../../db/database.js';
-import { millsToUsd } from '../../domain/money.js';
+import { MAX_AMOUNT_MILLS, millsToUsd } from '../../domain/money.js';
 import { AppError, invalidTransition, notFound, validationError } from '../../domain/errors.js';
 import { applyMovement, getBalance, InsufficientFundsError, listEntries } from './ledger-repo.js';
 import { findById } from '../merchants/merchant-repo.js';
 import { verifyLedger, type VerifyOptions } from './ledger-verify.js';
 import { WITHDRAWAL_MACHINE, type WithdrawalEvent } from '../../domain/withdrawal-state.js';
 
-/** A balance's available + hold may not pass this (migration 035): 2^53 − 1 mills, read exactly. */
-export const BALANCE_LIMIT_MILLS = Number.MAX_SAFE_INTEGER;
+/** A balance's available + hold may not pass this (migration 082): the largest amount printed exactly (domain/money.ts). */
+export const BALANCE_LIMIT_MILLS = MAX_AMOUNT_MILLS;
 
 
 export function balanceView(available: number, hold: number) {
@@ -83,7 +83,7 @@ export function createLedgerService(db: Db) {
         const b = (await getBalance(trx, merchantId))!;
         return { id: topUp.id, amount: millsToUsd(topUp.amount), reference: topUp.reference, duplicate: !inserted, balance: balanceView(b.available, b.hold) };
       }).catch((err) => {
-        if (isCheckViolation(err, 'balances_within_safe_range')) {
+        if (isCheckViolation(err, 'balances_within_exact_range')) {
           throw validationError([{ field: 'amount', code: 'max', message: `the balance would pass its limit of ${millsToUsd(BALANCE_LIMIT_MILLS)} USD (available + hold)` }]);
         }
         throw err;

@@ -73,7 +73,7 @@ export function createCreateStage(deps: CreateDeps) {
       try {
         maxPrice = usdToMills(input.max_price);
       } catch (err) {
-        if (err instanceof MoneyError) throw validationError([{ field: 'CreatePurchaseRequest.max_price', code: 'numeric', message: `max_price: ${err.message}` }]);
+        if (err instanceof MoneyError) throw validationError([{ field: 'CreatePurchaseRequest.max_price', code: err.code, message: `max_price: ${err.message}` }]);
         throw err;
       }
     }
