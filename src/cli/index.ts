@@ -6,6 +6,7 @@ import { loadConfig } from '../config.js';
 import type { CliContext } from './context.js';
 import { progressBar } from './progress.js';
 import { registerBotCommands } from './bot-commands.js';
+import { registerDoctorCommand } from './doctor.js';
 import { formatTable } from './table.js';
 
 // The services (and their libraries) are loaded by the command that runs, not at start:
@@ -243,6 +244,7 @@ catalogue
   );
 
 registerBotCommands(program, run, int, onOff);
+registerDoctorCommand(program);
 
 program
   .command('reconcile')
