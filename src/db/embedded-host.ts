@@ -1,9 +1,12 @@
 // Host facts the embedded cluster's start depends on: who owns a process (pid + start time, so a
 // reused pid is not mistaken for a live owner), the DATA_DIR lock of the gateway that owns the
-// cluster, and whether the `postgres` user can reach a directory when the gateway runs as root.
+// cluster (an abstract unix socket on Linux: the kernel frees it when its holder dies), and whether the `postgres` user can reach a directory when the gateway runs as root.
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import { readFileSync, statSync, unlinkSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { StartupError } from './startup-error.js';
 
@@ -41,11 +44,102 @@ export interface DataDirLock {
   release(): void;
 }
 
+/** Whether the kernel is tearing `pid` down: state zombie/dead, or PF_EXITING in its flags (/proc/<pid>/stat field 9). */
+export function isExiting(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return /^[ZXx]$/.test(fields[0] ?? '') || (Number(fields[6]) & 0x4) !== 0;
+  } catch {
+    return true; // no /proc entry: gone
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 /**
- * Takes DATA_DIR/gateway.lock (owner pid and start time). A lock whose owner is gone is stale and
- * taken over; a live owner refuses the start with one line.
+ * The DATA_DIR lock: one gateway (or CLI that starts the cluster) per DATA_DIR.
+ *
+ * On Linux it is an abstract unix socket bound to a name derived from DATA_DIR's real path. The
+ * kernel unbinds it when the holder's last descriptor closes, which is part of the process's
+ * death: a holder killed with -9 frees it without anyone's help, even while its pid lingers as a
+ * zombie that init has not reaped yet (a pid file was taken for a live owner then: a start 0.3 s
+ * after a kill of `npm start`'s group was refused). Abstract names live in the network namespace,
+ * not in the filesystem: nothing to clean up, nothing left stale. DATA_DIR/gateway.lock still
+ * names the holder (pid and start time), only for the refusal's message. A bind refused while the
+ * named holder is exiting or gone (its descriptors close a moment after its pid is marked exiting)
+ * is tried again for up to 10 s.
+ *
+ * Elsewhere (no abstract sockets) the lock is the file itself, created exclusively; a file whose
+ * owner is gone is stale and taken over.
  */
 export async function lockDataDir(dataDir: string): Promise<DataDirLock> {
+  return os.platform() === 'linux' ? socketLock(dataDir) : fileLock(dataDir);
+}
+
+function holderOf(file: string): { pid: number; start?: string } | undefined {
+  try {
+    const [pid, start] = readFileSync(file, 'utf8').trim().split(' ');
+    return Number(pid) > 0 ? { pid: Number(pid), start } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function bindAbstract(name: string): Promise<net.Server | undefined> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer((socket) => socket.destroy());
+    server.once('error', (err: NodeJS.ErrnoException) => (err.code === 'EADDRINUSE' ? resolve(undefined) : reject(err)));
+    server.listen({ path: name, exclusive: true }, () => {
+      server.unref(); // the lock never keeps the process alive
+      resolve(server);
+    });
+  });
+}
+
+async function socketLock(dataDir: string): Promise<DataDirLock> {
+  const file = path.join(dataDir, 'gateway.lock');
+  const real = await fs.realpath(dataDir).catch(() => path.resolve(dataDir));
+  const name = `\0skin-gateway-data-dir/${createHash('sha256').update(real).digest('hex').slice(0, 40)}`;
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const server = await bindAbstract(name);
+    if (server) {
+      const mine = `${process.pid} ${processStartTime(process.pid)}\n`;
+      await fs.writeFile(file, mine, { mode: 0o644 }).catch((err) => {
+        server.close();
+        throw accessError(err, dataDir);
+      });
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        process.off('exit', release);
+        try {
+          if (readFileSync(file, 'utf8') === mine) unlinkSync(file);
+        } catch {
+          /* already gone */
+        }
+        server.close();
+      };
+      process.on('exit', release);
+      return { release };
+    }
+    const holder = holderOf(file);
+    // A live holder that is not dying refuses the start at once; a dying or vanished one (or one
+    // between its bind and its file) is waited for.
+    const dying = !holder || !isAlive(holder.pid, holder.start) || isExiting(holder.pid);
+    if (!dying) {
+      throw new StartupError(`another gateway (pid ${holder.pid}) is using DATA_DIR ${dataDir}; stop it first, or give this one its own DATA_DIR`);
+    }
+    if (Date.now() > deadline) {
+      throw new StartupError(`could not take the lock of DATA_DIR ${dataDir}${holder ? ` (pid ${holder.pid} is still exiting)` : ''}; is another gateway starting on it?`);
+    }
+    await sleep(100);
+  }
+}
+
+async function fileLock(dataDir: string): Promise<DataDirLock> {
   const file = path.join(dataDir, 'gateway.lock');
   const mine = `${process.pid} ${processStartTime(process.pid)}\n`;
   for (let attempt = 0; attempt < 5; attempt++) {

@@ -19,8 +19,13 @@ export interface GatewayProcess {
   killGroup(): void;
 }
 
-export function spawnGateway(opts: { dataDir?: string; port: number; env?: Record<string, string> }): GatewayProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+/**
+ * `viaShell`: started by a shell in the same process group, as `npm start` is, so a kill of the
+ * group leaves the gateway an orphan that init reaps when it gets to it (a zombie meanwhile).
+ */
+export function spawnGateway(opts: { dataDir?: string; port: number; env?: Record<string, string>; viaShell?: boolean }): GatewayProcess {
+  const argv = [process.execPath, '--import', 'tsx', 'src/main.ts'];
+  const child = spawn(opts.viaShell ? '/bin/sh' : argv[0]!, opts.viaShell ? ['-c', '"$@"; exit $?', 'sh', ...argv] : argv.slice(1), {
     env: {
       ...process.env,
       DATA_DIR: opts.dataDir ?? '',
