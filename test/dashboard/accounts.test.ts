@@ -197,24 +197,27 @@ describe('sign-in', () => {
   });
 });
 
-describe('TOTP cannot be dropped without the password', () => {
-  it('with an authenticator on, starting a new set-up is refused and sign-in still needs the code; turning it off asks for the password and is audited', async () => {
+describe('TOTP cannot be dropped without the password and a code', () => {
+  it('with an authenticator on, starting a new set-up is refused and sign-in still needs the code; turning it off asks for the password and a code and is audited', async () => {
     const e = email();
     const c = await userOf(gw, merchantId, e);
     await c.get('/dashboard/account');
     const started = await c.post('/dashboard/account/totp/start');
     const secret = /id="totp-secret">([A-Z2-7]+)</.exec(started.body)![1];
     const now = Date.now();
-    expect((await c.post('/dashboard/account/totp/confirm', { code: totp(secret, now) })).status).toBe(200);
+    // confirmed with the previous step's code: sign-in takes the current one, turning it off the next
+    expect((await c.post('/dashboard/account/totp/confirm', { code: totp(secret, now - STEP_SECONDS * 1000) })).status).toBe(200);
     await c.get('/dashboard/account');
     const again = await c.post('/dashboard/account/totp/start');
     expect(again.status).toBe(400);
     expect(text(again.body)).toContain('an authenticator is already on');
     expect((await new WebClient(gw).signIn(e, PASSWORD)).status).toBe(401); // still needs the code
-    expect((await new WebClient(gw).signIn(e, PASSWORD, secret, now + STEP_SECONDS * 1000)).status).toBe(303); // the old secret still works
+    expect((await new WebClient(gw).signIn(e, PASSWORD, secret, now)).status).toBe(303); // the old secret still works
     await c.get('/dashboard/account');
-    expect((await c.post('/dashboard/account/totp/disable', { password: 'not the password' })).status).toBe(400);
-    expect((await c.post('/dashboard/account/totp/disable', { password: PASSWORD })).status).toBe(200);
+    const next = totp(secret, now + STEP_SECONDS * 1000);
+    expect((await c.post('/dashboard/account/totp/disable', { password: 'not the password', code: next })).status).toBe(400);
+    expect((await c.post('/dashboard/account/totp/disable', { password: PASSWORD })).status).toBe(400); // no code
+    expect((await c.post('/dashboard/account/totp/disable', { password: PASSWORD, code: next })).status).toBe(200);
     expect((await auditActions('totp_disabled')).filter((a) => a.actor === e)).toHaveLength(1);
     expect((await new WebClient(gw).signIn(e, PASSWORD)).status).toBe(303);
   });

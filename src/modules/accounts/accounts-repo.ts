@@ -46,15 +46,19 @@ export async function releaseAddressAttempt(db: Conn, ip: string): Promise<void>
 }
 
 /**
- * The user of an e-mail address and, unless the account is locked, one attempt reserved on it in
- * the same statement (`reserved`: the attempts since the last success, this one included). The
- * reservation that reaches `lockAfter` locks the account at once (a success unlocks it): however
- * many attempts run in parallel, at most `lockAfter` are evaluated. One statement whether the
- * address is known or not, so both take the same work.
+ * The user of an e-mail address (sign-in) or of an id (a signed-in user's form that asks for the
+ * password again) and, unless the account is locked, one attempt reserved on it in the same
+ * statement (`reserved`: the attempts since the last success, this one included). The reservation
+ * that reaches `lockAfter` locks the account at once (a success unlocks it): however many attempts
+ * run in parallel, at most `lockAfter` are evaluated. One statement whether the address is known or
+ * not, so both take the same work. Both doors share the one count and the one lock.
  */
-export async function findUserReservingAttempt(db: Conn, email: string, lockAfter: number, lockSeconds: number): Promise<(UserRow & { reserved: number | null }) | undefined> {
+export async function findUserReservingAttempt(db: Conn, who: string | { id: number }, lockAfter: number, lockSeconds: number): Promise<(UserRow & { reserved: number | null }) | undefined> {
+  const target = typeof who === 'string'
+    ? sql`select id from dashboard_users where lower(email) = ${who.toLowerCase()} and not account_elsewhere`
+    : sql`select id from dashboard_users where id = ${who.id}`;
   const r = await sql<UserRow & { reserved: number | null }>`
-    with target as (select id from dashboard_users where lower(email) = ${email.toLowerCase()}),
+    with target as (${target}),
     reserved as (
       update dashboard_users d set
         failed_sign_ins = case when d.locked_until is null then d.failed_sign_ins + 1 else 1 end,
@@ -65,15 +69,16 @@ export async function findUserReservingAttempt(db: Conn, email: string, lockAfte
       returning d.*
     )
     select coalesce(r.id, u.id) as id, u.merchant_id, u.email, u.role, u.password_hash, u.totp_secret, u.totp_enabled,
-           u.totp_last_step, u.disabled, u.created_at, u.updated_at,
+           u.totp_last_step, u.disabled, u.disabled_at, u.account_elsewhere, u.created_at, u.updated_at,
            coalesce(r.failed_sign_ins, u.failed_sign_ins) as failed_sign_ins, coalesce(r.locked_until, u.locked_until) as locked_until,
            r.failed_sign_ins as reserved
     from target t join dashboard_users u on u.id = t.id left join reserved r on r.id = t.id`.execute(db);
   return r.rows[0];
 }
 
+/** The account of an address (never a pending invitation of an address that has an account elsewhere). */
 export function findUserByEmail(db: Conn, email: string): Promise<UserRow | undefined> {
-  return tables(db).selectFrom('dashboard_users').selectAll().where(sql`lower(email)`, '=', email.toLowerCase()).executeTakeFirst();
+  return tables(db).selectFrom('dashboard_users').selectAll().where(sql`lower(email)`, '=', email.toLowerCase()).where('account_elsewhere', '=', false).executeTakeFirst();
 }
 
 export function findUser(db: Conn, id: number): Promise<UserRow | undefined> {
@@ -85,25 +90,54 @@ export function listUsers(db: Conn, merchantId: number | null) {
   return (merchantId === null ? q.where('merchant_id', 'is', null) : q.where('merchant_id', '=', merchantId)).execute();
 }
 
-/** The user for an invitation: a new row, or the same pending (never activated) user again. */
+/**
+ * The account of an invited address: a new pending row, or the address's existing account (here,
+ * pending or active, or elsewhere: the caller decides), locked for the transaction. An existing
+ * address takes no id from the sequence.
+ */
 export async function upsertInvitedUser(trx: Conn, u: { merchantId: number | null; email: string; role: Role }): Promise<UserRow> {
   const t = tables(trx);
+  const account = () => t.selectFrom('dashboard_users').selectAll().where(sql`lower(email)`, '=', u.email.toLowerCase()).where('account_elsewhere', '=', false).forUpdate().executeTakeFirst();
+  const existing = await account();
+  if (existing) return existing;
   const inserted = await t
     .insertInto('dashboard_users')
-    .values({ merchant_id: u.merchantId, email: u.email, role: u.role, password_hash: null, totp_secret: null, locked_until: null })
-    .onConflict((oc) => oc.expression(sql`lower(email)`).doNothing())
+    .values({ merchant_id: u.merchantId, email: u.email, role: u.role, password_hash: null, totp_secret: null, locked_until: null, disabled_at: null })
+    .onConflict((oc) => oc.expression(sql`lower(email)`).where('account_elsewhere', '=', false).doNothing())
     .returningAll()
     .executeTakeFirst();
-  if (inserted) return inserted;
-  const existing = await t.selectFrom('dashboard_users').selectAll().where(sql`lower(email)`, '=', u.email.toLowerCase()).forUpdate().executeTakeFirstOrThrow();
-  return existing;
+  return inserted ?? (await account())!; // a parallel invitation of the address inserted it first
+}
+
+/**
+ * The team's pending invitation of an address that has an account elsewhere (migration 080): a new
+ * row or the team's earlier one, locked for the transaction. It is listed with the team's users and
+ * can never be accepted.
+ */
+export async function upsertElsewhereInvitation(trx: Conn, u: { merchantId: number; email: string; role: Role }): Promise<UserRow> {
+  const t = tables(trx);
+  const earlier = () => t.selectFrom('dashboard_users').selectAll().where('merchant_id', '=', u.merchantId).where(sql`lower(email)`, '=', u.email.toLowerCase()).where('account_elsewhere', '=', true).forUpdate().executeTakeFirst();
+  const found = await earlier();
+  if (found) return found;
+  const inserted = await t
+    .insertInto('dashboard_users')
+    .values({ merchant_id: u.merchantId, email: u.email, role: u.role, password_hash: null, totp_secret: null, locked_until: null, disabled_at: null, account_elsewhere: true })
+    .onConflict((oc) => oc.expression(sql`merchant_id, lower(email)`).where('account_elsewhere', '=', true).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  return inserted ?? (await earlier())!;
 }
 
 export async function setRole(trx: Conn, userId: number, role: Role): Promise<void> {
   await tables(trx).updateTable('dashboard_users').set({ role, updated_at: sql`now()` as never }).where('id', '=', userId).execute();
 }
 
-export async function insertInvitation(trx: Conn, inv: { userId: number; tokenHash: string; invitedBy: string; ttlSeconds: number }) {
+/**
+ * A new invitation link of a user, unless the user is disabled (undefined then). The user's row is
+ * share-locked by the insert, so a disable either waits for this link and then ends it, or commits
+ * first and no link is made.
+ */
+export async function insertInvitation(trx: Conn, inv: { userId: number; tokenHash: string; invitedBy: string; ttlSeconds: number }): Promise<{ id: number; expires_at: Date } | undefined> {
   // A new link replaces the user's earlier unused ones.
   await tables(trx)
     .updateTable('dashboard_invitations')
@@ -112,23 +146,34 @@ export async function insertInvitation(trx: Conn, inv: { userId: number; tokenHa
     .where('accepted_at', 'is', null)
     .where('expires_at', '>', sql<Date>`now()`)
     .execute();
-  return tables(trx)
-    .insertInto('dashboard_invitations')
-    .values({ user_id: inv.userId, token_hash: inv.tokenHash, invited_by: inv.invitedBy, expires_at: sql<Date>`now() + make_interval(secs => ${inv.ttlSeconds})` as never, accepted_at: null })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const r = await sql<{ id: number; expires_at: Date }>`
+    insert into dashboard_invitations (user_id, token_hash, invited_by, expires_at)
+    select u.id, ${inv.tokenHash}, ${inv.invitedBy}, now() + make_interval(secs => ${inv.ttlSeconds})
+    from dashboard_users u where u.id = ${inv.userId} and not u.disabled for share
+    returning id, expires_at`.execute(trx);
+  return r.rows[0];
 }
 
-/** Marks a valid invitation used; the guard makes the link single-use even under concurrent posts. */
-export function consumeInvitation(trx: Conn, tokenHash: string) {
-  return tables(trx)
-    .updateTable('dashboard_invitations')
-    .set({ accepted_at: sql`now()` as never })
-    .where('token_hash', '=', tokenHash)
-    .where('accepted_at', 'is', null)
-    .where('expires_at', '>', sql<Date>`now()`)
-    .returning(['id', 'user_id'])
-    .executeTakeFirst();
+/**
+ * What every link and session of a user must satisfy to work (`u` the user, `issued` when the link
+ * or session was made): the user is enabled and was not disabled since (080; a disable ends them
+ * for good, even once the user is enabled again).
+ */
+const issuedSinceLastDisable = (issued: string) => sql<boolean>`(not u.disabled and (u.disabled_at is null or ${sql.ref(issued)} > u.disabled_at))`;
+
+/**
+ * Marks a valid invitation used; the guard makes the link single-use even under concurrent posts,
+ * and (the user's row locked) never of a disabled user, of one disabled since the link was made, or
+ * of a pending invitation of an address that has an account elsewhere.
+ */
+export async function consumeInvitation(trx: Conn, tokenHash: string): Promise<{ id: number; user_id: number } | undefined> {
+  const r = await sql<{ id: number; user_id: number }>`
+    update dashboard_invitations i set accepted_at = now()
+    from dashboard_users u
+    where i.token_hash = ${tokenHash} and i.accepted_at is null and i.expires_at > now()
+      and u.id = i.user_id and not u.account_elsewhere and ${issuedSinceLastDisable('i.created_at')}
+    returning i.id, i.user_id`.execute(trx);
+  return r.rows[0];
 }
 
 export function findValidInvitation(db: Conn, tokenHash: string) {
@@ -139,6 +184,8 @@ export function findValidInvitation(db: Conn, tokenHash: string) {
     .where('i.token_hash', '=', tokenHash)
     .where('i.accepted_at', 'is', null)
     .where('i.expires_at', '>', sql<Date>`now()`)
+    .where('u.account_elsewhere', '=', false)
+    .where(issuedSinceLastDisable('i.created_at'))
     .executeTakeFirst();
 }
 
@@ -175,20 +222,42 @@ export async function setTotp(db: Conn, userId: number, fields: { totp_secret: s
   await tables(db).updateTable('dashboard_users').set({ ...fields, updated_at: sql`now()` as never }).where('id', '=', userId).execute();
 }
 
+/** Disables (stamping disabled_at) or enables a user. */
 export async function setDisabled(db: Conn, userId: number, disabled: boolean): Promise<void> {
-  await tables(db).updateTable('dashboard_users').set({ disabled, updated_at: sql`now()` as never }).where('id', '=', userId).execute();
+  await tables(db)
+    .updateTable('dashboard_users')
+    .set({ disabled, ...(disabled ? { disabled_at: sql`now()` as never } : {}), updated_at: sql`now()` as never })
+    .where('id', '=', userId)
+    .execute();
+}
+
+/** Ends every unused password reset and invitation link of a user (a disable): answers how many. */
+export async function endUserLinks(trx: Conn, userId: number): Promise<number> {
+  const t = tables(trx);
+  const resets = await t.updateTable('dashboard_password_resets').set({ used_at: sql`now()` as never }).where('user_id', '=', userId).where('used_at', 'is', null).executeTakeFirst();
+  const invitations = await t
+    .updateTable('dashboard_invitations')
+    .set({ expires_at: sql`now()` as never })
+    .where('user_id', '=', userId)
+    .where('accepted_at', 'is', null)
+    .where('expires_at', '>', sql<Date>`now()`)
+    .executeTakeFirst();
+  return Number(resets.numUpdatedRows) + Number(invitations.numUpdatedRows);
 }
 
 // --- sessions -------------------------------------------------------------------------------
 
-export async function insertSession(db: Conn, s: { idHash: string; userId: number; csrf: string; ip: string | null; userAgent: string | null; ttlSeconds: number }) {
-  await tables(db)
-    .insertInto('dashboard_sessions')
-    .values({
-      id_hash: s.idHash, user_id: s.userId, csrf_token: s.csrf, ip: s.ip, user_agent: s.userAgent,
-      expires_at: sql<Date>`now() + make_interval(secs => ${s.ttlSeconds})` as never, revoked_at: null,
-    })
-    .execute();
+/**
+ * A new session of an enabled user (false when the user is disabled). The user's row is
+ * share-locked by the insert, so a disable either waits for the session and then ends it, or
+ * commits first and no session is made.
+ */
+export async function insertSession(db: Conn, s: { idHash: string; userId: number; csrf: string; ip: string | null; userAgent: string | null; ttlSeconds: number }): Promise<boolean> {
+  const r = await sql`
+    insert into dashboard_sessions (id_hash, user_id, csrf_token, ip, user_agent, expires_at)
+    select ${s.idHash}, u.id, ${s.csrf}, ${s.ip}, ${s.userAgent}, now() + make_interval(secs => ${s.ttlSeconds})
+    from dashboard_users u where u.id = ${s.userId} and not u.disabled for share`.execute(db);
+  return Number(r.numAffectedRows ?? 0n) > 0;
 }
 
 /** A live session (not revoked, not expired, not idle too long) and its enabled user. */
@@ -207,7 +276,7 @@ export function findLiveSession(db: Conn, idHash: string, idleSeconds: number) {
     .where('s.revoked_at', 'is', null)
     .where('s.expires_at', '>', sql<Date>`now()`)
     .where('s.last_seen_at', '>', sql<Date>`now() - make_interval(secs => ${idleSeconds})`)
-    .where('u.disabled', '=', false)
+    .where(issuedSinceLastDisable('s.created_at'))
     .executeTakeFirst();
 }
 
@@ -246,17 +315,21 @@ export async function webKey(db: Conn, name: string, fresh: Buffer): Promise<Buf
 
 // --- password resets (058) ----------------------------------------------------------------------
 
-/** A new reset link of the user; the user's earlier unused links end (one live link at a time). */
-export async function insertPasswordReset(trx: Conn, r: { userId: number; tokenHash: string; issuedBy: string; ttlSeconds: number }) {
+/**
+ * A new reset link of the user, unless the user is disabled (undefined then); the user's earlier
+ * unused links end (one live link at a time). Share-locks the user's row like insertInvitation.
+ */
+export async function insertPasswordReset(trx: Conn, r: { userId: number; tokenHash: string; issuedBy: string; ttlSeconds: number }): Promise<{ id: number; expires_at: Date } | undefined> {
   await tables(trx).updateTable('dashboard_password_resets').set({ used_at: sql`now()` as never }).where('user_id', '=', r.userId).where('used_at', 'is', null).execute();
-  return tables(trx)
-    .insertInto('dashboard_password_resets')
-    .values({ user_id: r.userId, token_hash: r.tokenHash, issued_by: r.issuedBy, expires_at: sql<Date>`now() + make_interval(secs => ${r.ttlSeconds})` as never, used_at: null })
-    .returning(['id', 'expires_at'])
-    .executeTakeFirstOrThrow();
+  const q = await sql<{ id: number; expires_at: Date }>`
+    insert into dashboard_password_resets (user_id, token_hash, issued_by, expires_at)
+    select u.id, ${r.tokenHash}, ${r.issuedBy}, now() + make_interval(secs => ${r.ttlSeconds})
+    from dashboard_users u where u.id = ${r.userId} and not u.disabled for share
+    returning id, expires_at`.execute(trx);
+  return q.rows[0];
 }
 
-/** The live reset link of a token hash and its (enabled) user. */
+/** The live reset link of a token hash and its user (enabled, and not disabled since the link was made). */
 export function findValidPasswordReset(db: Conn, tokenHash: string) {
   return tables(db)
     .selectFrom('dashboard_password_resets as r')
@@ -265,20 +338,19 @@ export function findValidPasswordReset(db: Conn, tokenHash: string) {
     .where('r.token_hash', '=', tokenHash)
     .where('r.used_at', 'is', null)
     .where('r.expires_at', '>', sql<Date>`now()`)
-    .where('u.disabled', '=', false)
+    .where(issuedSinceLastDisable('r.created_at'))
     .executeTakeFirst();
 }
 
-/** Uses the link: once (the guard), only while live. */
-export function consumePasswordReset(trx: Conn, tokenHash: string) {
-  return tables(trx)
-    .updateTable('dashboard_password_resets')
-    .set({ used_at: sql`now()` as never })
-    .where('token_hash', '=', tokenHash)
-    .where('used_at', 'is', null)
-    .where('expires_at', '>', sql<Date>`now()`)
-    .returning(['id', 'user_id'])
-    .executeTakeFirst();
+/** Uses the link: once (the guard), only while live, and only while its user may use it (the row locked). */
+export async function consumePasswordReset(trx: Conn, tokenHash: string): Promise<{ id: number; user_id: number } | undefined> {
+  const r = await sql<{ id: number; user_id: number }>`
+    update dashboard_password_resets r set used_at = now()
+    from dashboard_users u
+    where r.token_hash = ${tokenHash} and r.used_at is null and r.expires_at > now()
+      and u.id = r.user_id and ${issuedSinceLastDisable('r.created_at')}
+    returning r.id, r.user_id`.execute(trx);
+  return r.rows[0];
 }
 
 // --- team settings (058) ------------------------------------------------------------------------

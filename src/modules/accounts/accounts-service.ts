@@ -53,6 +53,12 @@ export interface SessionUser {
   sessionHash: string;
 }
 
+/**
+ * Whether a link's token can be one we issued: compared as the exact text presented (its hash is
+ * looked up; nothing is trimmed or case-folded), so an empty, blank or padded token is never valid.
+ */
+const linkToken = (token: string, prefix: string) => token.length > prefix.length && token.length <= 100 && token.startsWith(prefix) && /^[\w-]+$/.test(token);
+
 const EMAIL_RE = /^[^\s@]{1,64}@[^\s@]{1,189}\.[^\s@]{1,60}$/;
 /** The longest e-mail address an account may have (RFC 5321's path limit; the column's check). */
 export const EMAIL_MAX = 254;
@@ -69,8 +75,16 @@ type InviteInput = { merchantId: number | null; email: string; role: Role };
 export type InviteLink = { user_id: number; merchant_id: number | null; email: string; role: Role; url: string; expires_at: string };
 export type InviteSent = { user_id: number; merchant_id: number | null; email: string; role: Role; sent_to: string };
 
-/** The answer to an address that cannot be invited, when the inviter may not learn why. */
+/**
+ * The operators' audit entry (merchant_id null) of an owner's invitation of an address that has an
+ * account elsewhere: recorded on the team as a pending invitation that can never be accepted.
+ */
 export const INVITE_REFUSED_SILENTLY = 'user_invite_refused';
+
+/** What a form that asks for the password (and code) again answers to a wrong one: never which of the two. */
+export const RECHECK_FAILED = 'the password or the authentication code is not correct';
+
+const ACCOUNT_DISABLED = 'this account is disabled: enable it first';
 
 /** What the accounts service takes of the composition root (the web app's deps extend it). */
 export interface AccountDeps {
@@ -88,9 +102,12 @@ export function createAccountsService(base: AccountDeps) {
   /**
    * Invites an e-mail address (merchant user, or operator when merchantId is null); answers the
    * one-time link. `hideOtherAccounts` (a merchant's own team page): an address that has an account
-   * at another merchant or as an operator gets the same answer as a new one (a link that will not
-   * work), so an owner cannot learn which addresses have accounts elsewhere; the refusal is in the
-   * operators' audit log. Operators, who see every account anyway, get the clear error.
+   * at another merchant or as an operator is recorded on the team as a pending invitation like any
+   * other (listed as invited, the same answer, audit entries and e-mail job), so an owner cannot
+   * learn which addresses have accounts elsewhere; that invitation can never be accepted (its link
+   * does not work; by mail the address is told it already has an account,
+   * docs/decisions/invitation-of-an-address-elsewhere.md), and the operators' audit log says why.
+   * Operators, who see every account anyway, get the clear error.
    * `byMail` (the pages) with SMTP configured: the link is e-mailed by a job and answered to nobody
    * (`sent_to` instead of `url`); the admin API and the CLI always answer the link (break-glass).
    */
@@ -108,20 +125,22 @@ export function createAccountsService(base: AccountDeps) {
     if (!operator && !(await findMerchant(db, input.merchantId!))) throw notFound();
     const token = randomSecret('inv_');
     const result = await db.transaction().execute(async (trx) => {
-      const user = await repo.upsertInvitedUser(trx, { merchantId: input.merchantId, email, role: input.role });
-      // An address that already has an account (here or at another merchant) is not invited again.
-      if (opts.hideOtherAccounts && user.merchant_id !== input.merchantId) {
-        await repo.insertAudit(trx, { merchantId: null, userId: by.userId, actor: by.actor, action: INVITE_REFUSED_SILENTLY, detail: { email, merchant_id: input.merchantId, reason: 'the address has an account elsewhere' }, ip: by.ip });
-        return { user: { ...user, id: 0 }, inv: { expires_at: new Date(clock.now().getTime() + INVITATION_TTL_SECONDS * 1000) } };
+      let user = await repo.upsertInvitedUser(trx, { merchantId: input.merchantId, email, role: input.role });
+      // An address with an account elsewhere: from here on, the same steps as a new address.
+      if (opts.hideOtherAccounts && input.merchantId !== null && user.merchant_id !== input.merchantId) {
+        await repo.insertAudit(trx, { merchantId: null, userId: by.userId, actor: by.actor, action: INVITE_REFUSED_SILENTLY, detail: { email, merchant_id: input.merchantId, reason: 'the address has an account elsewhere: recorded on the team as an invitation that cannot be accepted' }, ip: by.ip });
+        user = await repo.upsertElsewhereInvitation(trx, { merchantId: input.merchantId, email, role: input.role });
       }
       if (user.password_hash !== null || user.merchant_id !== input.merchantId) {
         throw validationError([{ field: 'email', code: 'exist', message: 'this e-mail address already has an account' }]);
       }
+      if (user.disabled) throw validationError([{ field: 'email', code: 'state', message: ACCOUNT_DISABLED }]);
       if (user.role !== input.role) await repo.setRole(trx, user.id, input.role);
       // By mail, the job mints the link (src/modules/mail/letters.ts): it never waits in a payload.
       const inv = mail
         ? (await enqueueMail(trx, { kind: 'invitation', user_id: user.id, by: by.actor }), { expires_at: new Date(clock.now().getTime() + INVITATION_TTL_SECONDS * 1000) })
         : await repo.insertInvitation(trx, { userId: user.id, tokenHash: sha256Hex(token), invitedBy: by.actor, ttlSeconds: INVITATION_TTL_SECONDS });
+      if (!inv) throw validationError([{ field: 'email', code: 'state', message: ACCOUNT_DISABLED }]); // disabled meanwhile
       await repo.insertAudit(trx, { merchantId: input.merchantId, userId: by.userId, actor: by.actor, action: 'user_invited', detail: { email, role: input.role, ...(mail ? { by_mail: true } : {}) }, ip: by.ip });
       return { user, inv };
     });
@@ -137,7 +156,7 @@ export function createAccountsService(base: AccountDeps) {
   }
 
   async function invitation(token: string) {
-    const inv = await repo.findValidInvitation(db, sha256Hex(token));
+    const inv = linkToken(token, 'inv_') ? await repo.findValidInvitation(db, sha256Hex(token)) : undefined;
     if (!inv) throw new AppError('not_found', 'this invitation link is not valid (used, expired or mistyped)');
     return inv;
   }
@@ -158,11 +177,12 @@ export function createAccountsService(base: AccountDeps) {
     });
   }
 
+  /** A new session, or undefined when the user was disabled meanwhile. */
   async function newSession(userId: number, ip: string | null, userAgent: string | null) {
     const cookie = crypto.randomBytes(32).toString('base64url');
     const csrf = crypto.randomBytes(32).toString('base64url');
-    await repo.insertSession(db, { idHash: sha256Hex(cookie), userId, csrf, ip, userAgent: userAgent?.slice(0, 300) ?? null, ttlSeconds: SESSION_TTL_SECONDS });
-    return { cookie, csrf };
+    const made = await repo.insertSession(db, { idHash: sha256Hex(cookie), userId, csrf, ip, userAgent: userAgent?.slice(0, 300) ?? null, ttlSeconds: SESSION_TTL_SECONDS });
+    return made ? { cookie, csrf } : undefined;
   }
 
   /**
@@ -201,8 +221,50 @@ export function createAccountsService(base: AccountDeps) {
     if (!(await repo.recordSuccess(db, user.id, step))) return fail('authentication code already used', user);
     await repo.releaseAddressAttempt(db, ip);
     const session = await newSession(user.id, input.ip, input.userAgent);
+    if (!session) return fail('disabled while signing in', user);
     await repo.insertAudit(db, { merchantId: user.merchant_id, userId: user.id, actor: user.email, action: 'signed_in', ip });
     return { ...session, user };
+  }
+
+  /**
+   * A signed-in user's form that asks for the password (and, when `withCode`, the authenticator's
+   * code) again: the same limits as sign-in, through the same statements (the address's attempts and
+   * the account's failures and lock, reserved in the database before the password work), so a stolen
+   * session is no unlimited password oracle. Every failure is audited (`reauth_failed`, with the
+   * form) as sign-in's are, the fifth in a row locks the account (sign-in included) and a success
+   * resets the count and uses the code (a code works once). Throws; answers nothing.
+   */
+  async function recheck(user: SessionUser, input: { password: string; code?: string; withCode: boolean }, a: Actor, form: string): Promise<void> {
+    const ip = a.ip ?? 'unknown';
+    const place = await repo.reserveAddressAttempt(db, ip, IP_FAILURE_WINDOW_SECONDS);
+    if (place.attempts > IP_FAILURE_LIMIT) {
+      await repo.insertAudit(db, { merchantId: user.merchant_id, userId: user.id, actor: user.email, action: 'reauth_failed', detail: { form, reason: 'address over its limit' }, ip });
+      throw tooMany('too many failed attempts from this address: try again later', place.secondsLeft);
+    }
+    const row = await repo.findUserReservingAttempt(db, { id: user.id }, LOCK_AFTER_FAILURES, LOCK_SECONDS);
+    const passwordOk = await verifyPassword(input.password.slice(0, 1000), row?.password_hash ?? null);
+    const fail = async (reason: string): Promise<never> => {
+      await repo.insertAudit(db, { merchantId: user.merchant_id, userId: user.id, actor: user.email, action: 'reauth_failed', detail: { form, reason }, ip });
+      if (row && row.reserved === LOCK_AFTER_FAILURES) {
+        await repo.insertAudit(db, { merchantId: user.merchant_id, userId: user.id, actor: user.email, action: 'account_locked', detail: { seconds: LOCK_SECONDS, form }, ip });
+      }
+      if (row && row.reserved === null) {
+        const left = row.locked_until ? Math.ceil((new Date(row.locked_until).getTime() - clock.now().getTime()) / 1000) : LOCK_SECONDS;
+        throw tooMany('too many wrong attempts: the account is locked for a while (sign-in too); try again later', Math.max(1, left));
+      }
+      throw validationError([{ field: 'password', code: 'password', message: RECHECK_FAILED }]);
+    };
+    if (!row || row.disabled || row.password_hash === null) return fail('inactive account');
+    if (row.reserved === null) return fail('locked'); // no attempt left: the password is not looked at
+    if (!passwordOk) return fail('wrong password');
+    let step: number | undefined;
+    if (input.withCode) {
+      if (!row.totp_enabled || !row.totp_secret) return fail('no authenticator');
+      step = matchTotp(row.totp_secret, (input.code ?? '').trim(), clock.now().getTime(), Number(row.totp_last_step));
+      if (step === undefined) return fail('wrong or reused authentication code');
+    }
+    if (!(await repo.recordSuccess(db, row.id, step))) return fail('authentication code already used');
+    await repo.releaseAddressAttempt(db, ip);
   }
 
   /** The signed-in user of a session cookie, or undefined. */
@@ -224,7 +286,7 @@ export function createAccountsService(base: AccountDeps) {
   async function issuePasswordReset(scope: number | null, userId: number, by: Actor): Promise<{ email: string; sent_to: string } | { email: string; url: string; expires_at: string }> {
     const u = await repo.findUser(db, userId);
     if (!u || u.merchant_id !== scope) throw notFound();
-    if (u.disabled) throw validationError([{ field: 'user', code: 'state', message: 'this account is disabled: enable it first' }]);
+    if (u.disabled) throw validationError([{ field: 'user', code: 'state', message: ACCOUNT_DISABLED }]);
     if (u.password_hash === null) throw validationError([{ field: 'user', code: 'state', message: 'this user has not accepted the invitation yet: invite the address again for a new link' }]);
     if (config.smtp) {
       await db.transaction().execute(async (trx) => {
@@ -236,6 +298,7 @@ export function createAccountsService(base: AccountDeps) {
     const token = randomSecret('pwr_');
     const r = await tables(db).transaction().execute(async (trx) => {
       const row = await repo.insertPasswordReset(trx, { userId, tokenHash: sha256Hex(token), issuedBy: by.actor, ttlSeconds: PASSWORD_RESET_TTL_SECONDS });
+      if (!row) throw validationError([{ field: 'user', code: 'state', message: ACCOUNT_DISABLED }]); // disabled meanwhile
       await repo.insertAudit(trx, { merchantId: u.merchant_id, userId: by.userId, actor: by.actor, action: 'password_reset_issued', detail: { email: u.email }, ip: by.ip });
       return row;
     });
@@ -243,7 +306,7 @@ export function createAccountsService(base: AccountDeps) {
   }
 
   async function passwordReset(token: string) {
-    const r = token.length <= 100 ? await repo.findValidPasswordReset(db, sha256Hex(token)) : undefined;
+    const r = linkToken(token, 'pwr_') ? await repo.findValidPasswordReset(db, sha256Hex(token)) : undefined;
     if (!r) throw new AppError('not_found', RESET_INVALID);
     return r;
   }
@@ -360,14 +423,17 @@ export function createAccountsService(base: AccountDeps) {
       await audit(a, 'totp_enabled', user.merchant_id);
     },
 
-    async disableTotp(user: SessionUser, password: string, a: Actor) {
+    /**
+     * Turns the authenticator off: asks for the password and a current code of the authenticator
+     * (recheck: counted and audited like sign-in). Without an authenticator on there is nothing to
+     * turn off: a clear error before any password is looked at.
+     */
+    async disableTotp(user: SessionUser, input: { password: string; code: string }, a: Actor) {
       if (user.totp_required) {
         throw validationError([{ field: 'totp', code: 'required', message: user.role === 'operator' ? 'operators always sign in with an authenticator: it cannot be turned off' : 'your team requires an authenticator: it cannot be turned off' }]);
       }
-      const row = await repo.findUser(db, user.id);
-      if (!(await verifyPassword(password, row?.password_hash ?? null))) {
-        throw validationError([{ field: 'password', code: 'password', message: 'the password is not correct' }]);
-      }
+      if (!user.totp_enabled) throw validationError([{ field: 'totp', code: 'state', message: 'no authenticator is on: there is nothing to turn off' }]);
+      await recheck(user, { ...input, withCode: true }, a, 'totp_disable');
       await repo.setTotp(db, user.id, { totp_secret: null, totp_enabled: false });
       await audit(a, 'totp_disabled', user.merchant_id);
     },
@@ -375,14 +441,21 @@ export function createAccountsService(base: AccountDeps) {
     listSessions: (userId: number) => repo.listSessions(db, userId),
     listUsers: (merchantId: number | null) => repo.listUsers(db, merchantId),
 
-    /** Disables a user of the given merchant (null: an operator) and ends their sessions. */
+    /**
+     * Disables a user of the given merchant (null: an operator): in one transaction its sessions and
+     * its unused links (password reset, invitation) end, for good (disabled_at: enabling the user
+     * again brings none of them back, nor a mail job queued before).
+     */
     async setUserDisabled(merchantId: number | null, userId: number, disabled: boolean, a: Actor) {
       const u = await repo.findUser(db, userId);
       if (!u || u.merchant_id !== merchantId) throw notFound();
       if (u.id === a.userId) throw validationError([{ field: 'user', code: 'self', message: 'you cannot disable your own account' }]);
       await tables(db).transaction().execute(async (trx) => {
         await repo.setDisabled(trx, userId, disabled);
-        if (disabled) await repo.revokeUserSessions(trx, userId);
+        if (disabled) {
+          await repo.revokeUserSessions(trx, userId);
+          await repo.endUserLinks(trx, userId);
+        }
         await repo.insertAudit(trx, { merchantId, userId: a.userId, actor: a.actor, action: disabled ? 'user_disabled' : 'user_enabled', detail: { email: u.email }, ip: a.ip });
       });
     },

@@ -27,13 +27,30 @@ export async function letterFor(deps: { db: Db; config: Pick<Config, 'publicUrl'
   const { db, config } = deps;
   const u = job.kind === 'forgot_password' ? await repo.findUserByEmail(db, job.email) : await repo.findUser(db, job.user_id);
   if (!u || u.disabled) return undefined;
+  // Disabled since this was asked for: what was asked before a disable never comes, even once enabled.
+  if (u.disabled_at !== null && (job.at === undefined || job.at <= new Date(u.disabled_at).getTime())) return undefined;
   const site = config.publicUrl;
   if (job.kind === 'invitation') {
     if (u.password_hash !== null) return undefined; // accepted meanwhile
-    const token = randomSecret('inv_');
-    const inv = await repo.insertInvitation(db, { userId: u.id, tokenHash: sha256Hex(token), invitedBy: job.by, ttlSeconds: INVITATION_TTL_SECONDS });
     const merchant = u.merchant_id === null ? undefined : await findMerchant(db, u.merchant_id);
     const where = merchant ? `the team of ${merchant.name}` : 'the operators';
+    if (u.account_elsewhere) {
+      // The address already has an account: it is told so (it holds that account), and gets no link.
+      return {
+        to: u.email,
+        subject: merchant ? `You are invited to ${merchant.name} on the skin trading gateway` : 'You are invited to the skin trading gateway',
+        text: `${job.by} invited you (${u.email}) to ${where} on the skin trading gateway at ${site}, as ${u.role}.\n\n`
+          + 'This address already has an account on this gateway, and an address belongs to one account only, so this invitation cannot be accepted with it. '
+          + `To join, ask ${job.by} to invite another address of yours. Nobody was told that this address has an account.\n\n`
+          + 'If you did not expect this, ignore this e-mail: nothing changes for your account.\n',
+        userId: u.id,
+        merchantId: u.merchant_id,
+        undo: async () => {},
+      };
+    }
+    const token = randomSecret('inv_');
+    const inv = await repo.insertInvitation(db, { userId: u.id, tokenHash: sha256Hex(token), invitedBy: job.by, ttlSeconds: INVITATION_TTL_SECONDS });
+    if (!inv) return undefined; // disabled meanwhile
     return {
       to: u.email,
       subject: merchant ? `You are invited to ${merchant.name} on the skin trading gateway` : 'You are invited as an operator of the skin trading gateway',
@@ -49,6 +66,7 @@ export async function letterFor(deps: { db: Db; config: Pick<Config, 'publicUrl'
   if (job.kind === 'forgot_password' && (await repo.hasRecentPasswordReset(db, u.id, FORGOT_COOLDOWN_SECONDS))) return undefined;
   const token = randomSecret('pwr_');
   const r = await repo.insertPasswordReset(db, { userId: u.id, tokenHash: sha256Hex(token), issuedBy: job.kind === 'forgot_password' ? 'self-service' : job.by, ttlSeconds: PASSWORD_RESET_TTL_SECONDS });
+  if (!r) return undefined; // disabled meanwhile
   const who = job.kind === 'forgot_password' ? 'Someone (you, we hope) asked on the sign-in page' : `${job.by} asked`;
   return {
     to: u.email,

@@ -10,13 +10,20 @@ import { addJob, idField, stringField } from '../../jobs/enqueue.js';
 export const MAIL_TASK = 'mail_send';
 export const MAIL_MAX_ATTEMPTS = 10;
 
-export type MailJob =
+export type MailJob = (
   /** A reset link issued by an owner or an operator (dashboard team page, console). */
   | { kind: 'password_reset'; user_id: number; by: string }
   /** "Forgot your password?" on the sign-in page: the address is resolved by the job, never by the page. */
   | { kind: 'forgot_password'; email: string; ip: string | null }
   /** An invitation (dashboard team page, console). */
-  | { kind: 'invitation'; user_id: number; by: string };
+  | { kind: 'invitation'; user_id: number; by: string }
+) & {
+  /**
+   * When it was asked for (ms since the epoch; set by enqueueMail): a user disabled since gets no
+   * link from it, even once enabled again (letters.ts). Absent in a job queued before it existed.
+   */
+  at?: number;
+};
 
 declare global {
   namespace GraphileWorker {
@@ -35,17 +42,19 @@ export function mailJobKey(job: MailJob): string {
 /** Adds the mail job in the caller's transaction (the job outbox): it exists only if that commits. */
 export function enqueueMail(db: Db | Trx, job: MailJob): Promise<void> {
   // A self-service request keeps the waiting job's time (repeating it does not postpone the mail).
-  return addJob(db, MAIL_TASK, job, { jobKey: mailJobKey(job), jobKeyMode: job.kind === 'forgot_password' ? 'preserve_run_at' : 'replace', maxAttempts: MAIL_MAX_ATTEMPTS });
+  return addJob(db, MAIL_TASK, { ...job, at: job.at ?? Date.now() }, { jobKey: mailJobKey(job), jobKeyMode: job.kind === 'forgot_password' ? 'preserve_run_at' : 'replace', maxAttempts: MAIL_MAX_ATTEMPTS });
 }
 
 /** A stored payload, checked (it is read back from the database). */
 export function parseMailJob(payload: unknown): MailJob | undefined {
   const kind = stringField(payload, 'kind');
+  const rawAt = typeof payload === 'object' && payload !== null ? (payload as { at?: unknown }).at : undefined;
+  const at = typeof rawAt === 'number' && Number.isFinite(rawAt) ? { at: rawAt } : {};
   if (kind === 'forgot_password') {
     const email = stringField(payload, 'email');
-    return email ? { kind, email, ip: stringField(payload, 'ip') ?? null } : undefined;
+    return email ? { kind, email, ip: stringField(payload, 'ip') ?? null, ...at } : undefined;
   }
   if (kind !== 'password_reset' && kind !== 'invitation') return undefined;
   const userId = idField(payload, 'user_id');
-  return userId ? { kind, user_id: userId, by: stringField(payload, 'by') ?? 'unknown' } : undefined;
+  return userId ? { kind, user_id: userId, by: stringField(payload, 'by') ?? 'unknown', ...at } : undefined;
 }

@@ -191,6 +191,7 @@ ${u.totp_enabled && u.totp_required
   ? html`<p>An authenticator app is required at sign-in.</p>
 <form method="post" action="/dashboard/account/totp/disable" class="card narrow">${csrfField(u.csrf)}
 <label for="tp">Your password</label><input id="tp" name="password" type="password" autocomplete="current-password" required>
+<label for="tc">Code from the authenticator</label><input id="tc" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required>
 <button type="submit" class="danger">Turn off the authenticator</button></form>`
   : html`<p>Protect the account with a code from an authenticator app (TOTP, RFC 6238).</p>${actionButton('/dashboard/account/totp/start', 'Set up an authenticator', u.csrf)}`}
 </section>
@@ -230,7 +231,7 @@ ${actionButton('/dashboard/account/sign-out-everywhere', 'Sign out everywhere', 
   app.post('/dashboard/account/totp/disable', async (req, reply) => {
     const u = requireRole(req, ['owner', 'developer', 'viewer', 'operator']);
     checkCsrf(req);
-    await accounts.disableTotp(u, req.form.password ?? '', actorOf(req));
+    await accounts.disableTotp(u, { password: req.form.password ?? '', code: req.form.code ?? '' }, actorOf(req));
     return reply.type('text/html').send(await accountPage({ ...u, totp_enabled: false }, undefined, { kind: 'ok', text: 'The authenticator is off.' }));
   });
 }
