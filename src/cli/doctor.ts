@@ -1,8 +1,9 @@
 // `gateway doctor`: checks a configuration (the environment the command runs with, the gateway's
 // database) before it goes live and prints one aligned line per item — ok, warn, missing or wrong,
 // with what to do — or, with --json, the items. Exit 1 when anything blocks going live. The rules
-// are src/modules/admin/preflight.ts; this file only gathers what they judge, reading and never
-// writing (the price sources are polled once; the database is opened as every command opens it).
+// are src/modules/admin/preflight.ts; this file only gathers what they judge and changes nothing of
+// the gateway's (each price source is polled once; the database is opened as every command opens
+// it, its migrations included).
 import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
