@@ -34,14 +34,15 @@ describe('the Python SDK', () => {
   });
 
   it('python3 -m unittest passes (no gateway needed)', async () => {
-    const r = await run('python3', ['-m', 'unittest', 'discover', '-s', 'tests', '-v'], { cwd: SDK });
+    // No __pycache__ left in the SDK's folder (test/sdk/python-sdk-install.test.ts compares its file list).
+    const r = await run('python3', ['-m', 'unittest', 'discover', '-s', 'tests', '-v'], { cwd: SDK, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });
     expect(r.stderr).toMatch(/\nOK\s*$/);
     expect(r.stderr).toMatch(/Ran \d+ tests/);
   }, 120_000);
 
   it('runs the full sandbox flow against the live gateway', async () => {
     const r = await run('python3', [path.join(SDK, 'tests', 'live_flow.py')], {
-      env: { ...process.env, GATEWAY_URL: gw.url, API_KEY: m.api_key, WEBHOOK_SECRET: m.webhook_secret, RECEIVER_PORT: String(port) },
+      env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', GATEWAY_URL: gw.url, API_KEY: m.api_key, WEBHOOK_SECRET: m.webhook_secret, RECEIVER_PORT: String(port) },
       timeout: 240_000,
     });
     const out = JSON.parse(r.stdout.trim().split('\n').pop()!);
