@@ -110,7 +110,7 @@ ${checkbox('deposit_preview_enabled', 'deposit-preview enabled', m.deposit_previ
 <button type="submit">Top up</button></form></section>
 <section><h2>Withdrawals</h2>${withdrawalTable(withdrawals, u.csrf, false)}</section>
 <section><h2>Users</h2>
-${table('Users', ['E-mail', 'Role', 'State', 'Authenticator', 'Actions'], users.map((x) => [x.email, x.role, x.disabled ? 'disabled' : x.password_hash ? 'active' : 'invited', x.totp_enabled ? 'on' : 'off',
+${table('Users', ['E-mail', 'Role', 'State', 'Authenticator', 'Actions'], users.map((x) => [x.email, x.role, x.disabled ? 'disabled' : x.password_hash ? 'active' : x.account_elsewhere ? 'invited (the address has an account elsewhere: it cannot be accepted)' : 'invited', x.totp_enabled ? 'on' : 'off',
   userActions(`/console/merchants/${id}/users/${x.id}`, x, u)]), 'No users yet: invite the first owner.')}
 <h3>Invite a user</h3>${inviteForm(`/console/merchants/${id}/invite`, u.csrf, ['owner', 'developer', 'viewer'])}</section>
 <section><h2>Two-step sign-in for the team</h2>
