@@ -124,7 +124,12 @@ async function gather(env: Record<string, string | undefined>): Promise<Prefligh
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     facts.settingsError = err.message;
-    return facts;
+    // A bad bearer token has its own line (judged from the environment): the rest is still checked without it.
+    try {
+      config = loadConfig({ ...env, ADMIN_TOKEN: undefined, METRICS_TOKEN: undefined }, { priceSources: false });
+    } catch {
+      return facts;
+    }
   }
   facts.config = config;
   facts.pricingProblem = steamPricingProblem({ ...config, platform: 'steam' }); // judged as it would go live

@@ -141,6 +141,13 @@ describe('gateway doctor, a steam configuration as complete as it gets offline',
     expect(items['bot secrets key']).toMatchObject({ status: 'wrong', detail: expect.stringContaining(file) });
   }, CLI_TEST_TIMEOUT_MS);
 
+  it('a short ADMIN_TOKEN is wrong on its own line, and the other items are still checked', async () => {
+    const items = byItem(await doctor({ ...env, DATABASE_URL: w.gw.databaseUrl, LOG_LEVEL: 'silent', ADMIN_TOKEN: 'short' }));
+    expect(items['admin token']).toMatchObject({ status: 'wrong', detail: expect.stringContaining('5 characters') });
+    expect(items['price source skinport']!.status).toBe('ok');
+    expect(items['database']!.status).toBe('ok');
+  }, CLI_TEST_TIMEOUT_MS);
+
   it('a price source that does not answer is wrong', async () => {
     const items = byItem(await doctor({ ...env, DATABASE_URL: w.gw.databaseUrl, LOG_LEVEL: 'silent', PRICE_SKINPORT: 'http://127.0.0.1:9/v1/items?app_id=730&currency=USD' }));
     expect(items['price source skinport']).toMatchObject({ status: 'wrong', detail: expect.stringMatching(/^PRICE_SKINPORT: no answer: /) });
