@@ -9,7 +9,7 @@ const runs = Number(process.argv[2] ?? 5);
 execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' }); // a build is not part of a start
 const results: Record<Runner, { firstMs: number; againMs: number; idleRssMb: number }[]> = { compiled: [], tsx: [] };
 for (let i = 0; i < runs; i++) {
-  for (const runner of ['tsx', 'compiled'] as const) results[runner].push(await startToReady(process.cwd(), 'bench-admin-token-0123456789', runner));
+  for (const runner of ['tsx', 'compiled'] as const) results[runner].push(await startToReady(process.cwd(), 'bench-admin-token-0123456789abcdef', runner));
 }
 const stat = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);

@@ -92,3 +92,28 @@ export function parseSecretsKey(raw: string): Buffer {
   }
   return key;
 }
+
+/** The shortest bearer token (ADMIN_TOKEN, METRICS_TOKEN) the gateway takes. */
+export const MIN_BEARER_TOKEN_LENGTH = 32;
+
+/**
+ * A bearer token checked for use: at least MIN_BEARER_TOKEN_LENGTH visible ASCII characters (no
+ * space, tab or other whitespace, nothing outside ASCII), so it is never blank, cannot be guessed
+ * for being short, and is the same bytes in every client's header. `source` names the setting (or
+ * file) in the error, which never echoes the value: it is a secret.
+ */
+export function checkBearerToken(value: string, source: string): string {
+  if (value.length < MIN_BEARER_TOKEN_LENGTH) {
+    throw new ConfigError(`${source} must be at least ${MIN_BEARER_TOKEN_LENGTH} characters, got ${value.length} (e.g. \`openssl rand -base64 32\`)`);
+  }
+  if (!/^[\x21-\x7e]+$/.test(value)) {
+    throw new ConfigError(`${source} must be visible ASCII characters only: no spaces, tabs, line breaks or other whitespace, nothing outside ASCII (e.g. \`openssl rand -base64 32\`)`);
+  }
+  return value;
+}
+
+/** An optional bearer token setting: unset or empty is none; set, it must pass checkBearerToken. */
+export function bearerToken(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  return raw === undefined || raw === '' ? undefined : checkBearerToken(raw, name);
+}

@@ -4,7 +4,7 @@ import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Game } from './domain/games.js';
-import { baseUrl, bool, ConfigError, gameList, httpUrl, int, oneOf, parseRetrySchedule, parseSecretsKey, ratio, usd, type Env } from './config-parse.js';
+import { baseUrl, bearerToken, bool, ConfigError, gameList, httpUrl, int, oneOf, parseRetrySchedule, parseSecretsKey, ratio, usd, type Env } from './config-parse.js';
 
 export { ConfigError, parseRetrySchedule };
 
@@ -291,7 +291,7 @@ export function loadConfig(env: Env = process.env, opts: { priceSources?: boolea
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: path.resolve(env.DATA_DIR || './.data'),
     embeddedPgPort: env.EMBEDDED_PG_PORT ? int(env, 'EMBEDDED_PG_PORT', 0, 1, 65535) : undefined,
-    adminToken: env.ADMIN_TOKEN || undefined,
+    adminToken: bearerToken(env, 'ADMIN_TOKEN'),
     platform,
     trustProxy,
     quoteTtlSeconds: int(env, 'QUOTE_TTL_SECONDS', 300, 1),
@@ -327,7 +327,7 @@ export function loadConfig(env: Env = process.env, opts: { priceSources?: boolea
     httpIdleTimeoutMs: int(env, 'HTTP_IDLE_TIMEOUT_MS', 30_000, 100, 3_600_000),
     httpKeepAliveTimeoutMs: int(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 3_600_000),
     stopTimeoutMs: int(env, 'STOP_TIMEOUT_MS', 30_000, 0, 3_600_000),
-    metricsToken: env.METRICS_TOKEN || undefined,
+    metricsToken: bearerToken(env, 'METRICS_TOKEN'),
     metricsRefreshMs: int(env, 'METRICS_REFRESH_MS', 15_000, 100, 3_600_000),
     logLevel: env.LOG_LEVEL || 'info',
     logFormat: env.LOG_FORMAT ? oneOf(env, 'LOG_FORMAT', ['json', 'pretty'] as const, 'json') : undefined,

@@ -67,6 +67,7 @@ async function main(): Promise<void> {
   if (config.adminToken) say('    admin token     from ADMIN_TOKEN  (Authorization: Bearer …)');
   else if (ctx.config.adminToken && !tokenExisted) say(`    admin token     ${ctx.config.adminToken}  (Authorization: Bearer …; shown once, kept in ${tokenFile})`);
   else if (ctx.config.adminToken) say(`    admin token     in ${tokenFile}  (Authorization: Bearer …)`);
+  else say('    admin token     none: the operator API answers 401 to every request (set ADMIN_TOKEN)');
   say(`    database        ${ctx.config.databaseUrl ? 'external (DATABASE_URL)' : `embedded, data in ${ctx.config.dataDir}`}\n`);
   if (!ctx.config.databaseUrl) writeFileSync(path.join(config.dataDir, PUBLIC_URL_FILE), ctx.config.publicUrl);
   log.info({ url: ctx.config.publicUrl, platform: ctx.config.platform, database: ctx.config.databaseUrl ? 'external' : 'embedded' }, 'gateway ready');

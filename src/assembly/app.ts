@@ -8,6 +8,8 @@ import { createLogger, logFormat } from '../logging.js';
 import type { FastifyInstance } from 'fastify';
 import type { Runner, WorkerEvents } from 'graphile-worker';
 import type { Config } from '../config.js';
+import { checkBearerToken } from '../config-parse.js';
+import { StartupError } from '../db/startup-error.js';
 import { CommitTaps } from '../db/commit-taps.js';
 import { createDb, createPool, nonDurableSettings } from '../db/database.js';
 import { JOB_OUTBOX } from '../jobs/enqueue.js';
@@ -64,13 +66,23 @@ async function resolveAdminToken(config: Config, log: Logger): Promise<string | 
     return undefined;
   }
   const file = path.join(config.dataDir, 'admin-token');
+  let kept: string | undefined;
   try {
-    return (await fs.readFile(file, 'utf8')).trim();
+    kept = (await fs.readFile(file, 'utf8')).replace(/[ \t\r\n]+$/, ''); // an editor's final newline
   } catch {
+    kept = undefined;
+  }
+  if (kept === undefined) {
     const token = randomSecret('adm_');
     await fs.mkdir(config.dataDir, { recursive: true });
     await fs.writeFile(file, token, { mode: 0o600 });
     return token;
+  }
+  // The kept token is held to ADMIN_TOKEN's rule: an emptied or edited file never opens the operator API.
+  try {
+    return checkBearerToken(kept, file);
+  } catch (err) {
+    throw new StartupError(`${(err as Error).message}; delete the file to have a new token generated, or set ADMIN_TOKEN`);
   }
 }
 

@@ -6,7 +6,8 @@ import client from 'prom-client';
 import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../db/database.js';
-import { safeEqual } from '../domain/secrets.js';
+import { credentialMatches, isBlankCredential } from '../domain/secrets.js';
+import { bearerCredential } from '../http/bearer.js';
 import { AppError } from '../http/errors.js';
 import { registerRouteStats, type RouteStats } from '../http/route-stats.js';
 import { rotationOf } from '../modules/bots/bot-service.js';
@@ -169,11 +170,14 @@ export function registerMetrics(app: FastifyInstance, db: Db, opts: MetricsOptio
     done();
   });
 
+  // No token configured: every scrape is refused before its header is read. With one, the bearer
+  // credential must be exactly the token (no trimming).
+  const token = isBlankCredential(opts.token) ? undefined : opts.token;
   const onRequest = async (request: { headers: Record<string, string | string[] | undefined> }) => {
+    if (token === undefined) throw new AppError('unauthenticated', 'metrics are closed: no METRICS_TOKEN or ADMIN_TOKEN is configured');
     const header = request.headers.authorization;
-    const m = typeof header === 'string' ? /^Bearer\s+(.+)$/i.exec(header) : null;
     if (!header) throw new AppError('unauthenticated', 'missing authorization header');
-    if (!opts.token || !m || !safeEqual(m[1].trim(), opts.token)) throw new AppError('unauthenticated', 'invalid metrics token');
+    if (!credentialMatches(bearerCredential(header), token)) throw new AppError('unauthenticated', 'invalid metrics token');
   };
   app.get('/metrics', { schema: { hide: true }, onRequest }, async (_req, reply) => {
     reply.header('content-type', registry.contentType);

@@ -51,7 +51,7 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
 
   await app.register(
     async (adminApi) => {
-      adminApi.addHook('onRequest', adminAuth(ctx.config.adminToken ?? ''));
+      adminApi.addHook('onRequest', adminAuth(ctx.config.adminToken));
       await adminApi.register(adminRoutes(ctx));
       for (const plugin of adminFeatureRoutes) await adminApi.register(plugin(ctx));
     },

@@ -32,3 +32,25 @@ export function safeEqual(a: string, b: string): boolean {
   const db = crypto.createHash('sha256').update(b, 'utf8').digest();
   return crypto.timingSafeEqual(da, db);
 }
+
+/**
+ * Characters that are blank to a reader though they are not always "whitespace" to a regex: JS
+ * `\s` (ASCII and Unicode spaces, line and paragraph separators, U+FEFF) plus the zero-width ones.
+ */
+const BLANK = /^[\s\u180e\u200b-\u200d\u2060]*$/;
+
+/** A credential that can never be valid: none, empty, or made only of whitespace or zero-width characters. */
+export function isBlankCredential(s: string | null | undefined): boolean {
+  return typeof s !== 'string' || BLANK.test(s);
+}
+
+/**
+ * Whether the presented credential is exactly the expected one: the same characters, with no
+ * trimming, case folding or Unicode normalisation (a header's text is its bytes, one character a
+ * byte). A blank value on either side is refused before anything is compared, so an unset or empty
+ * secret never matches an empty or whitespace-only one. Constant time (safeEqual).
+ */
+export function credentialMatches(presented: string | null | undefined, expected: string | null | undefined): boolean {
+  if (isBlankCredential(expected) || isBlankCredential(presented)) return false;
+  return safeEqual(presented!, expected!);
+}

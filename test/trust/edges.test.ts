@@ -276,13 +276,13 @@ describe('/metrics', () => {
   });
 
   it('with METRICS_TOKEN only that token opens it, and the gauges refresh on their interval', async () => {
-    const g2 = await startTestGateway({ METRICS_TOKEN: 'metrics-token-0123456789', METRICS_REFRESH_MS: '200' }, { worker: false });
+    const g2 = await startTestGateway({ METRICS_TOKEN: 'metrics-token-0123456789abcdefghij', METRICS_REFRESH_MS: '200' }, { worker: false });
     try {
       const admin2 = await g2.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
       expect(admin2.statusCode).toBe(401);
       await sql`select graphile_worker.add_job('metrics_probe', '{}'::json, run_at := now() + interval '1 hour')`.execute(g2.ctx.db);
       await eventually(async () => {
-        const res = await g2.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer metrics-token-0123456789' } });
+        const res = await g2.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer metrics-token-0123456789abcdefghij' } });
         return res.statusCode === 200 && res.body.includes('gateway_job_queue_depth{task="metrics_probe"} 1');
       }, 5000);
     } finally {

@@ -1,7 +1,8 @@
 // Merchant authentication (spec 5) and operator authentication (DESIGN 5): the hooks the
 // assembly puts on the merchant and operator APIs, and merchantRefusal for the 304 lane.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { digestsEqual, sha256Hex, safeEqual } from '../../domain/secrets.js';
+import { credentialMatches, digestsEqual, isBlankCredential, sha256Hex } from '../../domain/secrets.js';
+import { bearerCredential } from '../../http/bearer.js';
 import { AppError } from '../../http/errors.js';
 import { normaliseIp } from '../../http/client-ip.js';
 import type { MerchantRow } from './merchant-repo.js';
@@ -42,7 +43,8 @@ export function merchantAuth(keys: KeyCache, beforeLookup?: (request: FastifyReq
     const header = request.headers['x-api-key'];
     const key = Array.isArray(header) ? header[0] : header;
     if (!key) return done(new AppError('unauthenticated', 'missing authorization header'));
-    if (key.length > 200) return done(new AppError('unauthenticated', 'invalid API key'));
+    // The key is hashed as sent (no trimming): a blank one is never looked up.
+    if (key.length > 200 || isBlankCredential(key)) return done(new AppError('unauthenticated', 'invalid API key'));
     // Lookup by hash (from memory, see key-cache.ts): the key is never kept or sent in clear, and
     // the final comparison is constant-time. The key is hashed once per request.
     const hash = sha256Hex(key);
@@ -71,11 +73,20 @@ export function merchantAuth(keys: KeyCache, beforeLookup?: (request: FastifyReq
   };
 }
 
-export function adminAuth(adminToken: string) {
+/**
+ * The operator API's hook. Without a configured token every request is refused before its header
+ * is read, so no presented value (empty, blank, anything) can match an unset one; with one, the
+ * bearer credential must be exactly the token, byte for byte (no trimming).
+ */
+export function adminAuth(adminToken: string | undefined) {
+  if (isBlankCredential(adminToken)) {
+    return async function operatorApiClosed(): Promise<void> {
+      throw new AppError('unauthenticated', 'the operator API is closed: no ADMIN_TOKEN is configured');
+    };
+  }
   return async function authenticateAdmin(request: FastifyRequest): Promise<void> {
     const header = request.headers.authorization;
     if (!header) throw new AppError('unauthenticated', 'missing authorization header');
-    const m = /^Bearer\s+(.+)$/i.exec(header);
-    if (!m || !safeEqual(m[1].trim(), adminToken)) throw new AppError('unauthenticated', 'invalid admin token');
+    if (!credentialMatches(bearerCredential(header), adminToken)) throw new AppError('unauthenticated', 'invalid admin token');
   };
 }

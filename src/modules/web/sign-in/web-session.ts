@@ -2,7 +2,7 @@
 // form bodies, security headers (strict CSP, same origin only), CSRF, and the signed-in user.
 import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { safeEqual } from '../../../domain/secrets.js';
+import { credentialMatches, isBlankCredential } from '../../../domain/secrets.js';
 import { AppError, forbidden } from '../../../http/errors.js';
 import { clientIp } from '../../../http/client-ip.js';
 import type { Actor, SessionUser } from '../../accounts/accounts-service.js';
@@ -33,18 +33,21 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * The cookies of a Cookie header (`name=value` pairs joined by `; `, RFC 6265 5.4), each value
+ * exactly as sent: not trimmed, not percent-decoded. The gateway's own cookies are credentials in
+ * base64url (the session id, the signed pre-sign-in value), which needs no encoding, so a value with
+ * anything added around it (a space, a no-break space, a tab) or spelled another way (%41 for A) is
+ * another value, never the same one. Only the separator's spaces before a name are skipped.
+ */
 export function parseCookies(header: string | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (const part of (header ?? '').split(';')) {
     const i = part.indexOf('=');
     if (i < 0) continue;
-    const k = part.slice(0, i).trim();
+    const k = part.slice(0, i).replace(/^[ \t]+/, '');
     if (!k || Object.hasOwn(out, k)) continue; // the first (most specific) cookie wins
-    try {
-      out[k] = decodeURIComponent(part.slice(i + 1).trim());
-    } catch {
-      /* a malformed cookie is ignored */
-    }
+    out[k] = part.slice(i + 1);
   }
   return out;
 }
@@ -87,7 +90,8 @@ export function installWebBasics(app: FastifyInstance, opts: { publicUrl: string
       .header('cross-origin-opener-policy', 'same-origin')
       .header('cross-origin-resource-policy', 'same-origin')
       .header('cache-control', 'no-store');
-    req.user = await opts.authenticate(parseCookies(req.headers.cookie)[SESSION_COOKIE]);
+    const session = parseCookies(req.headers.cookie)[SESSION_COOKIE];
+    req.user = session === undefined || isBlankCredential(session) ? undefined : await opts.authenticate(session);
   });
   app.addHook('preHandler', async (req) => {
     // Only string fields count (a JSON body's numbers or objects never reach a form handler).
@@ -114,9 +118,9 @@ function safeOrigin(url: string): string | undefined {
 
 /** The CSRF token of a signed-in form post (field _csrf or header x-csrf-token). */
 export function checkCsrf(req: FastifyRequest): void {
-  const given = req.form?._csrf ?? (req.headers['x-csrf-token'] as string | undefined) ?? '';
-  const expected = req.user?.csrf;
-  if (!expected || !given || !safeEqual(given, expected)) throw forbidden(CSRF_REFUSED);
+  const header = req.headers['x-csrf-token'];
+  const given = req.form?._csrf ?? (typeof header === 'string' ? header : undefined);
+  if (!credentialMatches(given, req.user?.csrf)) throw forbidden(CSRF_REFUSED);
 }
 
 /**
@@ -133,7 +137,7 @@ const mac = (key: Buffer, text: string) => crypto.createHmac('sha256', key).upda
 /** The random part of a cookie the gateway signed, else undefined. */
 function issuedPreCookie(key: Buffer, cookie: string | undefined): string | undefined {
   const m = cookie ? PRE_COOKIE_FORM.exec(cookie) : null;
-  return m && safeEqual(mac(key, `sgw_pre cookie:${m[1]}`), m[2]) ? m[1] : undefined;
+  return m && credentialMatches(m[2], mac(key, `sgw_pre cookie:${m[1]}`)) ? m[1] : undefined;
 }
 
 const preFormToken = (key: Buffer, nonce: string, issuedAt: number) => `${issuedAt}.${mac(key, `sgw_pre form:${nonce}:${issuedAt}`)}`;
@@ -144,7 +148,7 @@ export function checkPreCsrf(req: FastifyRequest, key: Buffer, nowMs = Date.now(
   const given = req.form?._csrf ?? '';
   const issuedAt = Number(/^(\d{1,12})\./.exec(given)?.[1]);
   const age = Math.floor(nowMs / 1000) - issuedAt;
-  if (!nonce || !(age >= 0 && age <= PRE_TOKEN_TTL_SECONDS) || !safeEqual(preFormToken(key, nonce, issuedAt), given)) throw forbidden(CSRF_REFUSED);
+  if (!nonce || !(age >= 0 && age <= PRE_TOKEN_TTL_SECONDS) || !credentialMatches(given, preFormToken(key, nonce, issuedAt))) throw forbidden(CSRF_REFUSED);
 }
 
 /** A fresh pre-sign-in form token for this browser; its cookie is (re)issued unless it has one of ours. */
