@@ -249,6 +249,7 @@ const bot = {
   signed_in: false,
   last_authenticated_at: null,
   session_error: null,
+  sign_in_retry_at: null,
   rotation: 'out',
   rotation_reason: 'no live session (not driven by any instance yet)',
   lease_owner: null,

@@ -21,6 +21,7 @@ export interface OperationInfo {
 }
 
 // 429: the per-key and per-address limits (http/rate-limit.ts); the hosted door also sheds load (503).
+// 503 on the merchant deposit paths: no bot can take the call now (every bot serving the game is out of rotation).
 const MERCHANT: ErrorStatus[] = [400, 401, 403, 429, 500];
 const WITH_BODY: ErrorStatus[] = [413, 415];
 const ADMIN: ErrorStatus[] = [400, 401, 500];
@@ -31,12 +32,12 @@ const a = '/api/admin';
 const h = '/api/v1/hosted/{token}';
 
 export const OPERATIONS: Record<string, OperationInfo> = {
-  [`post ${m}/create-intent`]: { id: 'createIntent', tag: 'Redirect flow', spec: '4.1', errors: [...MERCHANT, 409, ...WITH_BODY], request: X.createIntentRequest, response: { 200: X.createIntentResponse } },
-  [`post ${m}/inventory`]: { id: 'getInventory', tag: 'Deposits', spec: '4.2', errors: [...MERCHANT, ...WITH_BODY], request: X.inventoryRequest, response: { 200: X.inventoryResponse } },
-  [`post ${m}/create-deposit`]: { id: 'createDeposit', tag: 'Deposits', spec: '4.3', errors: [...MERCHANT, 409, ...WITH_BODY], request: X.createDepositRequest, response: { 200: X.depositCreatedResponse } },
-  [`post ${m}/get-prices`]: { id: 'getPrices', tag: 'Deposits by hash name', spec: '4.4', errors: [...MERCHANT, ...WITH_BODY], request: X.getPricesRequest, response: { 200: X.getPricesResponse } },
-  [`post ${m}/create-deposit-by-hash-name`]: { id: 'createDepositByHashName', tag: 'Deposits by hash name', spec: '4.5', errors: [...MERCHANT, 404, 409, ...WITH_BODY], request: X.createDepositByHashNameRequest, response: { 200: X.depositCreatedResponse } },
-  [`post ${m}/deposit-preview`]: { id: 'previewDeposit', tag: 'Deposits', spec: '4.6', errors: [...MERCHANT, ...WITH_BODY], request: X.depositPreviewRequest, response: { 200: X.depositPreviewResponse } },
+  [`post ${m}/create-intent`]: { id: 'createIntent', tag: 'Redirect flow', spec: '4.1', errors: [...MERCHANT, 409, ...WITH_BODY, 503], request: X.createIntentRequest, response: { 200: X.createIntentResponse } },
+  [`post ${m}/inventory`]: { id: 'getInventory', tag: 'Deposits', spec: '4.2', errors: [...MERCHANT, ...WITH_BODY, 503], request: X.inventoryRequest, response: { 200: X.inventoryResponse } },
+  [`post ${m}/create-deposit`]: { id: 'createDeposit', tag: 'Deposits', spec: '4.3', errors: [...MERCHANT, 409, ...WITH_BODY, 503], request: X.createDepositRequest, response: { 200: X.depositCreatedResponse } },
+  [`post ${m}/get-prices`]: { id: 'getPrices', tag: 'Deposits by hash name', spec: '4.4', errors: [...MERCHANT, ...WITH_BODY, 503], request: X.getPricesRequest, response: { 200: X.getPricesResponse } },
+  [`post ${m}/create-deposit-by-hash-name`]: { id: 'createDepositByHashName', tag: 'Deposits by hash name', spec: '4.5', errors: [...MERCHANT, 404, 409, ...WITH_BODY, 503], request: X.createDepositByHashNameRequest, response: { 200: X.depositCreatedResponse } },
+  [`post ${m}/deposit-preview`]: { id: 'previewDeposit', tag: 'Deposits', spec: '4.6', errors: [...MERCHANT, ...WITH_BODY, 503], request: X.depositPreviewRequest, response: { 200: X.depositPreviewResponse } },
   [`get ${m}/deposit/status`]: { id: 'getDepositStatus', tag: 'Deposits', spec: '4.7', errors: [...MERCHANT, 404], response: { 200: X.depositStatusResponse } },
   [`post ${m}/purchase`]: { id: 'createPurchase', tag: 'Purchases', spec: '4.8', errors: [...MERCHANT, 409, ...WITH_BODY], request: X.purchaseRequest, response: { 200: X.purchaseResponse } },
   [`get ${m}/purchase/status`]: { id: 'getPurchaseStatus', tag: 'Purchases', spec: '4.9', errors: [...MERCHANT, 404], response: { 200: X.purchaseStatusResponse } },

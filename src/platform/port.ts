@@ -57,6 +57,13 @@ export class PlatformUnavailableError extends Error {
 }
 
 /**
+ * No bot can take the call: every bot serving the game is out of rotation (or left it during the
+ * call: its session died). Still "unavailable" to every rule that retries or fails a record; the
+ * merchant API answers it 503 (retry shortly), not 500.
+ */
+export class NoBotAvailableError extends PlatformUnavailableError {}
+
+/**
  * The platform cannot tell whether the offer was made (eresult 16, a timeout, a hang-up): it may
  * exist or still appear. The record must neither fail nor send again: it waits, and resolveOffer
  * answers later what the platform shows.
@@ -259,6 +266,8 @@ export interface TradingPlatform {
    * (`gateway bot check`). A bot that cannot trade is taken out of rotation by the adapter.
    */
   checkBot?(botId: number): Promise<BotCheckReport>;
+  /** An operator changed a bot (enabled, disabled, games): the adapter takes it up now, not at its next lease round. */
+  botsChanged?(): Promise<void>;
   /** Real platforms only (optional): starts driving bots (leases, polls); the CLI never calls it. */
   start?(): Promise<void>;
   /** Stops every bot driver this instance runs and releases their leases. */

@@ -8,7 +8,7 @@ import http from 'node:http';
 import crypto from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import SteamTotp from 'steam-totp';
-import type { SessionProvider } from '../../src/platform/steam/session.js';
+import { SignInRateLimitedError, type SessionProvider } from '../../src/platform/steam/session.js';
 
 const BASE = 76561197960265728n;
 const steamIdOf = (accountId: number) => (BASE + BigInt(accountId)).toString();
@@ -45,6 +45,14 @@ export class FakeSteam {
   /** Every sign-in fails (the login host unreachable): only a still-valid session or a stored web session works. */
   refuseSignIns = false;
   refusedSignIns = 0;
+  /** Sign-ins of these accounts fail (one bot's login refused while the others' work). */
+  refuseSignInsOf = new Set<string>();
+  /** Sign-ins of these accounts are refused for Steam's rate limit, asking for this many seconds. */
+  rateLimitSignInsOf = new Map<string, number>();
+  /** Sign-ins tried per account, whatever their outcome. */
+  signInAttempts = new Map<string, number>();
+  /** The trade offer page answers only a signed-in bot (as on the platform), else 401. */
+  pagesNeedSession = false;
   /** Next N requests whose path matches answer 429 (no Retry-After, as the platform does). */
   private limits: { re: RegExp; left: number }[] = [];
   /** The next send creates the offer but answers eresult 16 (Timeout). */
@@ -107,6 +115,10 @@ export class FakeSteam {
   expireSessions(): void {
     this.tokens.clear();
   }
+  /** One bot's web sessions are refused from now on. */
+  expireSessionOf(bot: FakeBot): void {
+    for (const [token, id] of this.tokens) if (id === bot.steamId) this.tokens.delete(token);
+  }
   /** A web session of the bot, as an operator would copy it from a signed-in browser. */
   webCookies(bot: FakeBot): { cookies: string[]; token: string } {
     const token = crypto.randomBytes(16).toString('hex');
@@ -118,7 +130,10 @@ export class FakeSteam {
     return {
       signIn: async (req) => {
         const bot = [...this.bots.values()].find((b) => b.accountName === req.accountName);
-        if (this.refuseSignIns) {
+        this.signInAttempts.set(req.accountName, (this.signInAttempts.get(req.accountName) ?? 0) + 1);
+        const limited = this.rateLimitSignInsOf.get(req.accountName);
+        if (limited !== undefined) throw new SignInRateLimitedError(limited * 1000);
+        if (this.refuseSignIns || this.refuseSignInsOf.has(req.accountName)) {
           this.refusedSignIns++;
           throw new Error('sign-in failed: the login host did not answer');
         }
@@ -239,8 +254,11 @@ export class FakeSteam {
     if (!path.startsWith('/community/')) return send(404, 'not found');
     const p = path.slice('/community'.length);
     let m: RegExpExecArray | null;
-    if (p === '/tradeoffer/new/' && req.method === 'GET') return this.offerPage(Number(q.get('partner')), q.get('token') ?? '', send);
     const me = this.botOfCookie(req.headers.cookie);
+    if (p === '/tradeoffer/new/' && req.method === 'GET') {
+      if (this.pagesNeedSession && !me) return send(401, 'Not Logged In');
+      return this.offerPage(Number(q.get('partner')), q.get('token') ?? '', send);
+    }
     if (p === '/tradeoffer/new/send' && req.method === 'POST') return me ? this.sendOffer(me, form, send) : send(401, 'Not Logged In');
     if ((m = /^\/tradeoffer\/(\d+)\/cancel$/.exec(p))) {
       if (!me) return send(401, 'Not Logged In');

@@ -44,10 +44,11 @@ describe('bot lease takeover', () => {
 
     // A dies: it renews no more, and its lease runs out (set in the past here rather than slept
     // through: a short lease slept on a busy machine could run out again before A's last check).
-    // B then takes the bot, signs it in, and polls with A's poll data.
+    // B then takes the bot with A's web session, still working (no new sign-in), and polls with A's poll data.
     await b.gw.ctx.db.updateTable('bots').set({ lease_expires_at: new Date(Date.now() - 1000) }).where('id', '=', botId).execute();
     expect(await b.platform.leaseTick()).toEqual([botId]);
-    expect(fake.signIns).toBe(2);
+    expect(fake.signIns).toBe(1);
+    expect(b.platform.rotationOf(botId)?.rotation).toBe('in');
     const row = await b.gw.ctx.db.selectFrom('bots').select(['lease_owner', 'poll_data']).where('id', '=', botId).executeTakeFirstOrThrow();
     expect(row.lease_owner).toBe(b.platform.instanceId);
     fake.accept(offerId);

@@ -24,6 +24,10 @@ export interface SteamBotColumns {
   session_error: string | null;
   /** 028: when the trade history was last read in full. */
   history_read_at: Date | null;
+  /** 081: a signed-in call went through with the current session; when a sign-in may be tried next; the last working web session (sealed). */
+  session_live: Generated<boolean>;
+  sign_in_retry_at: Date | null;
+  web_session: Buffer | null;
 }
 
 export interface SteamOffersTable {

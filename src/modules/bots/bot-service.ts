@@ -3,6 +3,7 @@
 // Secrets never leave this module in clear except to the steam driver, and never appear in views.
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
+import { rotationOf as rotationOfBot, type Rotation } from '../../domain/bot-rotation.js';
 import { GAMES } from '../../domain/games.js';
 import { isUniqueViolation } from '../../db/database.js';
 import { AppError, notFound, validationError, type FieldError } from '../../domain/errors.js';
@@ -67,20 +68,22 @@ function checkPatch(input: BotPatch): FieldError[] {
 type BotRow = Awaited<ReturnType<typeof repo.listBots>>[number];
 
 /**
- * Whether the bot takes new offers (in), only settles its open ones (draining: disabled while an
- * instance still drives it), or neither (out), and why. One rule for the admin API, the console
- * and the metric.
+ * A bots row's rotation: the one rule (domain/bot-rotation.ts) on the state the driving instance
+ * wrote (lease, session) and the operator's (enabled, trade state). The admin API, the console and
+ * the metric read it; the picker applies the same rule to its drivers.
  */
-export function rotationOf(b: { account_name: string | null; removed_at: Date | string | null; enabled: boolean; trade_state: string; trade_state_reason: string | null; session_error?: string | null; lease_expires_at: Date | string | null; signed_in?: boolean }): { rotation: 'in' | 'draining' | 'out'; reason: string | null } {
-  const leased = Boolean(b.lease_expires_at && new Date(b.lease_expires_at) > new Date());
-  if (b.removed_at) return { rotation: 'out', reason: 'removed' };
-  if (b.trade_state === 'cannot_trade') return { rotation: 'out', reason: `cannot trade${b.trade_state_reason ? ` (${b.trade_state_reason})` : ''}` };
-  if (!b.enabled) return leased ? { rotation: 'draining', reason: 'disabled by an operator; settling its open offers' } : { rotation: 'out', reason: 'disabled by an operator' };
-  // Sessions are the operator-managed bots' (the sandbox's seeded ones have no account to sign in).
-  if (b.account_name !== null && !b.signed_in) {
-    return { rotation: 'out', reason: b.session_error ? `no live session: ${b.session_error} (signing in again with backoff)` : leased ? 'no live session yet' : 'no live session (not driven by any instance yet)' };
-  }
-  return { rotation: 'in', reason: null };
+export function rotationOf(b: { account_name: string | null; removed_at: Date | string | null; enabled: boolean; trade_state: string; trade_state_reason: string | null; session_error?: string | null; sign_in_retry_at?: Date | string | null; lease_expires_at: Date | string | null; signed_in?: boolean }): { rotation: Rotation; reason: string | null } {
+  return rotationOfBot({
+    managed: b.account_name !== null,
+    removed: Boolean(b.removed_at),
+    enabled: b.enabled,
+    tradeState: b.trade_state,
+    tradeStateReason: b.trade_state_reason,
+    driven: Boolean(b.lease_expires_at && new Date(b.lease_expires_at) > new Date()),
+    live: Boolean(b.signed_in),
+    sessionError: b.session_error ?? null,
+    signInRetryAt: b.sign_in_retry_at ? new Date(b.sign_in_retry_at) : null,
+  });
 }
 
 /** The operator's view of a bot: state, lease and capabilities; never a secret. */
@@ -103,6 +106,7 @@ export function botView(b: BotRow | Awaited<ReturnType<typeof repo.insertBot>>) 
     signed_in: signedIn,
     last_authenticated_at: iso(b.last_authenticated_at),
     session_error: b.session_error,
+    sign_in_retry_at: iso(b.sign_in_retry_at),
     rotation: rot.rotation,
     rotation_reason: rot.reason,
     lease_owner: b.lease_expires_at && new Date(b.lease_expires_at) > new Date() ? b.lease_owner : null,
@@ -132,6 +136,8 @@ export function createBotService(deps: { db: Db; config: Config; platform: Tradi
     if (!(await repo.updateBot(db, id, patch, scope))) throw notFound();
     // Enabling a bot is also the operator's word that it may trade again.
     if (patch.enabled === true) await repo.setTradeState(db, id, 'ok', null);
+    // The picker takes the change up before the answer, so the view answered is the picker's.
+    await deps.platform.botsChanged?.();
     return show(id, scope);
   }
 
@@ -173,6 +179,7 @@ export function createBotService(deps: { db: Db; config: Config; platform: Tradi
     setEnabled: (id: number, enabled: boolean) => updateIn(consoleScope, id, { enabled }),
     async remove(id: number) {
       if (!(await repo.removeBot(db, id))) throw notFound();
+      await deps.platform.botsChanged?.();
       return show(id);
     },
     /**

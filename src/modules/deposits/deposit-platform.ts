@@ -4,6 +4,9 @@
 //
 // One mapping, used by all of them:
 //   - PlatformUserError (a refusal for this user)      → 400 `validation error`, domain code first (7.3)
+//   - NoBotAvailableError (no bot in rotation serves the game: every one is out, e.g. its session
+//     died and its sign-in fails)                      → 503 `service unavailable`, data code
+//     `service_unavailable`, Retry-After (spec 7.2: temporary unavailability, retry shortly)
 //   - PlatformUnavailableError (the platform failed)   → 500 `integration service error` (retry)
 //   - no answer within DEPOSIT_TIMEOUT_MS               → 500 `integration service error` (retry)
 // Spec 7.2 lists "500 internal error or integration service error (retry)" and 4.4 names
@@ -16,13 +19,18 @@
 // perform() in offer.ts, which sends through the offer layer (src/platform/offers.ts) directly.
 import { AppError, validationError } from '../../domain/errors.js';
 import { PlatformTimeoutError, platformDeadline } from '../../platform/offers.js';
-import { PlatformUnavailableError, PlatformUserError } from '../../platform/port.js';
+import { NoBotAvailableError, PlatformUnavailableError, PlatformUserError } from '../../platform/port.js';
 
 export const INTEGRATION_SERVICE_ERROR = 'integration service error';
+/** How long a merchant is asked to wait when no bot can take the call (a bot's sign-in retries within seconds to minutes). */
+export const NO_BOT_RETRY_AFTER_SECONDS = 30;
 
 /** A platform error as the merchant API shows it; anything else is returned unchanged. */
 export function platformErrorToAppError(err: unknown): unknown {
   if (err instanceof PlatformUserError) return validationError([{ field: err.field, code: err.code, message: err.message }]);
+  if (err instanceof NoBotAvailableError) {
+    return new AppError('unavailable', 'service unavailable', [{ field: 'game', code: 'service_unavailable', message: 'no bot can trade this game right now; retry shortly' }], { 'retry-after': String(NO_BOT_RETRY_AFTER_SECONDS) });
+  }
   if (err instanceof PlatformUnavailableError || err instanceof PlatformTimeoutError) return new AppError('integration', INTEGRATION_SERVICE_ERROR);
   return err;
 }

@@ -7,7 +7,7 @@ import type { Db } from '../../db/database.js';
 export const BOT_COLUMNS = [
   'id', 'name', 'platform_id', 'enabled', 'account_name', 'games', 'inventory_capacity', 'trade_state', 'trade_state_reason',
   'lease_owner', 'lease_expires_at', 'trade_protection_acknowledged_at', 'last_checked_at', 'removed_at', 'created_at', 'updated_at',
-  'last_authenticated_at', 'session_error',
+  'last_authenticated_at', 'session_error', 'sign_in_retry_at',
 ] as const;
 
 export async function insertBot(db: Db, row: { name: string; platform_id: string; account_name: string; secrets: Buffer; games: string[]; inventory_capacity: number }) {
@@ -18,9 +18,12 @@ export async function insertBot(db: Db, row: { name: string; platform_id: string
 export type BotScope = 'managed' | 'all';
 const managed = (scope: BotScope) => (scope === 'managed' ? sql<boolean>`account_name is not null` : sql<boolean>`true`);
 
-/** signed_in: a call answered signed in within `liveSeconds` and the session not lost since (a live session, not a stored token). */
+/**
+ * signed_in: the driver's session is live (a signed-in call went through with it, session_live,
+ * written by the driver on every change) and it answered within `liveSeconds` (its instance is alive).
+ */
 const signedIn = (liveSeconds: number) =>
-  sql<boolean>`(session_error is null and coalesce(last_authenticated_at > now() - make_interval(secs => ${liveSeconds}), false))`.as('signed_in');
+  sql<boolean>`(session_live and coalesce(last_authenticated_at > now() - make_interval(secs => ${liveSeconds}), false))`.as('signed_in');
 /** How long after its last authenticated call a bot still counts as signed in (a few poll rounds). */
 export const LIVE_SESSION_SECONDS = 180;
 
@@ -60,20 +63,20 @@ export async function dropSandboxBots(db: Db): Promise<number> {
 /** Removed: out of rotation for good, secrets and tokens wiped; the row stays for the records that name it. */
 export async function removeBot(db: Db, id: number) {
   return db.updateTable('bots')
-    .set({ enabled: false, secrets: null, refresh_token: null, poll_data: sql`'{}'::jsonb`, lease_owner: null, lease_expires_at: null, removed_at: sql`coalesce(removed_at, now())`, updated_at: sql`now()` })
+    .set({ enabled: false, secrets: null, refresh_token: null, web_session: null, session_live: false, poll_data: sql`'{}'::jsonb`, lease_owner: null, lease_expires_at: null, removed_at: sql`coalesce(removed_at, now())`, updated_at: sql`now()` })
     .where('id', '=', id).where('account_name', 'is not', null).returning('id').executeTakeFirst();
 }
 
-/** Replaces a live bot's sealed secrets (a new stored web session). */
+/** Replaces a live bot's sealed secrets (a new stored web session: the driver's own last one gives way to it). */
 export async function replaceSecrets(db: Db, id: number, secrets: Buffer) {
-  return db.updateTable('bots').set({ secrets, updated_at: sql`now()` }).where('id', '=', id).where('account_name', 'is not', null)
+  return db.updateTable('bots').set({ secrets, web_session: null, updated_at: sql`now()` }).where('id', '=', id).where('account_name', 'is not', null)
     .where('removed_at', 'is', null).returning('id').executeTakeFirst();
 }
 
 /** Everything the driver needs to sign a bot in (secrets still sealed). */
 export async function botForDriver(db: Db, id: number) {
   return db.selectFrom('bots')
-    .select(['id', 'name', 'platform_id', 'account_name', 'secrets', 'refresh_token', 'games', 'poll_data', 'trade_protection_acknowledged_at', 'history_cursor', 'trade_state', 'enabled'])
+    .select(['id', 'name', 'platform_id', 'account_name', 'secrets', 'refresh_token', 'web_session', 'games', 'poll_data', 'trade_protection_acknowledged_at', 'history_cursor', 'trade_state', 'enabled'])
     .where('id', '=', id).where('account_name', 'is not', null).where('removed_at', 'is', null).executeTakeFirst();
 }
 export type DriverBotRow = NonNullable<Awaited<ReturnType<typeof botForDriver>>>;
@@ -135,8 +138,9 @@ export async function forgetInstance(db: Db, owner: string): Promise<void> {
   await sql`delete from steam_instances where id = ${owner}`.execute(db);
 }
 
+/** Leases handed back: the driver stops, so the bot has no live session until another one proves its own. */
 export async function releaseLeases(db: Db, owner: string, ids?: number[]): Promise<void> {
-  let q = db.updateTable('bots').set({ lease_owner: null, lease_expires_at: null }).where('lease_owner', '=', owner);
+  let q = db.updateTable('bots').set({ lease_owner: null, lease_expires_at: null, session_live: false }).where('lease_owner', '=', owner);
   if (ids) q = ids.length ? q.where('id', 'in', ids) : q.where(sql<boolean>`false`);
   await q.execute();
 }
@@ -152,9 +156,18 @@ export async function setTradeState(db: Db, id: number, state: 'ok' | 'cannot_tr
   await db.updateTable('bots').set({ trade_state: state, trade_state_reason: reason, updated_at: sql`now()` }).where('id', '=', id).execute();
 }
 
-/** The driver's session: the last authenticated call (a live session), or why it has none. */
-export async function saveSession(db: Db, id: number, patch: { last_authenticated_at?: Date; session_error: string | null }): Promise<void> {
-  await db.updateTable('bots').set(patch).where('id', '=', id).execute();
+/**
+ * The driver's session as it stands: live or not, the last authenticated call, why it has none and
+ * when a sign-in may be tried next. Written only by the instance holding the lease (a driver that
+ * lost its lease must not overwrite the new holder's state).
+ */
+export async function saveSession(db: Db, id: number, owner: string, patch: { session_live: boolean; last_authenticated_at?: Date; session_error: string | null; sign_in_retry_at: Date | null }): Promise<void> {
+  await db.updateTable('bots').set(patch).where('id', '=', id).where('lease_owner', '=', owner).execute();
+}
+
+/** The driver's last working web session (sealed), kept for the next driver of the bot. */
+export async function saveWebSession(db: Db, id: number, sealed: Buffer | null): Promise<void> {
+  await db.updateTable('bots').set({ web_session: sealed }).where('id', '=', id).execute();
 }
 
 export async function saveDriverState(db: Db, id: number, patch: {

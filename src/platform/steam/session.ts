@@ -26,8 +26,30 @@ export interface SessionProvider {
 /** A bot account could not sign in to Steam: its driver leaves the rotation with this message as the reason. */
 export class BotSignInError extends Error {}
 
+/**
+ * Steam refused the sign-in for its rate limit (EResult RateLimitExceeded): no sign-in is tried for
+ * the bot before `retryAfterMs` has passed (the driver shows when, as the bot's rotation reason).
+ */
+export class SignInRateLimitedError extends Error {
+  constructor(readonly retryAfterMs: number) {
+    super(`sign-in refused by Steam for its rate limit; not tried again for ${Math.ceil(retryAfterMs / 1000)} s`);
+  }
+}
+
+/** EResult.RateLimitExceeded, as steam-session reports it on a refused sign-in. */
+const RATE_LIMIT_EXCEEDED = 84;
+/** Steam names no time with a rate-limited sign-in; its login limit is known to last about half an hour. */
+export const SIGN_IN_RATE_LIMIT_WAIT_MS = 30 * 60_000;
+/** A sign-in error as the driver takes it: a rate limit with its wait (a Retry-After when one is given). */
+function signInError(err: Error & { eresult?: number; retryAfter?: number }): Error {
+  if (err.eresult === RATE_LIMIT_EXCEEDED || /RateLimitExceeded|rate limit/i.test(err.message)) {
+    return new SignInRateLimitedError(err.retryAfter && err.retryAfter > 0 ? err.retryAfter * 1000 : SIGN_IN_RATE_LIMIT_WAIT_MS);
+  }
+  return err;
+}
+
 export function steamSessionProvider(timeoutMs = 30_000): SessionProvider {
-  return {
+  const provider: SessionProvider = {
     async signIn(req) {
       if (req.refreshToken) {
         const session = new LoginSession(EAuthTokenPlatformType.WebBrowser);
@@ -58,4 +80,5 @@ export function steamSessionProvider(timeoutMs = 30_000): SessionProvider {
       return { cookies: await session.getWebCookies(), refreshToken: session.refreshToken };
     },
   };
+  return { signIn: (req) => provider.signIn(req).catch((err: Error) => { throw signInError(err); }) };
 }

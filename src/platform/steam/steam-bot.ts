@@ -7,7 +7,7 @@ import SteamID from 'steamid';
 import SteamTotp from 'steam-totp';
 import type { SteamSettings } from '../../config.js';
 import type { Backoff } from './backoff.js';
-import type { SessionProvider } from './session.js';
+import { SignInRateLimitedError, type SessionProvider, type WebSession } from './session.js';
 import { withDeadline } from '../../domain/deadline.js';
 import { type CommunityItem, type HistoryTrade, type PartnerDetails } from './steam-mapping.js';
 
@@ -20,7 +20,7 @@ export interface DriverBot {
   sharedSecret: string;
   identitySecret: string;
   refreshToken?: string;
-  /** A stored web session: used as is on the first sign-in (see signIn). */
+  /** A stored web session (the driver's last working one, else the operator's): used as is on the first sign-in (see signIn). */
   webCookies?: string[];
   pollData?: Record<string, unknown>;
 }
@@ -41,8 +41,25 @@ export interface DriverEvents {
   refreshToken(token: string): Promise<void>;
   /** The stored web session now (the operator may have replaced it since the driver started). */
   webCookies?(): Promise<string[] | undefined>;
-  /** The session changed: live (an authenticated call went through) or lost (signed out and signing in failed). */
-  session?(state: { live: boolean; at: Date; error?: string }): void;
+  /** A sign-in gave a new web session: kept for the bot's next driver (a restart, a lease move). */
+  webSession?(session: WebSession): Promise<void>;
+  /** A sign-in on the platform was tried (counted per bot: sign-ins are spent carefully). */
+  signInTried?(outcome: 'ok' | 'failed' | 'rate_limited'): void;
+  /** The session's state changed, or a live session answered again (see SessionState). */
+  session?(state: SessionState): void;
+}
+
+/**
+ * A driver's session as every reader sees it (written to the bots row by steam-drivers.ts):
+ * live once a signed-in call went through with it; error and retryAt while it has none or a
+ * sign-in backs off.
+ */
+export interface SessionState {
+  live: boolean;
+  /** The last signed-in call that went through. */
+  at?: Date;
+  error: string | null;
+  retryAt: Date | null;
 }
 
 /**
@@ -72,6 +89,9 @@ export const isRateLimited = (err: unknown) => {
 const isSignedOut = (err: unknown) => /Not Logged In|HTTP error 401|Access is denied|HTTP error 403/.test((err as Error)?.message ?? '') ||
   /Access is denied/.test(String((err as { body?: unknown })?.body ?? ''));
 
+/** Calls the platform answers without a session (public inventories): their success proves nothing about ours. */
+const PUBLIC_ENDPOINTS = new Set(['inventory', 'own-inventory']);
+
 export class BotDriver {
   readonly community: SteamCommunity;
   readonly manager: TradeOfferManager;
@@ -82,14 +102,20 @@ export class BotDriver {
   private triedCookies?: string;
   /** Successful sign-ins so far: a call that failed signed-out only signs in if nobody did meanwhile. */
   private generation = 0;
-  /** A session that works as far as we know: set by a sign-in, lost only when a signed-out call could not sign in again. */
-  signedIn = false;
+  /** Cookies were handed to the libraries (a session to call with, proven or not). */
+  private hasSession = false;
+  /**
+   * A live session: a signed-in call went through with the current session. Never set by a sign-in
+   * alone or by a public call; lost when a signed-in call answers signed out and no sign-in helps.
+   */
+  private live = false;
   /** The last call the platform answered as signed in (a live session). */
   lastAuthenticatedAt?: Date;
   /** Consecutive failed sign-ins and the time before which none is tried again. */
   private signInFailures = 0;
   private nextSignInAt = 0;
   sessionError?: string;
+  private stopped = false;
 
   constructor(
     readonly bot: DriverBot,
@@ -156,30 +182,44 @@ export class BotDriver {
    */
   signIn(): Promise<void> {
     if (this.signingIn) return this.signingIn;
+    let onPlatform = false;
     this.signingIn = (async () => {
       const latest = (await this.deps.events.webCookies?.()) ?? this.bot.webCookies;
       const stored = latest && latest.join('\n') !== this.triedCookies ? latest : undefined;
       if (stored) this.triedCookies = stored.join('\n');
+      onPlatform = !stored;
       const session = stored
         ? { cookies: stored, refreshToken: undefined }
         : await this.deps.sessions.signIn({ accountName: this.bot.accountName, password: this.bot.password, sharedSecret: this.bot.sharedSecret, refreshToken: this.bot.refreshToken });
+      if (onPlatform) this.deps.events.signInTried?.('ok');
       if (session.refreshToken && session.refreshToken !== this.bot.refreshToken) {
         this.bot.refreshToken = session.refreshToken;
         await this.deps.events.refreshToken(session.refreshToken);
       }
       await cb<void>((done) => this.manager.setCookies(session.cookies, (err?: Error | null) => done(err ?? null)));
       this.accessToken = (this.manager as any).accessToken ?? undefined;
-      this.signedIn = true;
+      this.hasSession = true;
+      if (onPlatform) {
+        // The next driver of this bot starts from this session instead of signing in again.
+        this.triedCookies = session.cookies.join('\n');
+        await this.deps.events.webSession?.(session).catch(() => {});
+      }
       this.generation++;
       this.signInFailures = 0;
       this.nextSignInAt = 0;
-      this.sessionError = undefined;
+      // A live session stays live; one that is not becomes live only once a signed-in call goes through.
+      if (!this.live) this.sessionError = undefined;
+      this.report();
     })().catch((err: Error) => {
-      // The session may still work (a one-off 401): kept; tried again after a backoff.
+      // The session may still work (a one-off 401): kept; tried again after a backoff — at least as
+      // long as Steam asked for when it refused the sign-in for its rate limit.
+      if (onPlatform) this.deps.events.signInTried?.(err instanceof SignInRateLimitedError ? 'rate_limited' : 'failed');
       this.signInFailures++;
       const cap = Math.min(SIGN_IN_BACKOFF.maxMs, SIGN_IN_BACKOFF.factor * this.deps.settings.backoffBaseMs * 2 ** Math.min(this.signInFailures - 1, 20));
-      this.nextSignInAt = Date.now() + Math.round(cap / 2 + (Math.random() * cap) / 2);
+      const wait = Math.round(cap / 2 + (Math.random() * cap) / 2);
+      this.nextSignInAt = Date.now() + (err instanceof SignInRateLimitedError ? Math.max(err.retryAfterMs, wait) : wait);
       this.sessionError = err.message;
+      this.report();
       throw err;
     }).finally(() => {
       this.signingIn = undefined;
@@ -192,20 +232,55 @@ export class BotDriver {
     return Date.now() >= this.nextSignInAt;
   }
 
-  /** A call went through signed in: the session is live. */
+  /** A live session: a signed-in call went through with the current session (the picker's and the operator's "signed in"). */
+  get signedIn(): boolean {
+    return this.live;
+  }
+
+  /** The session's state now, as steam-drivers.ts writes it for every reader. */
+  sessionState(): SessionState {
+    return {
+      live: this.live,
+      at: this.lastAuthenticatedAt,
+      error: this.sessionError ?? null,
+      retryAt: this.nextSignInAt > Date.now() ? new Date(this.nextSignInAt) : null,
+    };
+  }
+
+  private report(): void {
+    if (!this.stopped) this.deps.events.session?.(this.sessionState());
+  }
+
+  /** A signed-in call went through: the session is live. */
   private authenticated(): void {
-    const was = this.signedIn;
-    this.signedIn = true;
+    this.live = true;
     this.lastAuthenticatedAt = new Date();
-    if (!was || this.sessionError) this.sessionError = undefined;
-    this.deps.events.session?.({ live: true, at: this.lastAuthenticatedAt });
+    this.sessionError = undefined;
+    this.report();
   }
 
   /** A signed-out answer and no sign-in that worked: the session is gone until one does. */
   private sessionLost(err: unknown): void {
-    this.signedIn = false;
+    this.live = false;
     this.sessionError = this.sessionError ?? (err as Error)?.message ?? String(err);
-    this.deps.events.session?.({ live: false, at: new Date(), error: this.sessionError });
+    this.report();
+  }
+
+  /** Signs in unless a sign-in backs off; answers whether the driver has a session to call with. */
+  private async ensureSession(): Promise<boolean> {
+    if (this.signingIn) await this.signingIn.catch(() => {});
+    if (!this.hasSession && this.signInDue()) await this.signIn().catch(() => {});
+    return this.hasSession;
+  }
+
+  /**
+   * Starts the driver: signs in (from the stored session first) and proves the session with one
+   * poll, so the bot enters the rotation only with a session that answered signed in. A failure
+   * leaves the driver out of rotation with its reason; the polls try again (a sign-in with backoff).
+   */
+  async start(): Promise<void> {
+    if (!this.hasSession) await this.signIn();
+    await this.pollWithSession();
   }
 
   get steamId(): string | undefined {
@@ -215,11 +290,12 @@ export class BotDriver {
   /** One platform call: backoff per bot and endpoint, a timeout, and one re-login on a signed-out answer. */
   async call<T>(endpoint: string, fn: () => Promise<T>): Promise<T> {
     const once = () => this.deps.backoff.run(`${this.bot.id}:${endpoint}`, () => timeout(fn(), this.deps.settings.callTimeoutMs, endpoint), isRateLimited);
-    if (this.signingIn) await this.signingIn.catch(() => {});
+    const proves = !PUBLIC_ENDPOINTS.has(endpoint);
+    if (!(await this.ensureSession())) throw new Error(`Not Logged In: ${this.sessionError ?? 'no session yet'}`);
     const generation = this.generation;
     try {
       const out = await once();
-      this.authenticated();
+      if (proves) this.authenticated();
       return out;
     } catch (err) {
       if (!isSignedOut(err)) throw err;
@@ -228,10 +304,10 @@ export class BotDriver {
         if (this.signingIn) await this.signingIn;
         else if (this.generation === generation && this.signInDue()) await this.signIn();
         const out = await once();
-        this.authenticated();
+        if (proves) this.authenticated();
         return out;
       } catch (again) {
-        if (isSignedOut(again) || this.sessionError) this.sessionLost(again);
+        if (proves && (isSignedOut(again) || this.sessionError)) this.sessionLost(again);
         throw again;
       }
     }
@@ -329,6 +405,11 @@ export class BotDriver {
    * session) and poll once more; only a second signed-out answer means the session is gone.
    */
   async pollWithSession(): Promise<void> {
+    if (!(await this.ensureSession())) {
+      const err = new Error(`Not Logged In: ${this.sessionError ?? 'no session yet'}`);
+      this.sessionLost(err);
+      throw err;
+    }
     try {
       await this.poll();
     } catch (err) {
@@ -358,6 +439,7 @@ export class BotDriver {
   }
 
   stop(): void {
+    this.stopped = true;
     this.manager.shutdown();
   }
 }

@@ -8,6 +8,7 @@ import crypto from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
+import type { Rotation } from '../../domain/bot-rotation.js';
 import type { Clock } from '../../domain/clock.js';
 import {
   PlatformUserError, platformIdOf,
@@ -17,7 +18,7 @@ import * as bots from './bot-repo.js';
 import { steamSessionProvider, type SessionProvider } from './session.js';
 import type { BotDriver } from './steam-bot.js';
 import { checkBot } from './steam-check.js';
-import { createDrivers } from './steam-drivers.js';
+import { createDrivers, rotationOfDriven, type SignInCounts } from './steam-drivers.js';
 import { APP_IDS, TRADABLE_CONTEXT, platformItemsOf, userErrorOfDetails } from './steam-mapping.js';
 import { createPoll } from './steam-poll.js';
 import { createRecordCalls } from './steam-records.js';
@@ -44,7 +45,11 @@ export type SteamPlatform = TradingPlatform & {
   pollTick(): Promise<void>;
   /** One trade-history round: reversals. */
   historyTick(): Promise<void>;
+  /** Sign-ins tried on the platform per bot name and outcome, since the process started. */
+  readonly signIns: SignInCounts;
   driverOf(botId: number): BotDriver | undefined;
+  /** The picker's rotation of a bot this instance drives (the rule every reader applies: domain/bot-rotation.ts). */
+  rotationOf(botId: number): { rotation: Rotation; reason: string | null } | undefined;
 };
 
 export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
@@ -68,7 +73,7 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
   const poll = createPoll({ db, clock: deps.clock, log, drivers, handler: () => handler, guard: guardNow, forgetOwnInventory: records.forgetOwnInventory,
     changeRefused: () => changeRefused, refusedChanges,
   });
-  const { leaseTick, pickDriver } = drivers;
+  const { leaseTick, withPicked } = drivers;
   const { pollTick, historyTick } = poll;
 
   return {
@@ -78,6 +83,15 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
     pollTick,
     historyTick,
     driverOf: drivers.driverOf,
+    signIns: drivers.signIns,
+    rotationOf: (botId) => {
+      const d = drivers.driven.get(botId);
+      return d && rotationOfDriven(d);
+    },
+    // The operator's change is the picker's at once on this instance (other instances: their next lease round).
+    botsChanged: async () => {
+      await leaseTick();
+    },
     resolveOffer: records.resolveOffer,
     expireOffer: records.expireOffer,
     holdMayEnd: records.holdMayEnd,
@@ -92,8 +106,7 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
       if (!Number.isInteger(partner) || partner < 1 || partner > 0xffffffff || typeof token !== 'string' || !/^[A-Za-z0-9_-]{8}$/.test(token)) {
         throw new PlatformUserError('trade_link_invalid');
       }
-      const driver = pickDriver(game, partner);
-      const them = await driver.userDetails(platformIdOf(partner), token).catch((e) => { throw platformError(e); });
+      const them = await withPicked(game, partner, (driver) => driver.userDetails(platformIdOf(partner), token)).catch((e) => { throw platformError(e); });
       const code = userErrorOfDetails(game, them);
       if (code) throw new PlatformUserError(code);
       return { partner, token, platformId: platformIdOf(partner), name: them.personaName, avatarUrl: them.avatarFull };
@@ -103,9 +116,8 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
       const key = `${partner}:${game}`;
       const hit = inventoryCache.get(key);
       if (hit && Date.now() - hit.at < INVENTORY_CACHE_MS) return hit.items;
-      const driver = pickDriver(game, partner);
       void token; // the inventory is public to every bot; the trade link was checked by checkTradeLink
-      const raw = await driver.inventory(platformIdOf(partner), APP_IDS[game], TRADABLE_CONTEXT).catch((e) => { throw platformError(e); });
+      const raw = await withPicked(game, partner, (driver) => driver.inventory(platformIdOf(partner), APP_IDS[game], TRADABLE_CONTEXT)).catch((e) => { throw platformError(e); });
       const items = platformItemsOf(raw);
       inventoryCache.set(key, { at: Date.now(), items });
       return items;

@@ -9,7 +9,7 @@ import type { Clock } from '../../domain/clock.js';
 import type { Game } from '../../domain/games.js';
 import { PlatformUnavailableError, type OfferGuard, type OfferResolution, type SentOffer, type TradingPlatform } from '../port.js';
 import type { BotDriver } from './steam-bot.js';
-import type { Drivers } from './steam-drivers.js';
+import { rotationOfDriven, type Drivers } from './steam-drivers.js';
 import { APP_IDS, OfferState, TRADABLE_CONTEXT, recordOfMessage } from './steam-mapping.js';
 import * as offers from './steam-offers-repo.js';
 import { platformError, sendOffer, type SendRequest } from './steam-send.js';
@@ -27,7 +27,7 @@ export interface RecordCallDeps {
   config: Config;
   clock: Clock;
   log: Logger;
-  drivers: Pick<Drivers, 'driverOf' | 'driven' | 'pickDriver' | 'outOfRotation'>;
+  drivers: Pick<Drivers, 'driverOf' | 'driven' | 'withPicked' | 'outOfRotation'>;
   /** The gateway's guard (registered later: always called through). */
   guard: OfferGuard;
 }
@@ -116,8 +116,9 @@ export function createRecordCalls(deps: RecordCallDeps) {
     expireOffer,
     holdMayEnd,
     async sendDepositOffer(req): Promise<SentOffer> {
-      const driver = drivers.pickDriver(req.game, req.depositId);
-      return send('deposit', req.depositId, driver, { partner: req.partner, token: req.token, give: [], receive: req.assets.map((a) => a.assetId), game: req.game });
+      // The picker's rule (steam-drivers.ts candidates): a bot whose session died on the send goes on to the next.
+      return drivers.withPicked(req.game, req.depositId, (driver) =>
+        send('deposit', req.depositId, driver, { partner: req.partner, token: req.token, give: [], receive: req.assets.map((a) => a.assetId), game: req.game }));
     },
 
     async sendPurchaseOffer(req): Promise<SentOffer> {
@@ -132,8 +133,9 @@ export function createRecordCalls(deps: RecordCallDeps) {
       let unread = false; // a bot whose inventory could not be read may hold it: retried, not refused
       // From the cached inventories first; bots whose cache did not show it are read once more.
       for (const fresh of [false, true]) {
-        for (const { driver, games, accepting } of holder ? [] : drivers.driven.values()) {
-          if (!accepting || !driver.signedIn || !games.includes(req.game)) continue;
+        for (const d of holder ? [] : drivers.driven.values()) {
+          const { driver, games } = d;
+          if (rotationOfDriven(d).rotation !== 'in' || !games.includes(req.game)) continue;
           const key = `${driver.bot.id}:${req.game}`;
           let hit = ownInventory.get(key);
           if (fresh ? hit?.at === undefined || hit.at < started : !hit || Date.now() - hit.at > OWN_INVENTORY_CACHE_MS) {
