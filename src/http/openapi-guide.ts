@@ -60,6 +60,13 @@ amount up to it is printed exactly as a JSON number, which a double cannot do pa
 amount, or a balance (available + hold) that a movement would take past it, is refused: 400, code
 \`max\`, the message naming the limit.
 
+Identifiers and names refuse characters that are invisible or move text around when shown: Unicode
+categories Cc (controls: tab, CR, LF…) and Cf (zero-width and bidirectional controls, U+FEFF…), and
+U+2028/U+2029. \`merchant_tx_id\` also refuses whitespace at either end; letters of any script,
+spaces inside, symbols and emoji are kept. The refusal is a 400 with code \`format\`, the message
+naming the rule and the character: \`merchant_tx_id must not contain control or invisible formatting
+characters (Unicode Cc, Cf, U+2028, U+2029): U+0009 at character 3\`.
+
 ## Rate limits
 Each API key may send a number of requests per minute, set by the gateway's operator (6000 by
 default, or your account's own limit); the hosted page's API is limited per client address. The limit is a bucket: it holds a

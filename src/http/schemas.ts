@@ -10,7 +10,18 @@ export const GameEnum = StringEnum(GAMES);
 export const HttpUrl = Type.String({ format: 'http-url', maxLength: 2048 });
 export const Partner = Type.Integer({ minimum: 8, maximum: 4294967295, description: 'Trade partner ID (32-bit account ID)' });
 export const Token = Type.String({ minLength: 8, maxLength: 8, description: 'Trade token, exactly 8 characters' });
-export const MerchantTxId = Type.String({ minLength: 1, maxLength: 128 });
+/**
+ * The text rules of src/domain/text-rules.ts on a string field (checked by validation.ts): an
+ * identifier has no control or invisible formatting character and no whitespace at either end; a
+ * line (a name) has no control or invisible formatting character.
+ */
+export const TextRule = (kind: 'identifier' | 'line') => ({ 'x-text': kind });
+export const MerchantTxId = Type.String({
+  minLength: 1,
+  maxLength: 128,
+  ...TextRule('identifier'),
+  description: 'your order id, unique per merchant: 1 to 128 characters, any script; no control or invisible formatting characters (Unicode Cc, Cf, U+2028, U+2029), no whitespace at either end',
+});
 /** USD amount: at most 3 decimals is checked by the service (money.usdToMills). */
 export const Usd = Type.Number({ minimum: 0, maximum: 1_000_000_000 });
 export const IdParam = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 9007199254740991 }) }, { title: 'Params' });

@@ -1,12 +1,16 @@
 // Request validation: Ajv compiled from the TypeBox route schemas, every failure of a request
 // reported (allErrors), mapped to the spec's [{field, code, message}] with field names like
 // `CreateIntentRequest.merchant_tx_id` (schema title + path).
-import AjvModule, { type ErrorObject, type ValidateFunction } from 'ajv';
+import AjvModule, { type ErrorObject, type SchemaValidateFunction, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import { validationError, type FieldError } from './errors.js';
+import { textProblem, type TextKind } from '../domain/text-rules.js';
 
 const Ajv = AjvModule.default ?? AjvModule;
+
+/** The schema keyword of the text rules: `{ 'x-text': 'identifier' }` (http/schemas.ts TextRule). */
+export const TEXT_KEYWORD = 'x-text';
 const addFormats = addFormatsModule.default ?? addFormatsModule;
 
 function makeAjv(coerce: boolean) {
@@ -23,6 +27,14 @@ function makeAjv(coerce: boolean) {
     type: 'string',
     validate: (s: string) => isHttpUrl(s),
   });
+  // `x-text: identifier | line` (TEXT_KEYWORD): the text rules of src/domain/text-rules.ts, the broken
+  // rule named in the message (code `format`).
+  const checkText: SchemaValidateFunction = (kind: TextKind, data: string) => {
+    const problem = textProblem(data, kind);
+    checkText.errors = problem ? [{ keyword: TEXT_KEYWORD, message: problem.message, params: { rule: problem.rule } }] : [];
+    return problem === undefined;
+  };
+  ajv.addKeyword({ keyword: TEXT_KEYWORD, type: 'string', schemaType: 'string', errors: true, validate: checkText });
   return ajv;
 }
 
@@ -78,6 +90,8 @@ function codeOf(e: ErrorObject): string {
         : 'type';
     case 'additionalProperties':
       return 'unknown';
+    case TEXT_KEYWORD:
+      return 'format';
     default:
       return e.keyword;
   }

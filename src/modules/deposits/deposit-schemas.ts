@@ -1,7 +1,7 @@
 // TypeBox schemas of the deposit endpoints (spec 4.2–4.7). Titles prefix field names in
 // validation errors; unknown body fields are ignored, not rejected.
 import { Type, type TSchema } from '@sinclair/typebox';
-import { GameEnum as GameString, HttpUrl, MerchantTxId, Nullable, Partner, Token } from '../../http/schemas.js';
+import { GameEnum as GameString, HttpUrl, MerchantTxId, Nullable, Partner, TextRule, Token } from '../../http/schemas.js';
 import { isGame, type Game } from '../../domain/games.js';
 import { withFastCheck } from '../../http/validation.js';
 import { DEPOSIT_STATUSES } from '../../domain/deposit-state.js';
@@ -13,7 +13,7 @@ const GameEnum = Type.Unsafe<Game>({ ...GameString });
 
 
 const currencyFields = {
-  custom_currency: Type.Optional(Type.String({ minLength: CC.minLen, maxLength: CC.maxLen })),
+  custom_currency: Type.Optional(Type.String({ minLength: CC.minLen, maxLength: CC.maxLen, ...TextRule('line') })),
   custom_currency_multiplier: Type.Optional(Type.Number({ minimum: CC.minMultiplier, maximum: CC.maxMultiplier })),
   custom_currency_rate: Type.Optional(Type.Number({ minimum: CC.minRate, maximum: CC.maxRate })),
 };

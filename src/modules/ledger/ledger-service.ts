@@ -8,6 +8,7 @@ import { applyMovement, getBalance, InsufficientFundsError, listEntries } from '
 import { findById } from '../merchants/merchant-repo.js';
 import { verifyLedger, type VerifyOptions } from './ledger-verify.js';
 import { WITHDRAWAL_MACHINE, type WithdrawalEvent } from '../../domain/withdrawal-state.js';
+import { textProblem } from '../../domain/text-rules.js';
 
 /** A balance's available + hold may not pass this (migration 082): the largest amount printed exactly (domain/money.ts). */
 export const BALANCE_LIMIT_MILLS = MAX_AMOUNT_MILLS;
@@ -44,6 +45,12 @@ function entryView(e: Awaited<ReturnType<typeof listEntries>>[number]) {
   };
 }
 
+/** A top-up's or withdrawal's reference is an identifier (domain/text-rules.ts), whoever sends it: the API, the CLI or the console. */
+function checkReference(reference: string | undefined): void {
+  const problem = reference === undefined ? undefined : textProblem(reference, 'identifier');
+  if (problem) throw validationError([{ field: 'reference', code: 'format', message: `reference ${problem.message}` }]);
+}
+
 const insufficient = () =>
   validationError([{ field: 'amount', code: 'insufficient_balance', message: 'available balance is lower than the amount' }]);
 
@@ -61,6 +68,7 @@ export function createLedgerService(db: Db) {
 
     /** Idempotent by reference: the same reference twice credits once and answers the first top-up. */
     async topUp(merchantId: number, amountMills: number, reference?: string) {
+      checkReference(reference);
       await requireMerchant(merchantId);
       return db.transaction().execute(async (trx) => {
         const ref = reference ?? `auto-${crypto.randomUUID()}`;
@@ -91,6 +99,7 @@ export function createLedgerService(db: Db) {
     },
 
     async createWithdrawal(merchantId: number, amountMills: number, reference?: string) {
+      checkReference(reference);
       await requireMerchant(merchantId);
       try {
         return await db.transaction().execute(async (trx) => {

@@ -3,6 +3,7 @@ import net from 'node:net';
 import type { Db } from '../../db/database.js';
 import { randomSecret, sha256Hex } from '../../domain/secrets.js';
 import { millsToUsd, scaledInteger } from '../../domain/money.js';
+import { textProblem } from '../../domain/text-rules.js';
 import { AppError, notFound, validationError, type FieldError } from '../../domain/errors.js';
 import { isHttpUrl } from '../../http/validation.js';
 import { RATE_LIMIT_MAX_PER_MINUTE } from '../../config.js';
@@ -74,7 +75,7 @@ export function publicMerchant(m: MerchantRow) {
   };
 }
 
-/** A merchant's name: 1 to this many characters, not blank (the one rule for the admin API and the console). */
+/** A merchant's name: 1 to this many characters, not blank, no control or invisible formatting character (domain/text-rules.ts; the one rule for the admin API, the CLI and the console). */
 export const MERCHANT_NAME_MAX = 200;
 /**
  * The smallest deposit multiplier and purchase markup: below it, an item of the smallest price
@@ -87,6 +88,8 @@ function checkInput(input: MerchantInput): void {
   if (input.name !== undefined && (typeof input.name !== 'string' || input.name.trim() === '' || input.name.length > MERCHANT_NAME_MAX)) {
     errors.push({ field: 'name', code: 'len', message: `name must have 1 to ${MERCHANT_NAME_MAX} characters and not be blank` });
   }
+  const nameProblem = typeof input.name === 'string' ? textProblem(input.name, 'line') : undefined;
+  if (nameProblem) errors.push({ field: 'name', code: 'format', message: `name ${nameProblem.message}` });
   if (input.webhook_url != null && !isHttpUrl(input.webhook_url)) {
     errors.push({ field: 'webhook_url', code: 'url', message: 'webhook_url must be a valid http(s) URL' });
   }
