@@ -15,7 +15,7 @@ let seq = 0;
 const email = (p: string) => `${p}${++seq}@privacy.example`;
 
 const idOf = async (gw: TestGateway, merchantId: number, e: string) =>
-  Number((await sql<{ id: number }>`select id from dashboard_users where merchant_id = ${merchantId} and email = ${e}`.execute(gw.ctx.db)).rows[0].id);
+  Number((await sql<{ id: number }>`select id from dashboard_users where merchant_id = ${merchantId} and email = ${e}`.execute(gw.ctx.db)).rows[0]?.id ?? 0); // 0: not on the team
 
 /** The team table's row of an address, with the address and the user id taken out. */
 function teamRow(body: string, address: string, id: number): string {
