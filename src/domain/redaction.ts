@@ -60,9 +60,28 @@ function maskQuery(query: string): string {
     if (isSensitiveName(p.slice(0, eq))) {
       parts[i] = `${p.slice(0, eq + 1)}${MASK}`;
       changed = true;
+    } else if (/%3D/i.test(p.slice(eq + 1))) {
+      // a URL carried in a parameter (the sign-in page's `next=%2Fdashboard%2Fx%3Ftoken%3D…`): masked inside
+      const inner = maskNested(p.slice(eq + 1));
+      if (inner !== undefined) {
+        parts[i] = `${p.slice(0, eq + 1)}${inner}`;
+        changed = true;
+      }
     }
   }
   return changed ? parts.join('&') : query;
+}
+
+/** A percent-encoded parameter value holding `name=value` pairs, re-encoded with its credentials masked; undefined when none. */
+function maskNested(value: string): string | undefined {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(value.replace(/\+/g, ' '));
+  } catch {
+    return undefined;
+  }
+  const masked = maskText(decoded);
+  return masked === decoded ? undefined : encodeURIComponent(masked);
 }
 
 /**

@@ -56,6 +56,9 @@ describe('one masking rule for every request record', () => {
     expect(maskUrl('/a?merchant_tx_id=x&token=SeCrEt78&page=2')).toBe('/a?merchant_tx_id=x&token=***&page=2');
     expect(maskUrl('/a?token=1#frag')).toBe('/a?token=***#frag');
     expect(maskUrl('/deposit/abc123?x=1')).toBe('/deposit/***?x=1');
+    // a URL carried in a parameter (the sign-in redirect's `next`) is masked inside
+    expect(maskUrl('/dashboard/sign-in?next=%2Fdashboard%2Frequests%3Fx%3D1%26token%3DSeCrEt')).toBe('/dashboard/sign-in?next=%2Fdashboard%2Frequests%3Fx%3D1%26token%3D***');
+    expect(maskUrl('/dashboard/sign-in?next=%2Fdashboard%3Fx%3D1')).toBe('/dashboard/sign-in?next=%2Fdashboard%3Fx%3D1');
     // the gateway's own key is masked under any name
     expect(maskUrl(`/a?q=${m.api_key}`)).toBe('/a?q=sk_***');
     expect(maskText('{"message":"x","data":{"token":"SeCrEt78","field":"f"}}')).toBe('{"message":"x","data":{"token":"***","field":"f"}}');
