@@ -55,8 +55,9 @@ export function prettyStream(out: (s: string) => unknown): { write(chunk: string
  * graphile-worker's own lines (its scope as fields) through the gateway's logger. Its info lines
  * (one per job run, the crontab it did not find) are debug here: the gateway's jobs say what they do.
  */
-export function workerLogger(log: Logger): WorkerLogger {
+export function workerLogger(log: Logger, skip?: (level: string, message: string, meta?: Record<string, unknown>) => boolean): WorkerLogger {
   return new WorkerLogger((scope) => (level, message, meta) => {
+    if (skip?.(level, message, meta)) return; // said otherwise (a database that is away: its one warning)
     const fields = { worker: scope, ...(meta ?? {}) };
     if (level === 'error') log.error(fields, message);
     else if (level === 'warning') log.warn(fields, message);

@@ -12,6 +12,7 @@ import { checkBearerToken } from '../config-parse.js';
 import { StartupError } from '../db/startup-error.js';
 import { CommitTaps } from '../db/commit-taps.js';
 import { createDb, createPool, nonDurableSettings } from '../db/database.js';
+import { watchDatabase } from '../db/outage.js';
 import { JOB_OUTBOX } from '../jobs/enqueue.js';
 import { startEmbeddedPostgres, type EmbeddedDb } from '../db/embedded.js';
 import { migrate } from '../db/migrate.js';
@@ -121,10 +122,12 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
     embedded = await (opts.embedded?.started ?? startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort, log: (m) => log.debug(m) }));
     dbUrl = embedded.url;
   }
-  const pool = createPool(dbUrl, config.dbPoolSize);
+  const pool = createPool(dbUrl, config.dbPoolSize, config.dbConnectTimeoutMs);
   // After a commit that wrote job_outbox rows, the relay is woken at once (no NOTIFY in the writer).
   const taps = new CommitTaps();
   const db = createDb(pool, taps);
+  // The database going away and coming back: one warning each (db/outage.ts), requests answer 503.
+  const outage = watchDatabase(pool, log, [db]);
   // What has started so far, stopped in reverse when the start fails after it (a port in use):
   // pool.end() waits for every client checked out, so one part left running hung the failed start.
   const begun: (() => Promise<unknown> | void)[] = [];
@@ -199,6 +202,7 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
         await ctx.jobRelay.stop();
         await ctx.catalogue.pageState.stop();
         await ctx.pricing.stop(); // polls in flight end before the pool does
+        outage.stop();
         await db.destroy(); // ends the pool
         await embedded?.stop();
     };
@@ -211,6 +215,7 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
     };
   } catch (err) {
     for (const stop of begun.reverse()) await Promise.resolve().then(stop).catch(() => {});
+    outage.stop();
     await pool.end().catch(() => {});
     await embedded?.stop().catch(() => {});
     throw err;

@@ -75,8 +75,9 @@ const RESPONSES: Record<string, Json> = {
     pricesStale: errorExample('integration service error', [{ field: 'prices', code: 'prices_stale', message: 'prices are 3700 s old (limit 3600 s); retry later' }]),
   }),
   ServiceUnavailable: errorResponse(
-    'Temporarily unavailable: retry after Retry-After seconds',
-    { rebuilding: errorExample('catalogue is being rebuilt, retry shortly'), busy: errorExample('internal error'), shed: errorExample('the gateway is busy: retry shortly') },
+    'Temporarily unavailable (the database restarting or failing over, the catalogue being rebuilt, the gateway busy): retry after Retry-After seconds',
+    { database: errorExample('service unavailable', [{ field: 'database', code: 'service_unavailable', message: 'the database is unavailable for a moment; retry after 2 s' }]),
+      rebuilding: errorExample('catalogue is being rebuilt, retry shortly'), busy: errorExample('internal error'), shed: errorExample('the gateway is busy: retry shortly') },
     { 'Retry-After': RETRY_AFTER },
   ),
   TooManyRequests: errorResponse(
@@ -192,7 +193,10 @@ function finishOperation(path: string, method: string, op: Json): void {
       if (r) r.headers = { ...(r.headers ?? {}), ...RATE_LIMIT_HEADERS };
     }
   }
-  for (const status of info.errors) op.responses[String(status)] = ref(STATUS_RESPONSE[status]);
+  // An operation that reads or writes the database (every one that may answer 500) answers 503
+  // service_unavailable while the database restarts or fails over (http/errors.ts databaseUnavailable).
+  const errors: ErrorStatus[] = info.errors.includes(500) && !info.errors.includes(503) ? [...info.errors, 503] : info.errors;
+  for (const status of errors) op.responses[String(status)] = ref(STATUS_RESPONSE[status]);
   exampleParameters(op);
 }
 

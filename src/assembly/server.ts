@@ -2,7 +2,7 @@
 import crypto from 'node:crypto';
 import type http from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyError } from 'fastify';
-import { AppError, httpStatusOf, validationError } from '../http/errors.js';
+import { AppError, appErrorOf, httpStatusOf, validationError } from '../http/errors.js';
 import { validatorCompiler } from '../http/validation.js';
 import { registerMetrics } from './metrics.js';
 import { clientErrorHandler, closeIfBodyUnread, findBadString, frameworkErrors, hasBadQueryEncoding, timeoutOptions, useStrictJsonParser } from '../http/edges.js';
@@ -131,11 +131,13 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
       done();
     });
 
-    app.setErrorHandler((err: FastifyError | AppError, request, reply) => {
+    app.setErrorHandler((err: FastifyError, request, reply) => {
       closeIfBodyUnread(request, reply);
-      if (err instanceof AppError) {
-        if (err.headers) reply.headers(err.headers);
-        return reply.code(httpStatusOf(err)).send({ success: false, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) });
+      // Ours, or a database that is away: 503 + Retry-After, logged once per outage (db/outage.ts).
+      const ours = appErrorOf(err, ctx.db);
+      if (ours) {
+        if (ours.headers) reply.headers(ours.headers);
+        return reply.code(httpStatusOf(ours)).send({ success: false, message: ours.message, ...(ours.data !== undefined ? { data: ours.data } : {}) });
       }
       if (isPgDataException(err)) {
         // A value the database cannot take (out of range, bad encoding) is the caller's input.

@@ -7,6 +7,7 @@
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
+import { noteDatabaseError } from '../db/outage.js';
 import { coalesced } from './passes.js';
 
 /** Rows per relay transaction. */
@@ -39,7 +40,7 @@ export function createJobRelay(deps: { db: Db; log: Pick<Logger, 'warn'>; pollMs
     },
     (err) => {
       // The rows stay in the outbox; the next poke or poll tries again. Log a run of failures once.
-      if (!failing) log.warn({ err }, 'job relay: moving outbox rows into the job queue failed; retrying');
+      if (!failing && !noteDatabaseError(db, err)) log.warn({ err }, 'job relay: moving outbox rows into the job queue failed; retrying');
       failing = true;
     },
   );

@@ -5,7 +5,7 @@
 //   - offer changes the platform reports become the record's state-machine events.
 // A feature gives its record lookups and its schedule…() function; the rules live here once.
 import type { Logger } from 'pino';
-import type { Db, Trx } from '../db/database.js';
+import { isDatabaseUnavailable, type Db, type Trx } from '../db/database.js';
 import type { Clock } from '../domain/clock.js';
 import { AppError, invalidTransition, notFound } from '../domain/errors.js';
 import { withDeadline } from '../domain/deadline.js';
@@ -132,7 +132,8 @@ export function createOffers<R extends OfferRecord>(deps: OfferDeps, feature: Of
     try {
       await feature.scheduleCancel(db, recordId, tradeOfferId);
     } catch (err) {
-      log.error({ err, [idKey]: recordId, tradeOfferId }, `could not schedule the cancel of an unrecorded ${feature.kind} offer`);
+      // With the database away: a warning (its record's retry or watchdog settles the offer later).
+      log[isDatabaseUnavailable(err) ? 'warn' : 'error']({ err, [idKey]: recordId, tradeOfferId }, `could not schedule the cancel of an unrecorded ${feature.kind} offer`);
     }
   }
 

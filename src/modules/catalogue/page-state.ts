@@ -21,6 +21,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Db } from '../../db/database.js';
 import { startListener, type Listener } from '../../db/listener.js';
+import { noteDatabaseError } from '../../db/outage.js';
 import { CATALOGUE_CHANGED_CHANNEL, readPageStates, stampEvents, type PageStateRow } from './catalogue-repo.js';
 
 export const STAMP_EVERY_MS = 200;
@@ -131,7 +132,9 @@ export function createPageState(deps: { db: Db; log: Logger; stampEveryMs?: numb
         cleanSeq = Math.max(cleanSeq, seq);
       }
     })()
-      .catch((err) => log.warn({ err }, 'catalogue event stamping failed; retrying'))
+      .catch((err) => {
+        if (!noteDatabaseError(db, err)) log.warn({ err }, 'catalogue event stamping failed; retrying');
+      })
       .finally(() => {
         if (!stopped) schedule();
       });
@@ -164,10 +167,11 @@ export function createPageState(deps: { db: Db; log: Logger; stampEveryMs?: numb
         connection: conn,
         channel: CATALOGUE_CHANGED_CHANNEL,
         log,
+        db, // a database that is away is the outage's one warning, not this listener's
         lostMessage: 'catalogue notification connection lost; page versions read from the database until it is back',
         onNotify: () => {
           // A failed re-read must not leave old versions served: the database path until the next one.
-          if (listening()) refresh().catch((err) => { drop(); log.warn({ err }, 'catalogue page versions could not be read'); });
+          if (listening()) refresh().catch((err) => { drop(); if (!noteDatabaseError(db, err)) log.warn({ err }, 'catalogue page versions could not be read'); });
         },
         onUp: refresh,
         onDown: drop,

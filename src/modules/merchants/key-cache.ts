@@ -44,6 +44,7 @@ export function createKeyCache(db: Db, connection: pg.ClientConfig, log: Logger)
     connection,
     channel: MERCHANT_CHANGED_CHANNEL,
     log,
+    db, // a database that is away is the outage's one warning, not this listener's
     lostMessage: 'merchant notification connection lost; API key cache off until it is back',
     onNotify(payload) {
       const id = Number(payload);

@@ -19,6 +19,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
+import { noteDatabaseError } from '../../db/outage.js';
 import type { Clock } from '../../domain/clock.js';
 import type { PurchaseFailReason } from '../../domain/purchase-state.js';
 import { createOffers } from '../../platform/offers.js';
@@ -57,6 +58,9 @@ export interface DispatchDeps {
 
 /** How soon a platform that could not be asked about a purchase's offer is asked again. */
 const RESOLVE_RETRY_MS = 30_000;
+/** Recording sent offers while the database is away: tries, and the wait between two (about 15 s in all). */
+const RECORD_TRIES_WHILE_AWAY = 30;
+const RECORD_RETRY_MS = 500;
 
 export function createDispatchStage(deps: DispatchDeps) {
   const { db, config, clock, log, platform, transitions } = deps;
@@ -171,11 +175,13 @@ export function createDispatchStage(deps: DispatchDeps) {
     try {
       recorded = (await transitions.apply(p.id, 'send', { offer })).ok;
     } catch (err) {
-      log.error({ err, purchaseId: p.id, tradeOfferId: offer.tradeOfferId, attempt: p.dispatch_attempts }, 'purchase offer sent but not recorded');
+      // With the database away this is a warning: the lease runs out and the retry adopts the offer.
+      const away = noteDatabaseError(db, err);
+      log[away ? 'warn' : 'error']({ err, purchaseId: p.id, tradeOfferId: offer.tradeOfferId, attempt: p.dispatch_attempts }, 'purchase offer sent but not recorded');
       await offers.scheduleCancel(p.id, offer.tradeOfferId);
       if (p.dispatch_attempts < DISPATCH_MAX_ATTEMPTS) {
         await scheduleDispatchRetry(db, p.id, p.dispatch_attempts, dispatchRetryAt(p.dispatch_attempts, clock.now())).catch((e: unknown) =>
-          log.error({ err: e, purchaseId: p.id }, 'purchase dispatch retry not scheduled (its lease will run out)'),
+          noteDatabaseError(db, e) || log.error({ err: e, purchaseId: p.id }, 'purchase dispatch retry not scheduled (its lease will run out)'),
         );
       }
       return;
@@ -255,7 +261,7 @@ export function createDispatchStage(deps: DispatchDeps) {
       } catch (err) {
         // The offer is out but not recorded: the retry adopts it (idempotent send). After the last
         // attempt the pending watchdog settles the purchase (and the cancel job withdraws the offer).
-        log.error({ err, purchaseId, tradeOfferId: offer.tradeOfferId, attempt: attempt.attempts }, 'purchase offer sent but not recorded');
+        log[noteDatabaseError(db, err) ? 'warn' : 'error']({ err, purchaseId, tradeOfferId: offer.tradeOfferId, attempt: attempt.attempts }, 'purchase offer sent but not recorded');
         await offers.scheduleCancel(purchaseId, offer.tradeOfferId);
         throw err;
       }
@@ -296,7 +302,7 @@ export function createDispatchStage(deps: DispatchDeps) {
     async attemptFailed(p: PurchaseRow, err: unknown): Promise<void> {
       const reason = refusalOf(err);
       if (!reason && p.dispatch_attempts < DISPATCH_MAX_ATTEMPTS) {
-        log.warn({ err, purchaseId: p.id, attempt: p.dispatch_attempts }, 'purchase dispatch attempt failed: retried later');
+        if (!noteDatabaseError(db, err)) log.warn({ err, purchaseId: p.id, attempt: p.dispatch_attempts }, 'purchase dispatch attempt failed: retried later');
         await scheduleDispatchRetry(db, p.id, p.dispatch_attempts, dispatchRetryAt(p.dispatch_attempts, clock.now()));
         return;
       }
@@ -312,12 +318,22 @@ export function createDispatchStage(deps: DispatchDeps) {
      */
     async recordSent(batch: Array<{ p: PurchaseRow; offer: SentOffer }>): Promise<void> {
       let moved: Set<number>;
-      try {
-        moved = new Set((await transitions.sendMany(batch.map(({ p, offer }) => ({ id: p.id, offer })))).map((r) => Number(r.id)));
-      } catch (err) {
-        log.error({ err, count: batch.length }, 'recording a batch of purchase offers failed: recording them one by one');
-        for (const b of batch) await recordOne(b);
-        return;
+      // While the database is away (a restart, a failover) the offers wait for it to record them
+      // (a batch that did commit is found moved: its purchases are no longer pending).
+      for (let tries = 1; ; tries++) {
+        try {
+          moved = new Set((await transitions.sendMany(batch.map(({ p, offer }) => ({ id: p.id, offer })))).map((r) => Number(r.id)));
+          break;
+        } catch (err) {
+          const away = noteDatabaseError(db, err);
+          if (away && tries < RECORD_TRIES_WHILE_AWAY) {
+            await new Promise((r) => setTimeout(r, RECORD_RETRY_MS));
+            continue;
+          }
+          if (!away) log.error({ err, count: batch.length }, 'recording a batch of purchase offers failed: recording them one by one');
+          for (const b of batch) await recordOne(b);
+          return;
+        }
       }
       for (const { p, offer } of batch) if (!moved.has(p.id)) await offers.scheduleCancel(p.id, offer.tradeOfferId);
     },

@@ -21,6 +21,7 @@
 // purchase).
 import type { Logger } from 'pino';
 import type { CommitTaps } from '../../db/commit-taps.js';
+import { isDatabaseUnavailable } from '../../db/database.js';
 import { coalesced, InFlight, wakeUps } from '../../jobs/passes.js';
 import type { SentOffer } from '../../platform/port.js';
 import type { createDispatchStage } from './dispatch.js';
@@ -82,7 +83,8 @@ export function createPurchaseDispatcher(stage: Stage, log: Logger, opts: Purcha
         if (rows.length < want) break;
       }
     },
-    (err) => log.error({ err }, 'purchase dispatch claim failed (retried at the next poll)'),
+    // A database that is away: its one warning (db/outage.ts); the next poll claims again.
+    (err) => isDatabaseUnavailable(err) || log.error({ err }, 'purchase dispatch claim failed (retried at the next poll)'),
   );
   const claim = (): Promise<void> => (running ? claims.run() : Promise.resolve());
 
@@ -104,7 +106,7 @@ export function createPurchaseDispatcher(stage: Stage, log: Logger, opts: Purcha
           stats.failed++;
           stage
             .attemptFailed(p, err)
-            .catch((e: unknown) => log.error({ err: e, purchaseId: p.id }, 'purchase dispatch attempt could not be settled (its lease will run out)'))
+            .catch((e: unknown) => isDatabaseUnavailable(e) || log.error({ err: e, purchaseId: p.id }, 'purchase dispatch attempt could not be settled (its lease will run out)'))
             .finally(() => done(1));
         },
       ),
@@ -140,13 +142,13 @@ export function createPurchaseDispatcher(stage: Stage, log: Logger, opts: Purcha
       while ((await stage.sweepStuckPending(100)) === 100 && running);
       stats.sweeps++;
     },
-    (err) => log.error({ err }, 'pending purchase sweep failed (retried at the next one)'),
+    (err) => isDatabaseUnavailable(err) || log.error({ err }, 'pending purchase sweep failed (retried at the next one)'),
   );
   const expirySweep = coalesced(
     async () => {
       while ((await stage.sweepExpiredOffers(EXPIRY_SWEEP_BATCH)) === EXPIRY_SWEEP_BATCH && running);
     },
-    (err) => log.error({ err }, 'purchase offer-expiry sweep failed (retried at the next one)'),
+    (err) => isDatabaseUnavailable(err) || log.error({ err }, 'purchase offer-expiry sweep failed (retried at the next one)'),
   );
   function sweep(): Promise<void> {
     return Promise.all([pendingSweep.run(), expirySweep.run()]).then(() => undefined);

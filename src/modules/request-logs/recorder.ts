@@ -12,6 +12,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { fieldOf } from '../../http/typed-routes.js';
 import type { Logger } from 'pino';
 import type { Db } from '../../db/database.js';
+import { noteDatabaseError } from '../../db/outage.js';
 import { normaliseIp } from '../../http/client-ip.js';
 import { insertBatch, pruneOlderThan, type RequestLogEntry } from './request-log-repo.js';
 import { pacer } from '../../jobs/pacing.js';
@@ -102,7 +103,7 @@ export function createRequestLogRecorder(deps: { db: Db; log: Logger; days: numb
         try {
           await insertBatch(db, rows.slice(i, i + BATCH));
         } catch (err) {
-          log.warn({ err, rows: rows.length - i }, 'request log batch not recorded');
+          if (!noteDatabaseError(db, err)) log.warn({ err, rows: rows.length - i }, 'request log batch not recorded');
           return;
         }
       }

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { stringFields, type TypedPlugin } from '../../http/typed-routes.js';
 import type { WebDeps } from './deps.js';
-import { AppError, forbidden, httpStatusOf, isAppError, notFound } from '../../http/errors.js';
+import { appErrorOf, forbidden, httpStatusOf, isAppError, notFound } from '../../http/errors.js';
 import type { AccountsService, SessionUser } from '../accounts/accounts-service.js';
 import { installWebBasics } from './sign-in/web-session.js';
 import { accountPages, homeOf } from './sign-in/account-pages.js';
@@ -91,11 +91,13 @@ export const webAppRoutes = (ctx: WebDeps & { accounts: AccountsService }): Type
     let status = 500;
     let message = 'Something went wrong on our side. The error is logged; try again.';
     let details: string[] = [];
-    if (err instanceof AppError) {
-      status = httpStatusOf(err);
-      if (err.headers) reply.headers(err.headers); // Retry-After of a rate limit (http/rate-limit.ts)
-      message = err.message;
-      if (Array.isArray(err.data)) details = err.data.map((d: { message?: string }) => String(d?.message ?? ''));
+    // Ours, or a database that is away (503 + Retry-After, logged once per outage).
+    const known = appErrorOf(err, ctx.db);
+    if (known) {
+      status = httpStatusOf(known);
+      if (known.headers) reply.headers(known.headers); // Retry-After of a rate limit (http/rate-limit.ts)
+      message = known.message;
+      if (Array.isArray(known.data)) details = known.data.map((d: { message?: string }) => String(d?.message ?? ''));
     } else if ((err as unknown as { statusCode?: number }).statusCode! < 500) {
       status = (err as unknown as { statusCode: number }).statusCode;
       message = status === 413 ? 'the form is too large' : 'the request could not be read';

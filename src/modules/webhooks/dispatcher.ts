@@ -13,6 +13,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
+import { noteDatabaseError } from '../../db/outage.js';
 import { AgentPool } from './http-sender.js';
 import { attemptDelivery, failure, outcomeOf, type AttemptDeps } from './delivery.js';
 import { WEBHOOK_EVENTS_WRITE } from './outbox.js';
@@ -27,6 +28,8 @@ const CLAIM_BATCH = 200;
 const SETTLE_BATCH = 500;
 /** Retry timers kept in memory (the poll finds the others). */
 const MAX_TIMERS = 10_000;
+/** Between two tries of a settle while the database is away. */
+const SETTLE_RETRY_MS = 500;
 
 export interface DispatcherDeps {
   db: Db;
@@ -125,7 +128,8 @@ export function createDispatcher(deps: DispatcherDeps) {
         if (rows.length < want) break;
       }
     },
-    (err) => log.error({ err }, 'webhook claim failed (retried at the next poll)'),
+    // A database that is away: its one warning (db/outage.ts); the next poll claims again.
+    (err) => noteDatabaseError(db, err) || log.error({ err }, 'webhook claim failed (retried at the next poll)'),
   );
   const claim = (): Promise<void> => (running ? claims.run() : Promise.resolve());
 
@@ -166,6 +170,19 @@ export function createDispatcher(deps: DispatcherDeps) {
   }
 
   async function settleBatch(batch: AttemptOutcome[]): Promise<void> {
+    // While the database is away (a restart, a failover) the batch waits for it, within the
+    // attempts' lease: settled late beats sent again by the sweeper.
+    const until = Date.now() + config.webhookLeaseMarginMs;
+    for (;;) {
+      try {
+        applied(batch, await repo.settleAttempts(db, batch, config.webhookRetrySchedule.length));
+        return;
+      } catch (err) {
+        if (!noteDatabaseError(db, err)) break;
+        if (Date.now() >= until || !running) return; // still away: the leases run out and the sweeper settles them
+        await new Promise((r) => setTimeout(r, SETTLE_RETRY_MS));
+      }
+    }
     try {
       applied(batch, await repo.settleAttempts(db, batch, config.webhookRetrySchedule.length));
     } catch (err) {
@@ -176,7 +193,7 @@ export function createDispatcher(deps: DispatcherDeps) {
         try {
           applied([one], await repo.settleAttempts(db, [one], config.webhookRetrySchedule.length));
         } catch (e) {
-          log.error({ err: e, eventId: one.eventId, attempt: one.attempt }, 'webhook attempt could not be recorded (its lease will run out)');
+          if (!noteDatabaseError(db, e)) log.error({ err: e, eventId: one.eventId, attempt: one.attempt }, 'webhook attempt could not be recorded (its lease will run out)');
         }
       }
     }
