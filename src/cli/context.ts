@@ -7,24 +7,13 @@ import pg from 'pg';
 import pino from 'pino';
 import { PUBLIC_URL_FILE, type Config } from '../config.js';
 import { createDb, createPool } from '../db/database.js';
-import { startEmbeddedPostgres, type EmbeddedDb } from '../db/embedded.js';
+import { runningEmbeddedUrl, startEmbeddedPostgres, type EmbeddedDb } from '../db/embedded.js';
 import { migrate } from '../db/migrate.js';
 import { createContext, type AppContext } from '../assembly/context.js';
 import { loadPlatformAdapter } from '../platform/index.js';
 import { systemClock } from '../domain/clock.js';
 
 export type CliContext = AppContext & { close(): Promise<void> };
-
-async function canConnect(url: string): Promise<boolean> {
-  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 }); // a busy machine is slow to answer
-  try {
-    await c.connect();
-    await c.end();
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 
 function shown(dir: string): string {
@@ -54,10 +43,8 @@ export async function openCliContext(config: Config, env: Record<string, string 
       const recorded = await fs.readFile(path.join(config.dataDir, PUBLIC_URL_FILE), 'utf8').then((s) => s.trim(), () => '');
       if (recorded) config = { ...config, publicUrl: recorded };
     }
-    const portFile = path.join(config.dataDir, 'pg-port');
-    const port = await fs.readFile(portFile, 'utf8').then((s) => Number(s.trim()), () => undefined);
-    const running = port ? `postgres://postgres:gateway@127.0.0.1:${port}/postgres` : undefined;
-    if (running && (await canConnect(running))) url = running;
+    const running = await runningEmbeddedUrl(config.dataDir); // its password from DATA_DIR/pg-password
+    if (running) url = running;
     else {
       embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort });
       url = embedded.url;

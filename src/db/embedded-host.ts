@@ -103,7 +103,13 @@ async function socketLock(dataDir: string): Promise<DataDirLock> {
   const name = `\0skin-gateway-data-dir/${createHash('sha256').update(real).digest('hex').slice(0, 40)}`;
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const server = await bindAbstract(name);
+    let server = await bindAbstract(name);
+    const named = holderOf(file);
+    if (server && named && named.pid !== process.pid && isAlive(named.pid, named.start) && !isExiting(named.pid)) {
+      // A live gateway of a version that locked with the file alone: it owns DATA_DIR.
+      server.close();
+      server = undefined;
+    }
     if (server) {
       const mine = `${process.pid} ${processStartTime(process.pid)}\n`;
       await fs.writeFile(file, mine, { mode: 0o644 }).catch((err) => {

