@@ -409,7 +409,7 @@ export function createAccountsService(base: AccountDeps) {
     async startTotp(user: SessionUser) {
       const secret = newTotpSecret();
       if (!(await repo.startTotpSetup(db, user.id, secret))) {
-        throw validationError([{ field: 'totp', code: 'state', message: 'an authenticator is already on: turn it off first (with your password) to set up another one' }]);
+        throw validationError([{ field: 'totp', code: 'state', message: 'an authenticator is already on: turn it off first (with your password and a code) to set up another one' }]);
       }
       return { secret, uri: otpauthUri(secret, user.email) };
     },
