@@ -179,14 +179,20 @@ export interface SteamSettings {
   backoffBaseMs: number;
   /** After an ambiguous send: how long an offer may take to appear before the record gives up on it (later ones are canceled on sight). */
   sendSettleMs: number;
+  /** CS2 trade protection: how long after a trade the sender may reverse it (STEAM_PROTECTION_WINDOW_SECONDS). */
+  protectionWindowSeconds: number;
+  /** Added to the protection's end before a hold ends: time to read a reversal in the trade history (STEAM_PROTECTION_MARGIN_SECONDS). */
+  protectionMarginSeconds: number;
 }
 
 
 /** The highest rate limit a setting or a merchant's own limit may name (requests per minute). */
 export const RATE_LIMIT_MAX_PER_MINUTE = 10_000_000;
 
-/** CS2 trade protection (a trade can be reversed for 7 days) plus an hour to read it in the trade history. */
-export const STEAM_CS2_MIN_HOLD_SECONDS = 7 * 86400 + 3600;
+/** CS2 trade protection: a trade can be reversed for 7 days (the default of STEAM_PROTECTION_WINDOW_SECONDS)… */
+export const STEAM_PROTECTION_WINDOW_DEFAULT_SECONDS = 7 * 86400;
+/** …and a hold ends an hour after the protection (STEAM_PROTECTION_MARGIN_SECONDS): time to read a reversal in the trade history. */
+export const STEAM_PROTECTION_MARGIN_DEFAULT_SECONDS = 3600;
 /** In DATA_DIR: the PUBLIC_URL of the gateway's last start, for the links the CLI prints without PUBLIC_URL set. */
 export const PUBLIC_URL_FILE = 'public-url';
 
@@ -271,6 +277,11 @@ export function loadConfig(env: Env = process.env, opts: { priceSources?: boolea
   if (platform !== 'sandbox' && platform !== 'steam') {
     throw new ConfigError(`PLATFORM must be sandbox or steam, got "${platform}"`);
   }
+  // CS2 trade protection as data: the window and the hold's margin after it; the steam hold's
+  // start check (HOLD_SECONDS_CSGO at least their sum) and the hold's end (steam-records.ts) read them.
+  const protectionWindowSeconds = int(env, 'STEAM_PROTECTION_WINDOW_SECONDS', STEAM_PROTECTION_WINDOW_DEFAULT_SECONDS, 0, 90 * 86400);
+  const protectionMarginSeconds = int(env, 'STEAM_PROTECTION_MARGIN_SECONDS', STEAM_PROTECTION_MARGIN_DEFAULT_SECONDS, 0, 7 * 86400);
+  const steamMinHold = protectionWindowSeconds + protectionMarginSeconds;
   const trustRaw = env.TRUST_PROXY;
   let trustProxy: boolean | string = false;
   if (trustRaw && /^(1|true|yes|on)$/i.test(trustRaw)) trustProxy = true;
@@ -298,8 +309,8 @@ export function loadConfig(env: Env = process.env, opts: { priceSources?: boolea
     intentTtlSeconds: int(env, 'INTENT_TTL_SECONDS', 86400, 1),
     offerTtlSeconds: int(env, 'OFFER_TTL_SECONDS', 600, 1),
     holdSeconds: {
-      // Steam: CS2 trades can be reversed for 7 days; the hold outlasts that plus the time to see it.
-      csgo: int(env, 'HOLD_SECONDS_CSGO', platform === 'steam' ? STEAM_CS2_MIN_HOLD_SECONDS : 604800, platform === 'steam' ? STEAM_CS2_MIN_HOLD_SECONDS : 0),
+      // Steam: CS2 trades can be reversed during their trade protection; the hold outlasts it plus the time to see a reversal.
+      csgo: int(env, 'HOLD_SECONDS_CSGO', platform === 'steam' ? steamMinHold : 604800, platform === 'steam' ? steamMinHold : 0),
       rust: int(env, 'HOLD_SECONDS_RUST', 3600),
       dota2: int(env, 'HOLD_SECONDS_DOTA2', 0),
       tf2: int(env, 'HOLD_SECONDS_TF2', 0),
@@ -352,6 +363,8 @@ export function loadConfig(env: Env = process.env, opts: { priceSources?: boolea
       callTimeoutMs: int(env, 'STEAM_CALL_TIMEOUT_MS', 20000, 100),
       backoffBaseMs: int(env, 'STEAM_BACKOFF_BASE_MS', 1000, 1, 60000),
       sendSettleMs: int(env, 'STEAM_SEND_SETTLE_MS', 120_000, 100, 3_600_000),
+      protectionWindowSeconds,
+      protectionMarginSeconds,
     },
     botSync: {
       intervalSeconds: int(env, 'BOT_SYNC_SECONDS', 600, 0, 86400 * 7),

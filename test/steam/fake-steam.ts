@@ -157,7 +157,8 @@ export class FakeSteam {
       to.push({ ...it });
     }
   }
-  accept(id: string, opts: { escrowDays?: number } = {}): FakeOffer {
+  /** protectionEndsAt: the trade's items' own release time, as Steam reports it on the accepted offer (escrow end date, state Accepted). */
+  accept(id: string, opts: { escrowDays?: number; protectionEndsAt?: Date } = {}): FakeOffer {
     const o = this.offers.get(id)!;
     if (o.state !== 2) throw new Error(`fake steam: offer ${id} is not active (${o.state})`);
     const bot = this.bots.get(o.bot)!;
@@ -168,6 +169,7 @@ export class FakeSteam {
       this.change(o, 11);
       this.trades.unshift({ tradeid: o.tradeid, bot: o.bot, steamid_other: steamIdOf(o.partner), time_init: o.updated, status: 10 });
     } else {
+      if (opts.protectionEndsAt) o.escrowEnd = Math.floor(opts.protectionEndsAt.getTime() / 1000);
       this.change(o, 3);
       this.receive(o);
       this.move(o.give, bot.items, user.items);

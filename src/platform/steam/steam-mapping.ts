@@ -27,7 +27,7 @@ export type ChangeKind = Pick<OfferChange, 'change' | 'hold' | 'holdEndsAt' | 'b
  * confirmation). InEscrow is accepted-with-hold until escrowEnds; InEscrow → Accepted is the
  * hold's end; a cancel arriving from InEscrow is the escrow being rolled back.
  */
-export function offerChangeOf(kind: 'deposit' | 'purchase', from: number | null, to: number, escrowEnds: Date | null): ChangeKind | null {
+export function offerChangeOf(kind: 'deposit' | 'purchase', from: number | null, to: number, escrowEnds: Date | null, protection: { marginMs: number; now: Date } = { marginMs: 0, now: new Date() }): ChangeKind | null {
   if (from === to) return null;
   switch (to) {
     case OfferState.Active:
@@ -38,7 +38,11 @@ export function offerChangeOf(kind: 'deposit' | 'purchase', from: number | null,
     case OfferState.Accepted:
       // From escrow the items are now final; otherwise accepted with the game's usual hold (CS2: the
       // 7-day trade protection window, HOLD_SECONDS_CSGO).
-      return from === OfferState.InEscrow ? { change: 'hold_ended' } : { change: 'accepted' };
+      // When Steam reports the trade's own protection end (its items' release time: an escrow end on
+      // an Accepted offer), the hold ends from it, plus the margin to read a reversal in the history.
+      if (from === OfferState.InEscrow) return { change: 'hold_ended' };
+      if (escrowEnds && escrowEnds > protection.now) return { change: 'accepted', hold: true, holdEndsAt: new Date(escrowEnds.getTime() + protection.marginMs) };
+      return { change: 'accepted' };
     case OfferState.Declined:
     case OfferState.Countered:
       return { change: 'declined' };

@@ -71,7 +71,7 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
   });
   const records = createRecordCalls({ db, config, clock: deps.clock, log, drivers, guard: guardNow });
   const poll = createPoll({ db, clock: deps.clock, log, drivers, handler: () => handler, guard: guardNow, forgetOwnInventory: records.forgetOwnInventory,
-    changeRefused: () => changeRefused, refusedChanges,
+    changeRefused: () => changeRefused, refusedChanges, protectionMarginMs: settings.protectionMarginSeconds * 1000,
   });
   const { leaseTick, withPicked } = drivers;
   const { pollTick, historyTick } = poll;

@@ -42,6 +42,8 @@ export interface PollDeps {
   changeRefused(): ((refused: RefusedChange) => Promise<void>) | undefined;
   /** Refused changes by refusal kind, counted here and read by the metrics (port refusedChanges). */
   refusedChanges: Record<string, number>;
+  /** STEAM_PROTECTION_MARGIN_SECONDS in ms: added to a protection end Steam reports before the hold ends. */
+  protectionMarginMs: number;
 }
 
 export function createPoll(deps: PollDeps) {
@@ -89,7 +91,7 @@ export function createPoll(deps: PollDeps) {
       const bot = { id: Number(row.bot_id), name: d?.bot.name ?? `bot ${row.bot_id}` };
       try {
         if (row.state !== row.reported_state && row.state !== null) {
-          const change = offerChangeOf(row.offer_kind, row.reported_state, row.state, row.escrow_ends_at);
+          const change = offerChangeOf(row.offer_kind, row.reported_state, row.state, row.escrow_ends_at, { marginMs: deps.protectionMarginMs, now: deps.clock.now() });
           if (change) await settle({ ...base, ...change }, handler, bot);
           await offers.markReported(db, row.trade_offer_id!, row.state, false);
         }

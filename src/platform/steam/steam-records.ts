@@ -19,8 +19,6 @@ import { platformError, sendOffer, type SendRequest } from './steam-send.js';
  * bot's offers changes (its own trades move its items), and read again when an asset is not in it.
  */
 const OWN_INVENTORY_CACHE_MS = 5 * 60_000;
-/** Trade protection: a CS2 trade can be reversed for 7 days. */
-const PROTECTION_WINDOW_MS = 7 * 24 * 3600 * 1000;
 
 export interface RecordCallDeps {
   db: Db;
@@ -89,9 +87,9 @@ export function createRecordCalls(deps: RecordCallDeps) {
     if (!claim?.trade_offer_id) return true; // no offer of ours: nothing the platform could reverse
     if (claim.reverted_at) return false; // reported as a reversal instead
     if (req.game !== 'csgo') return true; // trade protection is CS2's
-    const acceptedAt = new Date(claim.accepted_at ?? claim.updated_at).getTime();
+    const end = protectionEndOf(claim, settings.protectionWindowSeconds);
     const bot = await db.selectFrom('bots').select('history_read_at').where('id', '=', claim.bot_id).executeTakeFirst();
-    return Boolean(bot?.history_read_at && new Date(bot.history_read_at).getTime() >= acceptedAt + PROTECTION_WINDOW_MS);
+    return Boolean(bot?.history_read_at && new Date(bot.history_read_at).getTime() >= end);
   }
 
   async function expireOffer(req: { offer: offers.OfferKind; recordId: number; tradeOfferId: string }): Promise<'gone' | 'accepted'> {
@@ -176,3 +174,14 @@ export function createRecordCalls(deps: RecordCallDeps) {
 }
 
 export type RecordCalls = ReturnType<typeof createRecordCalls>;
+
+/**
+ * When a CS2 trade's protection ends (ms epoch): the end Steam reported for the accepted trade
+ * (escrow_ends_at of an Accepted offer: its items' own release time), else the acceptance plus
+ * the protection window (STEAM_PROTECTION_WINDOW_SECONDS). The trade history must have been read
+ * past it, with no reversal, before a hold ends.
+ */
+export function protectionEndOf(claim: { state: number | null; escrow_ends_at: Date | null; accepted_at: Date | null; updated_at: Date }, windowSeconds: number): number {
+  if (claim.state === OfferState.Accepted && claim.escrow_ends_at) return new Date(claim.escrow_ends_at).getTime();
+  return new Date(claim.accepted_at ?? claim.updated_at).getTime() + windowSeconds * 1000;
+}
