@@ -16,7 +16,7 @@ import path from 'node:path';
 import pg from 'pg';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../src/db/embedded.js';
+import { embeddedUrl, freePort } from '../../src/db/embedded.js';
 import { startTestGateway, type TestGateway } from '../helpers.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
 import { balanceAgainstRecords, TERMINAL } from './books.js';
@@ -271,5 +271,74 @@ describe('the database restarts under the gateway', () => {
       expect(o.away).toBe(1);
       expect(o.back).toBe(1);
     }
+  }, 300_000);
+
+  it('failover: the primary killed, a synchronous standby promoted behind the same address; two instances recover, nothing acknowledged is lost', async () => {
+    const root = await tempRoot('gw-failover-');
+    const primary = await createPgServer(root);
+    await primary.start();
+    cleanups.push(() => primary.stop('immediate'));
+    await createDatabase(primary, 'gateway');
+    const standby = await primary.standby();
+    cleanups.push(() => standby.stop('immediate'));
+    // "The same address": the gateways only know the proxy's port.
+    const proxy = await startTcpProxy(primary.port);
+    cleanups.push(() => proxy.close());
+    const dbUrl = `postgres://postgres@127.0.0.1:${proxy.port}/gateway`;
+    const receiver = await startReceiver();
+    cleanups.push(() => receiver.close());
+    const A = await gateway(dbUrl);
+    const B = await gateway(dbUrl);
+    const { merchant, listings } = await setUpMerchant(A.gw.url, receiver);
+    const acked: Acked = { topUps: new Map([['initial', 1_000_000_000]]), purchases: new Map(), deposits: new Map() };
+
+    const answers = await disruptUnderLoad([A.gw.url, B.gw.url], merchant, listings, acked, 'f1', async () => {
+      // The primary's machine is gone: its postmaster killed, every connection to it cut.
+      process.kill(await primary.postmasterPid(), 'SIGKILL');
+      proxy.dropAll();
+      await primary.stop('immediate').catch(() => {}); // its backends too (they notice the postmaster's death late)
+      await standby.promote();
+      proxy.switchTo(standby.port);
+    });
+    expect(expectOnlySuccessOr503(answers)).toBeGreaterThan(0);
+
+    const key = await rotationReachesOtherInstance(A.gw, B.gw, merchant.id, merchant.api_key);
+    merchant.api_key = key;
+    await verify(dbUrl, A.gw.url, merchant.id, acked, receiver);
+    for (const { lines } of [A, B]) {
+      const o = outageLines(lines);
+      expect(o.errors).toEqual([]);
+      expect(o.away).toBe(1);
+      expect(o.back).toBe(1);
+    }
+  }, 300_000);
+
+  it('embedded: kill -9 of the postmaster under a running gateway process; it is started again and the gateway recovers', async () => {
+    const root = await tempRoot('gw-embedded-kill-');
+    const dataDir = path.join(root, 'data');
+    const receiver = await startReceiver();
+    cleanups.push(() => receiver.close());
+    const g: GatewayProcess = spawnGateway({ dataDir, port: await freePort(), env: TIMERS });
+    cleanups.push(() => g.killGroup());
+    await ready(g);
+    const { merchant, listings } = await setUpMerchant(g.url, receiver);
+    const acked: Acked = { topUps: new Map([['initial', 1_000_000_000]]), purchases: new Map(), deposits: new Map() };
+    const pidFile = path.join(dataDir, 'pg', 'postmaster.pid');
+    const postmaster = Number((await fs.readFile(pidFile, 'utf8')).split('\n')[0]);
+
+    const answers = await disruptUnderLoad([g.url], merchant, listings, acked, 'e1', async () => {
+      process.kill(postmaster, 'SIGKILL');
+    });
+    expect(expectOnlySuccessOr503(answers)).toBeGreaterThan(0);
+    expect(processesWith(path.join(dataDir, 'pg')).length).toBeGreaterThan(0);
+    expect(Number((await fs.readFile(pidFile, 'utf8')).split('\n')[0])).not.toBe(postmaster);
+
+    await verify((await embeddedUrl(dataDir))!, g.url, merchant.id, acked, receiver);
+    const lines = g.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { level: number; msg: string });
+    const o = outageLines(lines);
+    expect(o.errors).toEqual([]);
+    expect(o.away).toBe(1);
+    expect(o.back).toBe(1);
+    expect(g.child.exitCode).toBeNull(); // it kept running
   }, 300_000);
 });

@@ -30,7 +30,10 @@ export interface PgServer {
   postmasterPid(): Promise<number>;
   /** `pg_ctl promote` (a standby becomes a primary). */
   promote(): Promise<void>;
-  /** A streaming standby of this (cleanly stopped) server: its data directory copied, then started. */
+  /**
+   * A synchronous streaming standby of this server: it is stopped cleanly, its data directory
+   * copied, and both started.
+   */
   standby(): Promise<PgServer>;
   /** The server's own log. */
   log(): Promise<string>;
@@ -100,8 +103,11 @@ function server(bin: string, user: PostgresUser | undefined, root: string, dir: 
       await fs.cp(dir, copy, { recursive: true });
       await fs.rm(path.join(copy, 'postmaster.opts'), { force: true });
       await fs.writeFile(path.join(copy, 'standby.signal'), '');
-      await fs.appendFile(path.join(copy, 'postgresql.auto.conf'), `primary_conninfo = 'host=127.0.0.1 port=${port} user=postgres'\n`);
+      await fs.appendFile(path.join(copy, 'postgresql.auto.conf'), `primary_conninfo = 'host=127.0.0.1 port=${port} user=postgres application_name=standby'\n`);
       if (user) await chownTree(copy, user);
+      // Synchronous: a commit is acknowledged once the standby has it, so a failover loses none
+      // (the copy, made before this line, does not wait for a standby of its own once promoted).
+      await fs.appendFile(path.join(dir, 'postgresql.auto.conf'), `synchronous_standby_names = '*'\n`);
       await self.start();
       const s = server(bin, user, root, copy, await freePort());
       await s.start();
