@@ -89,6 +89,12 @@ export interface OfferFeature<R extends OfferRecord> {
    * ended): recorded against the merchant where the feature can, the operator alerted. Audited.
    */
   reversedAfterCompletion(record: R, change: OfferChange): Promise<R>;
+  /**
+   * The record is still pending while the platform reports a change of an offer it knows for it (a
+   * late offer after an ambiguous send): the record asks the platform for its offer now and records
+   * it (pending → active), so the change is taken in this poll, not after the next pending sweep.
+   */
+  resolvePending?(recordId: number): Promise<unknown>;
 }
 
 /**
@@ -194,8 +200,13 @@ export function createOffers<R extends OfferRecord>(deps: OfferDeps, feature: Of
      */
     async applyChange(change: OfferChange): Promise<R> {
       const { recordId, merchantId } = change;
-      const record = await feature.find(recordId, merchantId);
+      let record = await feature.find(recordId, merchantId);
       if (!record) throw notFound();
+      if (merchantId === undefined && change.tradeOfferId !== undefined && record.status === 'pending' && record.trade_offer_id !== change.tradeOfferId && feature.resolvePending) {
+        // A late offer the platform knows for this pending record: the record takes it up first.
+        await feature.resolvePending(recordId);
+        record = (await feature.find(recordId)) ?? record;
+      }
       const e = offerEventOf(change, feature.gameHoldSeconds(record));
       // The platform's own report (never a sandbox helper's) of an accepted trade for a record the
       // gateway closed: the record follows the trade.

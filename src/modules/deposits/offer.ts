@@ -66,6 +66,8 @@ export function createDepositOfferStage(deps: DepositOfferDeps) {
     pendingRetryMs: 5_000,
     follow: (d, e, change) => follow(d, e, change),
     reversedAfterCompletion: (d, change) => reversedAfterCompletion(d, change),
+    // Only where the platform can say what became of an ambiguous send (a real one); elsewhere the pending sweep decides.
+    ...(platform.resolveOffer ? { resolvePending: (id: number) => resolvePending(id) } : {}),
   });
 
   /**
