@@ -6,6 +6,7 @@ import { loadConfig } from '../config.js';
 import type { CliContext } from './context.js';
 import { progressBar } from './progress.js';
 import { registerBotCommands } from './bot-commands.js';
+import { registerBackupCommands } from './backup-commands.js';
 import { registerDoctorCommand } from './doctor.js';
 import { formatTable } from './table.js';
 
@@ -244,6 +245,7 @@ catalogue
   );
 
 registerBotCommands(program, run, int, onOff);
+registerBackupCommands(program);
 registerDoctorCommand(program);
 
 program
