@@ -8,6 +8,7 @@ import crypto from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
+import { noteDatabaseError } from '../../db/outage.js';
 import type { Rotation } from '../../domain/bot-rotation.js';
 import type { Clock } from '../../domain/clock.js';
 import {
@@ -142,7 +143,8 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
         const t = setInterval(() => {
           if (running) return;
           running = true;
-          fn().catch((err) => log.warn({ err: (err as Error).message }, 'steam: background round failed')).finally(() => { running = false; });
+          // A database that is away is its one warning (db/outage.ts): the next round tries again.
+          fn().catch((err) => noteDatabaseError(db, err) || log.warn({ err: (err as Error).message }, 'steam: background round failed')).finally(() => { running = false; });
         }, ms);
         t.unref();
         timers.push(t);
