@@ -19,6 +19,8 @@ export interface MetricsOptions {
   refreshMs: number;
   /** Offer changes the platform adapter saw refused by the gateway, by refusal kind (steam; read at scrape time). */
   refusedChanges?: Readonly<Record<string, number>>;
+  /** Sign-ins the platform adapter tried, per bot name and outcome (steam; read at scrape time). */
+  signIns?: Readonly<Record<string, Readonly<Record<string, number>>>>;
 }
 
 interface DbGauges {
@@ -126,6 +128,20 @@ export function registerMetrics(app: FastifyInstance, db: Db, opts: MetricsOptio
     collect() {
       this.reset();
       for (const [kind, n] of Object.entries(refusedChanges ?? {})) this.inc({ kind }, n);
+    },
+  });
+
+  // Sign-ins on the platform, per bot and outcome: each is spent carefully (a stored web session or
+  // refresh token that still works is used instead), so a rising count is a bot losing its sessions.
+  const signIns = opts.signIns;
+  new client.Counter({
+    name: 'gateway_steam_sign_ins_total',
+    help: 'Sign-ins a bot tried on the platform (login or refresh token; a stored web session is no sign-in), by bot and outcome (ok, failed, rate_limited); counted by this instance since it started',
+    labelNames: ['bot', 'outcome'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [bot, byOutcome] of Object.entries(signIns ?? {})) for (const [outcome, n] of Object.entries(byOutcome)) this.inc({ bot, outcome }, n);
     },
   });
 

@@ -167,7 +167,7 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
 
     await registerOpenApi(app);
 
-    const { stats } = registerMetrics(app, ctx.db, { token: ctx.config.metricsToken ?? ctx.config.adminToken, refreshMs: ctx.config.metricsRefreshMs, refusedChanges: ctx.platform.refusedChanges });
+    const { stats } = registerMetrics(app, ctx.db, { token: ctx.config.metricsToken ?? ctx.config.adminToken, refreshMs: ctx.config.metricsRefreshMs, refusedChanges: ctx.platform.refusedChanges, signIns: ctx.platform.signIns });
 
     app.get('/healthz', { schema: { hide: true } }, async () => ({ success: true, message: 'alive', data: { status: 'ok' } }));
     app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {

@@ -256,6 +256,8 @@ export interface TradingPlatform {
   onChangeRefused?(record: (refused: RefusedChange) => Promise<void>): void;
   /** Real platforms (optional): the changes refused since this instance started, by refusal kind (a metric). */
   readonly refusedChanges?: Readonly<Record<string, number>>;
+  /** Sign-ins tried on the platform per bot name and outcome (ok, failed, rate_limited), counted by this instance since it started (steam; read at scrape time). */
+  signIns?: Readonly<Record<string, Readonly<Record<string, number>>>>;
   /**
    * Sandbox only (undefined on a real platform): report `change` as if the platform had, and
    * answer the handler's result (the updated record) or its error. Used by the test helpers.
