@@ -17,7 +17,7 @@ import pg from 'pg';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { embeddedUrl, freePort } from '../../src/db/embedded.js';
-import { startTestGateway, type TestGateway } from '../helpers.js';
+import { freshDatabase, startTestGateway, type TestGateway } from '../helpers.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
 import { balanceAgainstRecords, TERMINAL } from './books.js';
 import { http, PROCESS_ADMIN_TOKEN, processesWith, ready, spawnGateway, waitFor, type GatewayProcess } from './gateway-process.js';
@@ -312,6 +312,32 @@ describe('the database restarts under the gateway', () => {
       expect(o.back).toBe(1);
     }
   }, 300_000);
+
+  it('a LISTEN connection left half-open (nothing passes, nobody is told) is found by its heartbeat: the other instance then refuses a rotated key', async () => {
+    const dbUrl = await freshDatabase();
+    const proxy = await startTcpProxy(Number(new URL(dbUrl).port));
+    cleanups.push(() => proxy.close());
+    const viaProxy = new URL(dbUrl);
+    viaProxy.port = String(proxy.port);
+    const A = await gateway(dbUrl);
+    const B = await gateway(viaProxy.toString());
+    const created = await http(A.gw.url, 'POST', '/api/admin/merchants', { admin: true, body: { name: 'Half-open shop' } });
+    expect(created.status).toBe(201);
+    const m = created.body.data as { id: number; api_key: string };
+    await waitFor(() => B.gw.app.merchantKeys.listening, 30_000, 'the key cache to listen');
+    expect((await http(B.gw.url, 'GET', '/api/v1/merchant/balance', { key: m.api_key })).status).toBe(200);
+    expect(B.gw.app.merchantKeys.cached(sha256(m.api_key))).toBeDefined();
+
+    // B's LISTEN connection goes silent: the rotation's notification never reaches it.
+    expect(proxy.freezeWhere((sent) => sent.includes('listen merchant_changed'))).toBe(1);
+    const rotated = await http(A.gw.url, 'POST', `/api/admin/merchants/${m.id}/rotate-key`, { admin: true });
+    expect(rotated.status).toBe(200);
+    // Found by the heartbeat: B stops serving keys from memory, so the old key is refused.
+    await waitFor(async () => (await http(B.gw.url, 'GET', '/api/v1/merchant/balance', { key: m.api_key })).status === 401, 60_000, 'the other instance to refuse the rotated key');
+    expect((await http(B.gw.url, 'GET', '/api/v1/merchant/balance', { key: rotated.body.data.api_key })).status).toBe(200);
+    // And it listens again on a new connection.
+    await waitFor(() => B.gw.app.merchantKeys.listening, 30_000, 'the key cache to listen again');
+  }, 120_000);
 
   it('embedded: kill -9 of the postmaster under a running gateway process; it is started again and the gateway recovers', async () => {
     const root = await tempRoot('gw-embedded-kill-');

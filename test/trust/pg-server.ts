@@ -149,25 +149,40 @@ export interface TcpProxy {
   switchTo(port: number): void;
   /** Ends every connection in flight. */
   dropAll(): void;
+  /**
+   * Half-opens the connections in flight whose client sent something matching `sent` (the text of
+   * their first 64 KB): from now on nothing passes either way and neither side is told (a
+   * failover that moved the address under them). New connections pass as before.
+   */
+  freezeWhere(sent: (text: string) => boolean): number;
   close(): Promise<void>;
 }
 
 export async function startTcpProxy(upstreamPort: number): Promise<TcpProxy> {
   let target = upstreamPort;
   const open = new Set<net.Socket>();
+  const pairs = new Set<{ sent: string; frozen: boolean }>();
   const srv = net.createServer((client) => {
     const upstream = net.connect(target, '127.0.0.1');
+    const pair = { sent: '', frozen: false };
     open.add(client).add(upstream);
+    pairs.add(pair);
     const end = () => {
       client.destroy();
       upstream.destroy();
       open.delete(client);
       open.delete(upstream);
+      pairs.delete(pair);
     };
     client.on('error', end).on('close', end);
     upstream.on('error', end).on('close', end);
-    client.pipe(upstream);
-    upstream.pipe(client);
+    client.on('data', (d: Buffer) => {
+      if (pair.sent.length < 65_536) pair.sent += d.toString('latin1');
+      if (!pair.frozen) upstream.write(d);
+    });
+    upstream.on('data', (d: Buffer) => {
+      if (!pair.frozen) client.write(d);
+    });
   });
   await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', () => resolve()));
   return {
@@ -178,6 +193,11 @@ export async function startTcpProxy(upstreamPort: number): Promise<TcpProxy> {
     dropAll() {
       for (const s of open) s.destroy();
       open.clear();
+    },
+    freezeWhere(sent) {
+      let n = 0;
+      for (const p of pairs) if (sent(p.sent)) (p.frozen = true), n++;
+      return n;
     },
     close: () =>
       new Promise<void>((resolve) => {
