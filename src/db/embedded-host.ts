@@ -66,9 +66,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * zombie that init has not reaped yet (a pid file was taken for a live owner then: a start 0.3 s
  * after a kill of `npm start`'s group was refused). Abstract names live in the network namespace,
  * not in the filesystem: nothing to clean up, nothing left stale. DATA_DIR/gateway.lock still
- * names the holder (pid and start time), only for the refusal's message. A bind refused while the
- * named holder is exiting or gone (its descriptors close a moment after its pid is marked exiting)
- * is tried again for up to 10 s.
+ * names the holder (pid and start time): for the refusal's message, and so that a gateway of an
+ * older version, which locks with that file alone, is not started over. A bind refused while the
+ * named holder is exiting or gone is tried again for up to 10 s (its descriptors close a moment
+ * after it is marked exiting).
  *
  * Elsewhere (no abstract sockets) the lock is the file itself, created exclusively; a file whose
  * owner is gone is stale and taken over.
@@ -97,23 +98,33 @@ function bindAbstract(name: string): Promise<net.Server | undefined> {
   });
 }
 
+/** The abstract socket name of DATA_DIR's lock (a leading NUL: the abstract namespace). */
+export async function lockName(dataDir: string): Promise<string> {
+  const real = await fs.realpath(dataDir).catch(() => path.resolve(dataDir));
+  return `\0skin-gateway-data-dir/${createHash('sha256').update(real).digest('hex').slice(0, 40)}`;
+}
+
 async function socketLock(dataDir: string): Promise<DataDirLock> {
   const file = path.join(dataDir, 'gateway.lock');
-  const real = await fs.realpath(dataDir).catch(() => path.resolve(dataDir));
-  const name = `\0skin-gateway-data-dir/${createHash('sha256').update(real).digest('hex').slice(0, 40)}`;
+  const name = await lockName(dataDir);
   const deadline = Date.now() + 10_000;
   for (;;) {
-    let server = await bindAbstract(name);
+    const server = await bindAbstract(name);
+    // The file names the holder. A live one that is not exiting owns DATA_DIR: the one holding the
+    // name, or (the name free) a gateway of a version that locked with the file alone.
     const named = holderOf(file);
-    if (server && named && named.pid !== process.pid && isAlive(named.pid, named.start) && !isExiting(named.pid)) {
-      // A live gateway of a version that locked with the file alone: it owns DATA_DIR.
-      server.close();
-      server = undefined;
+    if (named && named.pid !== process.pid && isAlive(named.pid, named.start) && !isExiting(named.pid)) {
+      server?.close();
+      throw new StartupError(`another gateway (pid ${named.pid}) is using DATA_DIR ${dataDir}; stop it first, or give this one its own DATA_DIR`);
     }
-    if (server) {
+    // The name held while the named holder is exiting or gone: its descriptors are about to close
+    // (or it is between its bind and its file): wait. Past the bound the name is held by something
+    // that is no gateway of this DATA_DIR (any local user can bind an abstract name): the file
+    // alone is the lock then, as off Linux, rather than a DATA_DIR that never starts.
+    if (server || Date.now() > deadline) {
       const mine = `${process.pid} ${processStartTime(process.pid)}\n`;
       await fs.writeFile(file, mine, { mode: 0o644 }).catch((err) => {
-        server.close();
+        server?.close();
         throw accessError(err, dataDir);
       });
       let released = false;
@@ -126,20 +137,10 @@ async function socketLock(dataDir: string): Promise<DataDirLock> {
         } catch {
           /* already gone */
         }
-        server.close();
+        server?.close();
       };
       process.on('exit', release);
       return { release };
-    }
-    const holder = holderOf(file);
-    // A live holder that is not dying refuses the start at once; a dying or vanished one (or one
-    // between its bind and its file) is waited for.
-    const dying = !holder || !isAlive(holder.pid, holder.start) || isExiting(holder.pid);
-    if (!dying) {
-      throw new StartupError(`another gateway (pid ${holder.pid}) is using DATA_DIR ${dataDir}; stop it first, or give this one its own DATA_DIR`);
-    }
-    if (Date.now() > deadline) {
-      throw new StartupError(`could not take the lock of DATA_DIR ${dataDir}${holder ? ` (pid ${holder.pid} is still exiting)` : ''}; is another gateway starting on it?`);
     }
     await sleep(100);
   }
