@@ -1,6 +1,7 @@
 // A throwaway PostgreSQL cluster for the benchmark with the server's durable defaults (fsync and
 // synchronous_commit on), so write paths are measured as they run in production, whatever the
 // embedded settings of `npm start` are. BENCH_DATABASE_URL skips it (an existing server).
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,11 +12,13 @@ export async function startDurableCluster(): Promise<{ url: string; dir: string;
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'gateway-bench-pg-'));
   await fs.chmod(dir, 0o755); // as root the cluster runs as `postgres`, which must enter it
   const port = await freePort();
+  // Random, like the gateway's own cluster: a kept cluster (seed-year --keep) is not open to a known password.
+  const password = randomBytes(24).toString('hex');
   const pg = new EmbeddedPostgres({
     databaseDir: path.join(dir, 'pg'),
     port,
     user: 'postgres',
-    password: 'bench',
+    password,
     persistent: false,
     createPostgresUser: os.userInfo().uid === 0,
     authMethod: 'scram-sha-256',
@@ -33,7 +36,7 @@ export async function startDurableCluster(): Promise<{ url: string; dir: string;
   await pg.initialise();
   await pg.start();
   return {
-    url: `postgres://postgres:bench@127.0.0.1:${port}/postgres`,
+    url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
     dir,
     async stop() {
       await pg.stop();
