@@ -427,6 +427,8 @@ export class BotDriver {
 
   /** One poll of our offers; resolves once the changes it found have been handed on. */
   async poll(full = false): Promise<void> {
+    // Without a token the library's doPoll returns without an event: the poll would never end.
+    if (!(this.manager as any).accessToken && !(this.manager as any).apiKey) throw new Error('Not Logged In: the session has no access token');
     await new Promise<void>((resolve, reject) => {
       const ok = () => { this.manager.removeListener('pollFailure', bad); resolve(); };
       const bad = (err: Error) => { this.manager.removeListener('pollSuccess', ok); reject(err); };
