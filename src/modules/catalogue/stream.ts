@@ -6,6 +6,7 @@ import { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
+import { noteDatabaseError } from '../../db/outage.js';
 import { AppError } from '../../domain/errors.js';
 import { groupedListings, liveListingsAfter } from './catalogue-repo.js';
 import { groupWire, listingWire, markupOf, type AvailableQuery, type MerchantPricing } from './catalogue-views.js';
@@ -88,7 +89,7 @@ export function createCatalogueStream(deps: { db: Db; log: Logger; config: Pick<
     } catch (err) {
       release();
       if (err instanceof AppError) throw err;
-      log.error({ err, game: q.game }, 'whole-catalogue download failed before its first byte');
+      if (!noteDatabaseError(db, err)) log.error({ err, game: q.game }, 'whole-catalogue download failed before its first byte');
       throw new AppError('unavailable', 'internal error', undefined, { 'retry-after': '1' });
     }
 

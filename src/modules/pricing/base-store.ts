@@ -8,6 +8,7 @@
 // in place afterwards, and a basis must show the readings it was computed from.
 import type { Logger } from 'pino';
 import type { Db } from '../../db/database.js';
+import { noteDatabaseError } from '../../db/outage.js';
 import * as repo from './price-repo.js';
 
 /** One batch of rows: ids ascending, all above the previous batch's. */
@@ -52,7 +53,8 @@ export function createBaseStore(db: Db, log: Logger, opts: { batch?: number; res
           await repo.insertBasesText(db, b.text, b.computedAt);
           break;
         } catch (err) {
-          log.error({ err, rows: b.ids.length }, 'price bases not written; retrying');
+          // A database that is away is its one warning (db/outage.ts); the batch waits for it.
+          if (!noteDatabaseError(db, err)) log.error({ err, rows: b.ids.length }, 'price bases not written; retrying');
           await new Promise((r) => setTimeout(r, RETRY_MS));
         }
       }

@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
+import { noteDatabaseError } from '../../db/outage.js';
 import { GAMES, isGame, type Game } from '../../domain/games.js';
 import { AppError } from '../../domain/errors.js';
 import { applyRate } from '../../domain/money.js';
@@ -175,7 +176,9 @@ export function createPricingService(deps: { config: Config; log: Logger; db?: D
   }
 
   const pollers: Poller[] = sources.map((s) =>
-    createPoller(s, (r, ok) => take(s, r, ok).catch((err) => log.error({ err, source: s.id }, 'price bases not stored; keeping the previous prices')), log, {
+    createPoller(s, (r, ok) => take(s, r, ok).catch((err) => {
+      if (!noteDatabaseError(db, err)) log.error({ err, source: s.id }, 'price bases not stored; keeping the previous prices');
+    }), log, {
       maxBackoffMs: pc.maxBackoffSeconds * 1000,
     }),
   );
