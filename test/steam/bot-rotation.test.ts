@@ -136,3 +136,25 @@ describe('an operator disables and enables a bot', () => {
     expect(new Set(got).size).toBe(2);
   });
 });
+
+describe('a deposit whose picked bot\'s session died on the send', () => {
+  it('goes out on the other bot (active, never failed); the sick bot is out with its reason', async () => {
+    const [a, b] = w.bots;
+    const byId = [a, b].sort((x, y) => x.id - y.id);
+    const [first, second] = byId; // a deposit with an even id picks `first`
+    expect(w.bots.every((x) => w.platform.rotationOf(x.id)?.rotation === 'in')).toBe(true);
+    w.fake.refuseSignInsOf.add(first.fake.accountName);
+    w.fake.expireSessionOf(first.fake);
+    let d: { id: number; botId: number } | undefined;
+    // The trade link check and the inventory go to `second` (odd partners); the send to the deposit's pick.
+    for (let i = 0; i < 3 && !(d && d.id % 2 === 0); i++) d = await deposit(user(1));
+    expect(d!.id % 2).toBe(0);
+    expect(d!.botId).toBe(second.id);
+    expect(w.platform.rotationOf(first.id)!.rotation).toBe('out');
+    const v = await eventually(async () => {
+      const x = await view(first.id);
+      return x.rotation === 'out' ? x : undefined;
+    }, 5_000, 20);
+    expect(v.rotation_reason).toMatch(/^no live session: sign-in failed/);
+  });
+});

@@ -300,14 +300,22 @@ export class BotDriver {
     } catch (err) {
       if (!isSignedOut(err)) throw err;
       // The libraries' sessionExpired event may already have signed in again: then just retry.
+      // A sign-in that fails leaves the session as it was (a one-off 401 costs nothing): the call is
+      // tried once more with it. Its error is the call's own — a signed-out answer means nothing was
+      // done on the platform (a send is no ambiguous send), never the sign-in's.
+      let signInFailed = false;
       try {
         if (this.signingIn) await this.signingIn;
         else if (this.generation === generation && this.signInDue()) await this.signIn();
+      } catch {
+        signInFailed = true;
+      }
+      try {
         const out = await once();
         if (proves) this.authenticated();
         return out;
       } catch (again) {
-        if (proves && (isSignedOut(again) || this.sessionError)) this.sessionLost(again);
+        if (proves && (isSignedOut(again) || signInFailed)) this.sessionLost(again);
         throw again;
       }
     }

@@ -212,6 +212,8 @@ export function createDrivers(deps: DriverDeps) {
         if (err instanceof BotSignInError) await outOfRotation(id, (err as Error).message);
         else log.warn({ botId: id, err: (err as Error).message, reason: rotationOfDriven(drivers.get(id)!).reason }, 'steam: bot started without a live session; out of rotation until one is proven');
       }
+      // The round ends with the bot's state written: what the operator reads after it is the picker's.
+      await sessionSeen.get(id)?.chain;
     }
     return [...drivers.keys()];
   }
