@@ -62,7 +62,7 @@ async function main(): Promise<void> {
   say(`\n  Skin trading gateway listening on ${ctx.config.publicUrl}  (platform: ${ctx.config.platform})`);
   say(`    API docs        ${ctx.config.publicUrl}/docs`);
   say(`    merchant API    ${ctx.config.publicUrl}/api/v1/merchant`);
-  say(`    dashboard       ${ctx.config.publicUrl}/dashboard  ·  console ${ctx.config.publicUrl}/console  (first operator: npx gateway operator create --email …)`);
+  say(`    dashboard       ${ctx.config.publicUrl}/dashboard  ·  console ${ctx.config.publicUrl}/console  (first operator: node bin/gateway.mjs operator create --email …)`);
   // A token the operator set is theirs and stays out of the output; a generated sandbox one is shown.
   if (config.adminToken) say('    admin token     from ADMIN_TOKEN  (Authorization: Bearer …)');
   else if (ctx.config.adminToken && !tokenExisted) say(`    admin token     ${ctx.config.adminToken}  (Authorization: Bearer …; shown once, kept in ${tokenFile})`);
