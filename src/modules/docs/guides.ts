@@ -196,7 +196,8 @@ sandbox flow by \`npm test\`.
 ## TypeScript (\`sdk/typescript\`, no dependencies)
 
 \`\`\`sh
-npm install /path/to/gateway/sdk/typescript
+cd /path/to/gateway/sdk/typescript && npm pack      # in a gateway checkout after its npm install: builds dist/, writes skin-gateway-sdk-1.0.0.tgz
+cd /path/to/your/project && npm install /path/to/skin-gateway-sdk-1.0.0.tgz   # built JS + .d.ts, no dependencies: works offline
 \`\`\`
 
 \`\`\`ts
@@ -211,7 +212,8 @@ try {
   if (err instanceof ValidationError) console.log(err.code, err.errors); // [{field, code, message}]
   if (err instanceof ConflictError) { /* merchant_tx_id used: adopt the existing deposit */ }
 }
-const page = await gw.getCatalogue({ game: 'csgo', full: 'true', page: '1' }, { etag: savedEtag }); // page.modified false on 304
+const page = await gw.getCatalogue({ game: 'csgo', full: 'true', page: '1' });
+const again = await gw.getCatalogue({ game: 'csgo', full: 'true', page: '1' }, { etag: page.etag }); // again.modified false on 304
 \`\`\`
 
 Typed requests and answers, retries of lost answers, 429 and 5xx with the same body (idempotent on
@@ -221,7 +223,7 @@ events, sandbox helpers, and \`verifyWebhook\` for both signatures.
 ## Python (\`sdk/python\`, standard library only)
 
 \`\`\`sh
-pip install /path/to/gateway/sdk/python     # or copy skin_gateway/ into your project
+pip install /path/to/gateway/sdk/python     # no package index needed, nothing left in the folder; or copy skin_gateway/ into your project
 \`\`\`
 
 \`\`\`python
