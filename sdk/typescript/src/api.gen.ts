@@ -570,7 +570,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Temporarily unavailable: retry after Retry-After seconds */
+        /** @description Temporarily unavailable (the database restarting or failing over, the catalogue being rebuilt, the gateway busy): retry after Retry-After seconds */
         ServiceUnavailable: {
             headers: {
                 /** @description Seconds to wait before retrying */
@@ -663,6 +663,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getInventory: {
@@ -749,6 +750,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createDeposit: {
@@ -761,6 +763,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description your order id, unique per merchant: 1 to 128 characters, any script; no control or invisible formatting characters (Unicode Cc, Cf, U+2028, U+2029), no whitespace at either end */
                     merchant_tx_id: string;
                     /** @enum {string} */
                     game: "csgo" | "rust" | "dota2" | "tf2";
@@ -844,6 +847,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getPrices: {
@@ -923,6 +927,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createDepositByHashName: {
@@ -936,6 +941,7 @@ export interface operations {
             content: {
                 "application/json": {
                     id: number;
+                    /** @description your order id, unique per merchant: 1 to 128 characters, any script; no control or invisible formatting characters (Unicode Cc, Cf, U+2028, U+2029), no whitespace at either end */
                     merchant_tx_id: string;
                     /** @enum {string} */
                     game: "csgo" | "rust" | "dota2" | "tf2";
@@ -1021,6 +1027,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     previewDeposit: {
@@ -1112,6 +1119,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getDepositStatus: {
@@ -1119,7 +1127,10 @@ export interface operations {
             query?: {
                 /** @example 42 */
                 id?: number;
-                /** @example order-1001 */
+                /**
+                 * @description your order id, unique per merchant: 1 to 128 characters, any script; no control or invisible formatting characters (Unicode Cc, Cf, U+2028, U+2029), no whitespace at either end
+                 * @example order-1001
+                 */
                 merchant_tx_id?: string;
             };
             header?: never;
@@ -1193,6 +1204,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     sandboxDepositAction: {
@@ -1289,6 +1301,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createIntent: {
@@ -1301,6 +1314,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description your order id, unique per merchant: 1 to 128 characters, any script; no control or invisible formatting characters (Unicode Cc, Cf, U+2028, U+2029), no whitespace at either end */
                     merchant_tx_id: string;
                     /** @enum {string} */
                     game?: "csgo" | "rust" | "dota2" | "tf2";
@@ -1365,6 +1379,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getCatalogue: {
@@ -1797,6 +1812,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listPurchases: {
@@ -1903,6 +1919,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createPurchase: {
@@ -1925,6 +1942,7 @@ export interface operations {
                     name?: string;
                     /** @description catalogue listing ID (id from purchase/available); either name or asset_id */
                     asset_id?: string;
+                    /** @description your order id, unique per merchant: 1 to 128 characters, any script; no control or invisible formatting characters (Unicode Cc, Cf, U+2028, U+2029), no whitespace at either end */
                     merchant_tx_id?: string;
                     /** @description maximum price accepted (USD, at most 3 decimals) */
                     max_price?: number;
@@ -2003,6 +2021,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getPurchaseStatus: {
@@ -2010,7 +2029,10 @@ export interface operations {
             query?: {
                 /** @example 42 */
                 id?: number;
-                /** @example order-1001 */
+                /**
+                 * @description your order id, unique per merchant: 1 to 128 characters, any script; no control or invisible formatting characters (Unicode Cc, Cf, U+2028, U+2029), no whitespace at either end
+                 * @example order-1001
+                 */
                 merchant_tx_id?: string;
             };
             header?: never;
@@ -2090,6 +2112,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     sandboxPurchaseAction: {
@@ -2191,6 +2214,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listEvents: {
@@ -2340,6 +2364,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getEvent: {
@@ -2477,6 +2502,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     depositWebhook: {
