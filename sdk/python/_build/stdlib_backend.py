@@ -119,7 +119,7 @@ def build_editable(wheel_directory, config_settings=None, metadata_directory=Non
 
 
 def build_sdist(sdist_directory, config_settings=None):
-    p, dist, version = _names()
+    _, dist, version = _names()
     base = "%s-%s" % (dist, version)
     name = base + ".tar.gz"
     members = [("pyproject.toml", None), ("README.md", None), ("_build/stdlib_backend.py", None)]
