@@ -16,8 +16,9 @@ const UNLOCK_RETRY_MS = 1000;
 
 /**
  * The database going away under the worker (a restart, a failover). graphile-worker retries its
- * job fetches by itself, but a worker whose job's completion fails on a lost connection exits, and
- * by default the whole pool then shuts down: no job would run on this instance until a restart.
+ * job fetches by itself, and its batcher the completions (startWorker); but a worker that fails to
+ * release its job exits, and by default the whole pool then shuts down: no job would run on this
+ * instance until a restart.
  * Here the worker is replaced, and the job it held (its completion not recorded) is unlocked once
  * the database is back, so it runs again (the gateway's tasks are idempotent) instead of staying
  * locked for graphile-worker's four hours. Its lines about the lost connection are the outage's
@@ -84,7 +85,11 @@ export async function startWorker(ctx: AppContext, events: WorkerEvents = new Ev
     noHandleSignals: true,
     pollInterval: 1000,
     logger: workerLogger(ctx.log, (level, message, meta) => aboutOutage(ctx, level, message, meta)),
-    preset: { plugins: [r.plugin] },
+    // Completions and failures go through graphile-worker's batcher, which retries them while the
+    // database is away (about four minutes in all, then the worker pool stops). Unbatched, a
+    // completion cut off by a restart is a promise nobody awaits: an unhandled rejection that
+    // ends the process.
+    preset: { plugins: [r.plugin], worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
     events,
   });
   const stop = runner.stop.bind(runner);
