@@ -50,6 +50,17 @@ describe('checkTradeLink (getUserDetails)', () => {
     expect(err).toBeInstanceOf(PlatformUserError);
     expect(err.code).toBe(code);
   });
+  it('a link read once is not read again (the create and the send reuse the quote\'s read); a refused one is', async () => {
+    const pages = () => w.fake.requests.filter((r) => r.path === '/community/tradeoffer/new/').length;
+    const before = pages();
+    await expect(w.platform.checkTradeLink('csgo', 12345678, 'AbCd_-12')).resolves.toMatchObject({ name: 'Alice' });
+    expect(pages()).toBe(before);
+    // A user refused for a hold is read again: the hold may be gone now.
+    w.fake.users.get(12345679)!.escrowDays = 0;
+    await expect(w.platform.checkTradeLink('csgo', 12345679, 'tok12345')).resolves.toMatchObject({ partner: 12345679 });
+    expect(pages()).toBe(before + 1);
+    w.fake.users.get(12345679)!.escrowDays = 7;
+  });
   it('the app the user hides is per game', async () => {
     await expect(w.platform.checkTradeLink('dota2', 12345681, 'tok12345')).resolves.toMatchObject({ partner: 12345681 });
   });
@@ -80,18 +91,22 @@ describe('loadInventory', () => {
 
 describe('rate limits', () => {
   it('429s on getUserDetails are backed off and retried; persistent ones → unavailable', async () => {
+    // Links not read before (a link's details, once read, stand for the quote's life: no call).
+    w.fake.addUser({ partner: 12345685, token: 'tok12345', items: [] });
+    w.fake.addUser({ partner: 12345686, token: 'tok12345', items: [] });
     w.fake.limit(/\/tradeoffer\/new\/$/, 2);
-    await expect(w.platform.checkTradeLink('csgo', 12345678, 'AbCd_-12')).resolves.toMatchObject({ partner: 12345678 });
+    await expect(w.platform.checkTradeLink('csgo', 12345685, 'tok12345')).resolves.toMatchObject({ partner: 12345685 });
     expect(w.fake.requests.filter((r) => r.status === 429).length).toBe(2);
     // Four attempts per call, then the merchant hears the platform is unavailable (not a user error).
     w.fake.limit(/\/tradeoffer\/new\/$/, 4);
-    await expect(w.platform.checkTradeLink('csgo', 12345678, 'AbCd_-12')).rejects.toBeInstanceOf(PlatformUnavailableError);
+    await expect(w.platform.checkTradeLink('csgo', 12345686, 'tok12345')).rejects.toBeInstanceOf(PlatformUnavailableError);
     expect(w.fake.requests.filter((r) => r.status === 429).length).toBe(6);
   });
   it('no bot for a game → unavailable', async () => {
     await w.gw.ctx.db.updateTable('bots').set({ games: ['rust'] }).where('id', '=', w.bots[0].id).execute();
     await w.platform.leaseTick();
-    await expect(w.platform.checkTradeLink('csgo', 12345678, 'AbCd_-12')).rejects.toBeInstanceOf(PlatformUnavailableError);
+    w.fake.addUser({ partner: 12345687, token: 'tok12345', items: [] });
+    await expect(w.platform.checkTradeLink('csgo', 12345687, 'tok12345')).rejects.toBeInstanceOf(PlatformUnavailableError);
     await w.gw.ctx.db.updateTable('bots').set({ games: ['csgo', 'rust', 'dota2', 'tf2'] }).where('id', '=', w.bots[0].id).execute();
     await w.platform.leaseTick();
   });

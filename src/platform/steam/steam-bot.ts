@@ -370,9 +370,14 @@ export class BotDriver {
     };
   }
 
-  /** The assets a trade gave us, with their new ids (GetTradeStatus through getExchangeDetails). */
-  async receivedAssets(offerId: string): Promise<{ assetid: string; new_assetid: string; new_contextid: string }[]> {
-    const offer: any = await this.call('offers', () => cb<any>((done) => this.manager.getOffer(offerId, (err: Error | null, o: unknown) => done(err, o))));
+  /**
+   * The assets a trade gave us, with their new ids (GetTradeStatus through getExchangeDetails). With
+   * the trade id the poll already read, the offer is not read again (one call: GetTradeStatus).
+   */
+  async receivedAssets(offerId: string, tradeId?: string | null): Promise<{ assetid: string; new_assetid: string; new_contextid: string }[]> {
+    const offer: any = tradeId
+      ? Object.assign(this.manager.createOffer(this.bot.platformId), { id: offerId, tradeID: tradeId })
+      : await this.call('offers', () => cb<any>((done) => this.manager.getOffer(offerId, (err: Error | null, o: unknown) => done(err, o))));
     return this.call('exchange', () => cb<any[]>((done) => offer.getExchangeDetails((err: Error | null, _status: number, _at: Date, received: any[]) => done(err, received))))
       .then((items) => items.map((i: any) => ({ assetid: String(i.assetid), new_assetid: String(i.new_assetid), new_contextid: String(i.new_contextid) })));
   }

@@ -104,7 +104,7 @@ export async function openOffers(db: Db, botId: number) {
 /** Accepted deposit offers of these bots whose received assets are not recorded yet. */
 export async function depositsWithoutAssets(db: Db, botIds: number[]) {
   if (botIds.length === 0) return [];
-  return db.selectFrom('steam_offers as o').select(['o.record_id', 'o.bot_id', 'o.trade_offer_id'])
+  return db.selectFrom('steam_offers as o').select(['o.record_id', 'o.bot_id', 'o.trade_offer_id', 'o.trade_id'])
     .where('o.bot_id', 'in', botIds).where('o.offer_kind', '=', 'deposit').where('o.state', '=', 3).where('o.reverted_at', 'is', null)
     .where((eb) => eb.not(eb.exists(eb.selectFrom('steam_received_assets as r').select('r.deposit_id').whereRef('r.trade_offer_id', '=', 'o.trade_offer_id'))))
     .limit(100).execute();
@@ -116,15 +116,25 @@ export async function recordReceivedAssets(db: Db, rows: { deposit_id: number; a
 }
 
 /**
- * The bot and asset id a listing is offered from: a deposited item's listing (source_ref
- * deposit:<deposit>:<original asset>) maps to the asset id the bot received it under.
+ * The listing's item and the bot that most likely holds it, without a platform call: a deposited
+ * item the bot it arrived on (steam_received_assets), a bot's stock its bot ('bot:<id>:<asset>'),
+ * an imported one the owner its inspect link names (S<steam id>). The purchase reads that bot's
+ * inventory first, so one purchase costs one inventory read, not one per bot.
  */
-export async function receivedAssetOfListing(db: Db, listingId: string) {
-  const r = await sql<{ bot_id: number; new_asset_id: string }>`
-    select r.bot_id, r.new_asset_id from listings l
-      join steam_received_assets r on l.source_ref = 'deposit:' || r.deposit_id || ':' || r.asset_id
+export async function holderHintOfListing(db: Db, listingId: string): Promise<{ botId?: number; ownerPlatformId?: string; receivedAssetId?: string }> {
+  const r = await sql<{ bot_id: string | null; new_asset_id: string | null; source: string; source_ref: string | null; inspect_url: string | null }>`
+    select r.bot_id::text, r.new_asset_id, l.source, l.source_ref, l.inspect_url from listings l
+      left join steam_received_assets r on l.source_ref = 'deposit:' || r.deposit_id || ':' || r.asset_id
      where l.id = ${listingId}`.execute(db);
-  return r.rows[0];
+  const row = r.rows[0];
+  if (!row) return {};
+  const stock = row.source === 'bot' ? /^bot:(\d{1,18}):/.exec(row.source_ref ?? '') : null;
+  const owner = /csgo_econ_action_preview(?:%20|\s|\+)+S(\d{17})A\d/i.exec(row.inspect_url ?? '');
+  return {
+    ...(row.bot_id ? { botId: Number(row.bot_id) } : stock ? { botId: Number(stock[1]) } : {}),
+    ...(owner ? { ownerPlatformId: owner[1] } : {}),
+    ...(row.new_asset_id ? { receivedAssetId: row.new_asset_id } : {}),
+  };
 }
 
 /** Asset ids of this bot that back listings still for sale (live or reserved, not withdrawn). */

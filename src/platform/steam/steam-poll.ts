@@ -152,7 +152,7 @@ export function createPoll(deps: PollDeps) {
       const driver = drivers.driverOf(Number(o.bot_id));
       if (!driver) continue;
       try {
-        const items = await driver.receivedAssets(o.trade_offer_id!);
+        const items = await driver.receivedAssets(o.trade_offer_id!, o.trade_id);
         await offers.recordReceivedAssets(db, items.map((i) => ({
           deposit_id: Number(o.record_id), asset_id: i.assetid, bot_id: driver.bot.id, trade_offer_id: o.trade_offer_id!, new_asset_id: i.new_assetid, new_context_id: i.new_contextid,
         })));

@@ -121,17 +121,20 @@ export function createRecordCalls(deps: RecordCallDeps) {
 
     async sendPurchaseOffer(req): Promise<SentOffer> {
       // A deposited item is given under the asset id it arrived with; other listings name theirs.
-      const received = await offers.receivedAssetOfListing(db, req.listingId);
-      const assetId = received?.new_asset_id ?? req.assetId;
+      const hint = await offers.holderHintOfListing(db, req.listingId);
+      const assetId = hint.receivedAssetId ?? req.assetId;
       if (!assetId) throw new PlatformUnavailableError('the listing has no platform asset to give');
       const started = Date.now();
       // The bot holding the asset, tradable (context 2: a protected item in 16 is not offered yet).
       const claimed = await offers.findOffer(db, 'purchase', req.purchaseId);
       let holder = claimed ? drivers.driverOf(Number(claimed.bot_id)) : undefined;
       let unread = false; // a bot whose inventory could not be read may hold it: retried, not refused
-      // From the cached inventories first; bots whose cache did not show it are read once more.
+      // The bot the listing names first (its inventory alone is read when it holds the item), then
+      // the others; from the cached inventories first, bots whose cache did not show it read once more.
+      const likely = (d: { driver: BotDriver }) => d.driver.bot.id === hint.botId || d.driver.bot.platformId === hint.ownerPlatformId;
+      const order = [...drivers.driven.values()].sort((a, b) => Number(likely(b)) - Number(likely(a)));
       for (const fresh of [false, true]) {
-        for (const d of holder ? [] : drivers.driven.values()) {
+        for (const d of holder ? [] : order) {
           const { driver, games } = d;
           if (rotationOfDriven(d).rotation !== 'in' || !games.includes(req.game)) continue;
           const key = `${driver.bot.id}:${req.game}`;
