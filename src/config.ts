@@ -171,6 +171,9 @@ export interface ReconcileSettings {
 export interface SteamSettings {
   communityUrl: string;
   apiUrl: string;
+  /** The bots' sign-in: the authentication Web API (STEAM_LOGIN_API_URL) and the login host (STEAM_LOGIN_URL). */
+  loginApiUrl: string;
+  loginUrl: string;
   pollIntervalMs: number;
   historyPollMs: number;
   leaseSeconds: number;
@@ -357,6 +360,8 @@ export function loadConfig(env: Env = process.env, opts: { priceSources?: boolea
     steam: {
       communityUrl: baseUrl(env, 'STEAM_COMMUNITY_URL', 'https://steamcommunity.com'),
       apiUrl: baseUrl(env, 'STEAM_API_URL', 'https://api.steampowered.com'),
+      loginApiUrl: baseUrl(env, 'STEAM_LOGIN_API_URL', 'https://api.steampowered.com'),
+      loginUrl: baseUrl(env, 'STEAM_LOGIN_URL', 'https://login.steampowered.com'),
       pollIntervalMs: int(env, 'STEAM_POLL_INTERVAL_MS', 30000, 1000),
       historyPollMs: int(env, 'STEAM_HISTORY_POLL_MS', 300000, 1000),
       leaseSeconds: int(env, 'BOT_LEASE_SECONDS', 30, 3, 3600),

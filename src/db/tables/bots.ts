@@ -28,6 +28,8 @@ export interface SteamBotColumns {
   session_live: Generated<boolean>;
   sign_in_retry_at: Date | null;
   web_session: Buffer | null;
+  /** 083: the bot's outbound proxy URL, sealed (null: direct). */
+  proxy: Buffer | null;
 }
 
 export interface SteamOffersTable {

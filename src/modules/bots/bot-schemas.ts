@@ -10,6 +10,12 @@ const Fields = {
   inventory_capacity: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
 };
 
+const Proxy = Type.String({
+  minLength: 1,
+  maxLength: 2048,
+  description: 'the bot\'s own outbound proxy: http://, https://, socks4://, socks5:// or socks5h:// URL, credentials allowed (user:pass@host:port); every call of the bot, its sign-in included, leaves through it; stored encrypted, shown only as "set"; takes effect at the bot\'s next start (disable then enable, a restart)',
+});
+
 const WebCookies = Type.Array(Type.String({ minLength: 3, maxLength: 4096 }), {
   minItems: 1,
   maxItems: 20,
@@ -26,13 +32,14 @@ export const CreateBotRequest = Type.Object(
     identity_secret: Type.String({ minLength: 28, maxLength: 28, description: 'base64 of 20 bytes (the maFile value)' }),
     platform_id: Type.String({ minLength: 17, maxLength: 17, description: 'the 17-digit 64-bit account ID (7656119…)' }),
     web_cookies: Type.Optional(WebCookies),
+    proxy: Type.Optional(Proxy),
     ...Fields,
   },
   { title: 'CreateBotRequest', additionalProperties: false },
 );
 
 export const UpdateBotRequest = Type.Object(
-  { ...Fields, enabled: Type.Optional(Type.Boolean({ description: 'true also clears cannot_trade' })) },
+  { ...Fields, enabled: Type.Optional(Type.Boolean({ description: 'true also clears cannot_trade' })), proxy: Type.Optional(Nullable(Proxy)) },
   { title: 'UpdateBotRequest', additionalProperties: false },
 );
 
@@ -51,6 +58,7 @@ export const BotSchema = Type.Object(
     signed_in: Type.Boolean({ description: 'a live session: a signed-in call went through with the bot\'s current session (a sign-in alone is not enough), the last within the last few poll intervals (last_authenticated_at)' }),
     last_authenticated_at: Nullable(IsoDate()),
     session_error: Nullable(Type.String({ description: 'why the bot has no live session, or why its last sign-in failed (sign-in retried with backoff)' })),
+    proxy: Nullable(Type.String({ description: '"set" when the bot has its own outbound proxy (its URL is never shown), else null' })),
     sign_in_retry_at: Nullable(IsoDate('while a failed or rate-limited sign-in backs off: when the next one may be tried')),
     rotation: Type.String({ enum: ['in', 'draining', 'out'], description: 'in: takes new offers (the picker decides by the same rule); draining: disabled, still settling its open offers; out: neither' }),
     rotation_reason: Nullable(Type.String({ description: 'why the bot is not in: disabled, cannot trade, not driven yet, no live session (with the sign-in error and the next attempt)' })),

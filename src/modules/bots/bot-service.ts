@@ -8,7 +8,8 @@ import { GAMES } from '../../domain/games.js';
 import { isUniqueViolation } from '../../db/database.js';
 import { AppError, notFound, validationError, type FieldError } from '../../domain/errors.js';
 import type { TradingPlatform } from '../../platform/port.js';
-import { createSecretBox, parseSecretsKey, secretsAad, type BotSecrets, type SecretBox } from '../../platform/steam/secret-box.js';
+import { createSecretBox, parseSecretsKey, proxyAad, secretsAad, type BotSecrets, type SecretBox } from '../../platform/steam/secret-box.js';
+import { proxyUrlProblem } from '../../platform/steam/bot-route.js';
 import * as repo from '../../platform/steam/bot-repo.js';
 
 export interface NewBot extends BotSecrets {
@@ -17,6 +18,8 @@ export interface NewBot extends BotSecrets {
   name?: string;
   games?: string[];
   inventory_capacity?: number;
+  /** The bot's own outbound proxy URL (stored sealed; none: direct). */
+  proxy?: string;
 }
 
 export interface BotPatch {
@@ -24,6 +27,8 @@ export interface BotPatch {
   enabled?: boolean;
   games?: string[];
   inventory_capacity?: number;
+  /** A new outbound proxy URL, or null for none. */
+  proxy?: string | null;
 }
 
 /** The secret box of BOT_SECRETS_KEY, or a clear error when the key is not configured. */
@@ -62,6 +67,8 @@ function checkPatch(input: BotPatch): FieldError[] {
   const cap = input.inventory_capacity;
   if (cap !== undefined && (!Number.isInteger(cap) || cap < 1 || cap > 100_000)) errors.push({ field: 'inventory_capacity', code: 'max', message: 'inventory_capacity: 1 to 100000' });
   if (input.name !== undefined && (input.name.length < 1 || input.name.length > 200)) errors.push({ field: 'name', code: 'len', message: 'name: 1 to 200 characters' });
+  const proxyProblem = typeof input.proxy === 'string' ? proxyUrlProblem(input.proxy) : null;
+  if (proxyProblem) errors.push({ field: 'proxy', code: 'format', message: proxyProblem });
   return errors;
 }
 
@@ -106,6 +113,7 @@ export function botView(b: BotRow | Awaited<ReturnType<typeof repo.insertBot>>) 
     signed_in: signedIn,
     last_authenticated_at: iso(b.last_authenticated_at),
     session_error: b.session_error,
+    proxy: 'proxy_set' in b && b.proxy_set ? 'set' : null,
     sign_in_retry_at: iso(b.sign_in_retry_at),
     rotation: rot.rotation,
     rotation_reason: rot.reason,
@@ -133,7 +141,14 @@ export function createBotService(deps: { db: Db; config: Config; platform: Tradi
   async function updateIn(scope: repo.BotScope, id: number, patch: BotPatch) {
     const errors = checkPatch(patch);
     if (errors.length) throw validationError(errors);
-    if (!(await repo.updateBot(db, id, patch, scope))) throw notFound();
+    const { proxy, ...rest } = patch;
+    let sealedProxy: { proxy?: Buffer | null } = {};
+    if (proxy !== undefined) {
+      const row = await repo.botForDriver(db, id);
+      if (!row?.account_name) throw notFound();
+      sealedProxy = { proxy: proxy === null ? null : secretBoxOf(deps.config).seal(proxy, proxyAad(row.account_name)) };
+    }
+    if (!(await repo.updateBot(db, id, { ...rest, ...sealedProxy }, scope))) throw notFound();
     // Enabling a bot is also the operator's word that it may trade again.
     if (patch.enabled === true) await repo.setTradeState(db, id, 'ok', null);
     // The picker takes the change up before the answer, so the view answered is the picker's.
@@ -157,6 +172,7 @@ export function createBotService(deps: { db: Db; config: Config; platform: Tradi
           secrets: box.seal(JSON.stringify(secrets), secretsAad(input.account_name)),
           games: input.games ?? [...GAMES],
           inventory_capacity: input.inventory_capacity ?? 1000,
+          ...(input.proxy ? { proxy: box.seal(input.proxy, proxyAad(input.account_name)) } : {}),
         });
         return botView(row);
       } catch (err) {

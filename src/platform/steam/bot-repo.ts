@@ -10,9 +10,12 @@ export const BOT_COLUMNS = [
   'last_authenticated_at', 'session_error', 'sign_in_retry_at',
 ] as const;
 
-export async function insertBot(db: Db, row: { name: string; platform_id: string; account_name: string; secrets: Buffer; games: string[]; inventory_capacity: number }) {
-  return db.insertInto('bots').values(row).returning(BOT_COLUMNS).executeTakeFirstOrThrow();
+export async function insertBot(db: Db, row: { name: string; platform_id: string; account_name: string; secrets: Buffer; games: string[]; inventory_capacity: number; proxy?: Buffer | null }) {
+  return db.insertInto('bots').values(row).returning(BOT_COLUMNS).returning(proxySet).executeTakeFirstOrThrow();
 }
+
+/** Whether the bot has its own outbound proxy (the operator sees that, never the sealed URL). */
+const proxySet = sql<boolean>`proxy is not null`.as('proxy_set');
 
 /** Which rows: the operator-managed bots only (default), or every row, the sandbox's seeded ones too. */
 export type BotScope = 'managed' | 'all';
@@ -29,16 +32,16 @@ export const LIVE_SESSION_SECONDS = 180;
 
 /** Operator-managed bots (the sandbox's seeded ones have no account), removed ones last. */
 export async function listBots(db: Db, limit: number, offset: number, scope: BotScope = 'managed', liveSeconds = LIVE_SESSION_SECONDS) {
-  return db.selectFrom('bots').select(BOT_COLUMNS).select(signedIn(liveSeconds))
+  return db.selectFrom('bots').select(BOT_COLUMNS).select(signedIn(liveSeconds)).select(proxySet)
     .where(managed(scope)).orderBy(sql`removed_at is not null`).orderBy('id').limit(limit).offset(offset).execute();
 }
 
 export async function findBot(db: Db, id: number, scope: BotScope = 'managed', liveSeconds = LIVE_SESSION_SECONDS) {
-  return db.selectFrom('bots').select(BOT_COLUMNS).select(signedIn(liveSeconds))
+  return db.selectFrom('bots').select(BOT_COLUMNS).select(signedIn(liveSeconds)).select(proxySet)
     .where('id', '=', id).where(managed(scope)).executeTakeFirst();
 }
 
-export async function updateBot(db: Db, id: number, patch: { enabled?: boolean; games?: string[]; inventory_capacity?: number; name?: string }, scope: BotScope = 'managed') {
+export async function updateBot(db: Db, id: number, patch: { enabled?: boolean; games?: string[]; inventory_capacity?: number; name?: string; proxy?: Buffer | null }, scope: BotScope = 'managed') {
   return db.updateTable('bots').set({ ...patch, updated_at: sql`now()` }).where('id', '=', id).where(managed(scope))
     .where('removed_at', 'is', null).returning('id').executeTakeFirst();
 }
@@ -63,7 +66,7 @@ export async function dropSandboxBots(db: Db): Promise<number> {
 /** Removed: out of rotation for good, secrets and tokens wiped; the row stays for the records that name it. */
 export async function removeBot(db: Db, id: number) {
   return db.updateTable('bots')
-    .set({ enabled: false, secrets: null, refresh_token: null, web_session: null, session_live: false, poll_data: sql`'{}'::jsonb`, lease_owner: null, lease_expires_at: null, removed_at: sql`coalesce(removed_at, now())`, updated_at: sql`now()` })
+    .set({ enabled: false, secrets: null, refresh_token: null, web_session: null, proxy: null, session_live: false, poll_data: sql`'{}'::jsonb`, lease_owner: null, lease_expires_at: null, removed_at: sql`coalesce(removed_at, now())`, updated_at: sql`now()` })
     .where('id', '=', id).where('account_name', 'is not', null).returning('id').executeTakeFirst();
 }
 
@@ -76,7 +79,7 @@ export async function replaceSecrets(db: Db, id: number, secrets: Buffer) {
 /** Everything the driver needs to sign a bot in (secrets still sealed). */
 export async function botForDriver(db: Db, id: number) {
   return db.selectFrom('bots')
-    .select(['id', 'name', 'platform_id', 'account_name', 'secrets', 'refresh_token', 'web_session', 'games', 'poll_data', 'trade_protection_acknowledged_at', 'history_cursor', 'trade_state', 'enabled'])
+    .select(['id', 'name', 'platform_id', 'account_name', 'secrets', 'refresh_token', 'web_session', 'proxy', 'games', 'poll_data', 'trade_protection_acknowledged_at', 'history_cursor', 'trade_state', 'enabled'])
     .where('id', '=', id).where('account_name', 'is not', null).where('removed_at', 'is', null).executeTakeFirst();
 }
 export type DriverBotRow = NonNullable<Awaited<ReturnType<typeof botForDriver>>>;

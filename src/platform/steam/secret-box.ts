@@ -19,6 +19,8 @@ export interface BotSecrets {
 /** What is sealed with the bot's secrets: bound to the account so a copied row does not open. */
 export const secretsAad = (accountName: string) => `bot:${accountName.toLowerCase()}`;
 export const refreshTokenAad = (accountName: string) => `bot-refresh:${accountName.toLowerCase()}`;
+/** The bot's outbound proxy URL (it may carry the proxy's credentials). */
+export const proxyAad = (accountName: string) => `bot-proxy:${accountName.toLowerCase()}`;
 
 // The key's format is a setting's: config-parse.ts reads it (config.ts checks it at start).
 export { parseSecretsKey } from '../../config-parse.js';

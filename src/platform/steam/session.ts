@@ -1,15 +1,20 @@
 // Signing a bot in over HTTP alone: steam-session's web-browser flow. A stored refresh token
 // (≈200 days) gives web cookies directly; without one (or once it is refused) the account name,
 // password and a steam-totp code from the shared secret start a new session, whose refresh token
-// the caller stores (encrypted) in the database — never on local disk.
+// the caller stores (encrypted) in the database — never on local disk. A stored refresh token near
+// its end is renewed on the way (when the platform grants it). Every request goes to the configured
+// hosts and through the bot's own proxy (bot-route.ts).
 import SteamTotp from 'steam-totp';
 import { EAuthTokenPlatformType, LoginSession } from 'steam-session';
+import { DEFAULT_LOGIN_API_URL, DEFAULT_LOGIN_URL, routeLoginSession, type LoginHosts } from './bot-route.js';
 
 export interface SignInRequest {
   accountName: string;
   password: string;
   sharedSecret: string;
   refreshToken?: string;
+  /** The bot's outbound proxy (http://, https://, socks5://…); none: direct. */
+  proxy?: string;
 }
 
 export interface WebSession {
@@ -48,19 +53,44 @@ function signInError(err: Error & { eresult?: number; retryAfter?: number }): Er
   return err;
 }
 
-export function steamSessionProvider(timeoutMs = 30_000): SessionProvider {
+/** A stored refresh token is renewed once it has less than this left (it lasts about 200 days). */
+export const RENEW_REFRESH_TOKEN_WITHIN_MS = 30 * 86_400_000;
+
+/** When a refresh token (a JWT) expires; undefined when it cannot be read. */
+function expiresAt(token: string): number | undefined {
+  try {
+    const exp = (JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { exp?: unknown }).exp;
+    return typeof exp === 'number' ? exp * 1000 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function steamSessionProvider(timeoutMs = 30_000, hosts: LoginHosts = { loginApiUrl: DEFAULT_LOGIN_API_URL, loginUrl: DEFAULT_LOGIN_URL }): SessionProvider {
+  const newSession = (req: SignInRequest) => {
+    const session = new LoginSession(EAuthTokenPlatformType.WebBrowser);
+    routeLoginSession(session, hosts, req.proxy);
+    return session;
+  };
   const provider: SessionProvider = {
     async signIn(req) {
       if (req.refreshToken) {
-        const session = new LoginSession(EAuthTokenPlatformType.WebBrowser);
+        const session = newSession(req);
         try {
           session.refreshToken = req.refreshToken;
-          return { cookies: await session.getWebCookies() };
+          let renewed: string | undefined;
+          const exp = expiresAt(req.refreshToken);
+          if (exp !== undefined && exp - Date.now() < RENEW_REFRESH_TOKEN_WITHIN_MS) {
+            // The platform decides whether it renews; a refusal keeps the token in use (and once it
+            // has expired, the credentials below make a new one).
+            renewed = await session.renewRefreshToken().then((did) => (did ? session.refreshToken : undefined), () => undefined);
+          }
+          return { cookies: await session.getWebCookies(), ...(renewed ? { refreshToken: renewed } : {}) };
         } catch {
           // Expired or revoked: sign in with the credentials below.
         }
       }
-      const session = new LoginSession(EAuthTokenPlatformType.WebBrowser);
+      const session = newSession(req);
       session.loginTimeout = timeoutMs;
       const authenticated = new Promise<void>((resolve, reject) => {
         session.once('authenticated', () => resolve());

@@ -9,6 +9,7 @@ import type { SteamSettings } from '../../config.js';
 import type { Backoff } from './backoff.js';
 import { SignInRateLimitedError, type SessionProvider, type WebSession } from './session.js';
 import { withDeadline } from '../../domain/deadline.js';
+import { proxyAgents } from './bot-route.js';
 import { type CommunityItem, type HistoryTrade, type PartnerDetails } from './steam-mapping.js';
 
 export interface DriverBot {
@@ -23,6 +24,8 @@ export interface DriverBot {
   /** A stored web session (the driver's last working one, else the operator's): used as is on the first sign-in (see signIn). */
   webCookies?: string[];
   pollData?: Record<string, unknown>;
+  /** The bot's own outbound proxy: every call of the bot, its sign-in included, leaves through it. */
+  proxy?: string;
 }
 
 export interface OfferSnapshot {
@@ -122,6 +125,16 @@ export class BotDriver {
     private readonly deps: { settings: SteamSettings; sessions: SessionProvider; backoff: Backoff; events: DriverEvents; offerTtlMs: number },
   ) {
     this.community = new SteamCommunity();
+    if (bot.proxy) {
+      // Both libraries send through community.request: its defaults take the bot's proxy agents.
+      const agents = proxyAgents(bot.proxy, deps.settings.callTimeoutMs);
+      const request = (this.community as any).request;
+      const through = (agentOf: (uri: string) => unknown) => (options: any, callback?: unknown) => {
+        const uri = String(options?.uri ?? options?.url ?? options);
+        return request(typeof options === 'object' ? { ...options, agent: agentOf(uri), forever: false } : { uri, agent: agentOf(uri), forever: false }, callback);
+      };
+      (this.community as any).request = Object.assign(through((uri) => (uri.startsWith('https:') ? agents.https : agents.http)), request);
+    }
     const { communityUrl, apiUrl } = deps.settings;
     const rewrite = communityUrl !== DEFAULT_COMMUNITY || apiUrl !== DEFAULT_API;
     if (rewrite) {
@@ -190,7 +203,7 @@ export class BotDriver {
       onPlatform = !stored;
       const session = stored
         ? { cookies: stored, refreshToken: undefined }
-        : await this.deps.sessions.signIn({ accountName: this.bot.accountName, password: this.bot.password, sharedSecret: this.bot.sharedSecret, refreshToken: this.bot.refreshToken });
+        : await this.deps.sessions.signIn({ accountName: this.bot.accountName, password: this.bot.password, sharedSecret: this.bot.sharedSecret, refreshToken: this.bot.refreshToken, proxy: this.bot.proxy });
       if (onPlatform) this.deps.events.signInTried?.('ok');
       if (session.refreshToken && session.refreshToken !== this.bot.refreshToken) {
         this.bot.refreshToken = session.refreshToken;

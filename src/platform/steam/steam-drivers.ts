@@ -10,7 +10,7 @@ import type { Game } from '../../domain/games.js';
 import * as bots from './bot-repo.js';
 import { NoBotAvailableError, PlatformOfferUncertainError, PlatformUnavailableError } from '../port.js';
 import { createBackoff } from './backoff.js';
-import { createSecretBox, parseSecretsKey, refreshTokenAad, secretsAad, type BotSecrets } from './secret-box.js';
+import { createSecretBox, parseSecretsKey, proxyAad, refreshTokenAad, secretsAad, type BotSecrets } from './secret-box.js';
 import { BotSignInError, type SessionProvider } from './session.js';
 import { BotDriver, type OfferSnapshot, type SessionState } from './steam-bot.js';
 import { platformError } from './steam-send.js';
@@ -61,6 +61,7 @@ export function createDrivers(deps: DriverDeps) {
     const account = row.account_name!;
     const secrets = JSON.parse(box.open(row.secrets, secretsAad(account))) as BotSecrets;
     const refreshToken = row.refresh_token ? box.open(row.refresh_token, refreshTokenAad(account)) : undefined;
+    const proxy = row.proxy ? box.open(row.proxy, proxyAad(account)) : undefined;
     // The stored web session to start from: the driver's last working one, else the operator's.
     const storedSession = async (): Promise<string[] | undefined> => {
       const now = await bots.botForDriver(db, botId);
@@ -74,7 +75,7 @@ export function createDrivers(deps: DriverDeps) {
       return now?.secrets ? (JSON.parse(box.open(now.secrets, secretsAad(account))) as BotSecrets).web_cookies : undefined;
     };
     const driver = new BotDriver(
-      { id: botId, name: row.name, platformId: row.platform_id, accountName: account, password: secrets.password, sharedSecret: secrets.shared_secret, identitySecret: secrets.identity_secret, refreshToken, webCookies: secrets.web_cookies, pollData: row.poll_data },
+      { id: botId, name: row.name, platformId: row.platform_id, accountName: account, password: secrets.password, sharedSecret: secrets.shared_secret, identitySecret: secrets.identity_secret, refreshToken, webCookies: secrets.web_cookies, pollData: row.poll_data, proxy },
       {
         settings, sessions, backoff, offerTtlMs: config.offerTtlSeconds * 1000,
         events: {

@@ -20,8 +20,9 @@ import { steamSessionProvider, type SessionProvider } from './session.js';
 import type { BotDriver } from './steam-bot.js';
 import { checkBot } from './steam-check.js';
 import { createDrivers, rotationOfDriven, type SignInCounts } from './steam-drivers.js';
-import { APP_IDS, TRADABLE_CONTEXT, platformItemsOf, userErrorOfDetails } from './steam-mapping.js';
+import { APP_IDS, TRADABLE_CONTEXT, platformItemsOf, userErrorOfDetails, type PartnerDetails } from './steam-mapping.js';
 import { createPoll } from './steam-poll.js';
+import { ReadCache } from './steam-read-cache.js';
 import { createRecordCalls } from './steam-records.js';
 import { platformError } from './steam-send.js';
 import * as stock from './steam-stock.js';
@@ -57,7 +58,14 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
   const { db, config, log } = deps;
   const settings = config.steam;
   const instanceId = deps.instanceId ?? `gw-${crypto.randomBytes(6).toString('hex')}`;
-  const inventoryCache = new Map<string, { at: number; items: PlatformItem[] }>();
+  const inventoryCache = new ReadCache<PlatformItem[]>(INVENTORY_CACHE_MS);
+  // A trade link's partner details (the trade offer page) stand for the quote's life: the create
+  // and the send of the same flow reuse them. A link revoked meanwhile fails the send with its own
+  // error (trade_link_revoked), so nothing is sent on stale details.
+  const detailsCache = new ReadCache<PartnerDetails>(config.quoteTtlSeconds * 1000);
+  const forgetDetails = (err: unknown, req: { partner: number; token: string }) => {
+    if (err instanceof PlatformUserError) detailsCache.delete(`${req.partner}:${req.token}`);
+  };
   let handler: OfferChangeHandler | undefined;
   let changeRefused: ((refused: RefusedChange) => Promise<void>) | undefined;
   const refusedChanges: Record<string, number> = {};
@@ -67,7 +75,7 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
   let timers: NodeJS.Timeout[] = [];
 
   const drivers = createDrivers({
-    db, config, log, instanceId, sessions: deps.sessions ?? steamSessionProvider(settings.callTimeoutMs),
+    db, config, log, instanceId, sessions: deps.sessions ?? steamSessionProvider(settings.callTimeoutMs, settings),
     offerChanged: (botId, o) => poll.offerChanged(botId, o),
   });
   const records = createRecordCalls({ db, config, clock: deps.clock, log, drivers, guard: guardNow });
@@ -96,8 +104,9 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
     resolveOffer: records.resolveOffer,
     expireOffer: records.expireOffer,
     holdMayEnd: records.holdMayEnd,
-    sendDepositOffer: records.sendDepositOffer,
-    sendPurchaseOffer: records.sendPurchaseOffer,
+    // A send the platform refused for the user's reason (a revoked link…) drops the reused details.
+    sendDepositOffer: (req) => records.sendDepositOffer(req).catch((e) => { forgetDetails(e, req); throw e; }),
+    sendPurchaseOffer: (req) => records.sendPurchaseOffer(req).catch((e) => { forgetDetails(e, req); throw e; }),
     cancelOffer: records.cancelOffer,
     onOfferGuard(g) {
       guard = g;
@@ -107,7 +116,14 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
       if (!Number.isInteger(partner) || partner < 1 || partner > 0xffffffff || typeof token !== 'string' || !/^[A-Za-z0-9_-]{8}$/.test(token)) {
         throw new PlatformUserError('trade_link_invalid');
       }
-      const them = await withPicked(game, partner, (driver) => driver.userDetails(platformIdOf(partner), token)).catch((e) => { throw platformError(e); });
+      const detailsKey = `${partner}:${token}`;
+      let them = detailsCache.get(detailsKey);
+      // Only details that let the user trade are reused: one refused (a hold, hidden games) is read
+      // again, so a user who has just fixed their settings is not refused on an old read.
+      if (!them || userErrorOfDetails(game, them)) {
+        them = await withPicked(game, partner, (driver) => driver.userDetails(platformIdOf(partner), token)).catch((e) => { throw platformError(e); });
+        detailsCache.set(detailsKey, them);
+      }
       const code = userErrorOfDetails(game, them);
       if (code) throw new PlatformUserError(code);
       return { partner, token, platformId: platformIdOf(partner), name: them.personaName, avatarUrl: them.avatarFull };
@@ -116,11 +132,11 @@ export function createSteamPlatform(deps: SteamDeps): SteamPlatform {
     async loadInventory(game, partner, token): Promise<PlatformItem[]> {
       const key = `${partner}:${game}`;
       const hit = inventoryCache.get(key);
-      if (hit && Date.now() - hit.at < INVENTORY_CACHE_MS) return hit.items;
+      if (hit) return hit;
       void token; // the inventory is public to every bot; the trade link was checked by checkTradeLink
       const raw = await withPicked(game, partner, (driver) => driver.inventory(platformIdOf(partner), APP_IDS[game], TRADABLE_CONTEXT)).catch((e) => { throw platformError(e); });
       const items = platformItemsOf(raw);
-      inventoryCache.set(key, { at: Date.now(), items });
+      inventoryCache.set(key, items);
       return items;
     },
 
