@@ -73,14 +73,20 @@ async function main(): Promise<void> {
   log.info({ url: ctx.config.publicUrl, platform: ctx.config.platform, database: ctx.config.databaseUrl ? 'external' : 'embedded' }, 'gateway ready');
 
   // First SIGINT/SIGTERM: a clean stop (app.ts says in which order). A second one while it runs:
-  // stop at once (the embedded PostgreSQL's watchdog then stops the cluster, fast).
-  let stopping = false;
+  // stop at once (the embedded PostgreSQL's watchdog then stops the cluster, fast). The same signal
+  // again within REPEAT_MS of the first is that first request, not a second one: under `npm start`
+  // a Ctrl-C arrives twice at once (the terminal signals the whole foreground group, npm included,
+  // and npm forwards it to the gateway), as does a supervisor's SIGTERM sent to the whole group;
+  // a person's second Ctrl-C comes later.
+  const REPEAT_MS = 1000;
+  let first: { signal: NodeJS.Signals; at: number } | undefined;
   const stop = async (signal: NodeJS.Signals) => {
-    if (stopping) {
+    if (first) {
+      if (signal === first.signal && performance.now() - first.at < REPEAT_MS) return;
       log.warn({ signal }, 'second signal: stopping at once');
       process.exit(signal === 'SIGINT' ? 130 : 143);
     }
-    stopping = true;
+    first = { signal, at: performance.now() };
     log.info({ signal }, 'stopping the gateway');
     say(`\n  ${signal}: stopping the gateway…`);
     try {
