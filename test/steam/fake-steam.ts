@@ -20,6 +20,8 @@ export interface FakeItem {
   properties?: { propertyid: number; int_value?: string; float_value?: string; string_value?: string; name: string }[];
   /** The description lines of the item's class (type html), e.g. a "Phase 2" line. */
   lines?: string[];
+  /** The class's actions, e.g. CS2's "Inspect in Game..." link with its %assetid% / %propid:6% placeholders. */
+  actions?: { link: string; name: string }[];
   /** '16': in CS2 trade protection (the protected context); default '2'. */
   context?: string;
 }
@@ -387,7 +389,8 @@ export class FakeSteam {
     return send(200, {
       assets: page.map((i) => ({ appid, contextid: context, assetid: i.assetid, classid: i.classid, instanceid: '0', amount: '1' })),
       descriptions: page.map((i) => ({ appid, classid: i.classid, instanceid: '0', tradable: i.tradable === false ? 0 : 1, market_hash_name: i.name, name: i.name,
-        ...(i.lines ? { descriptions: i.lines.map((value) => ({ type: 'html', value, name: 'description' })) } : {}) })),
+        ...(i.lines ? { descriptions: i.lines.map((value) => ({ type: 'html', value, name: 'description' })) } : {}),
+        ...(i.actions ? { actions: i.actions } : {}) })),
       ...(page.some((i) => i.properties) ? { asset_properties: page.filter((i) => i.properties).map((i) => ({ appid, contextid: '2', assetid: i.assetid, asset_properties: i.properties })) } : {}),
       total_inventory_count: all.length, success: 1, rwgrsn: -2,
       ...(from + count < all.length ? { more_items: 1, last_assetid: page[page.length - 1].assetid } : {}),

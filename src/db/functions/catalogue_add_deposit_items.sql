@@ -2,17 +2,18 @@
 -- markup applied when read), written by deposit_transition_batch in the transaction that completes
 -- them, one insert for the batch (job catalogue_add_deposit_items, which did it per deposit, calls
 -- it too for the jobs an older version queued). Replayable: a listing's id is deposit_listing_id's
--- and an existing id is left alone. An item the listings table cannot take (a name outside 1–512
--- characters, a deposit without a game) is not listed: the completion, which is money, never fails
--- on the catalogue.
+-- and an existing id is left alone. The float and paint seed are those the platform told when the
+-- item was deposited (deposit_items, 084), null where it told none. An item the listings table
+-- cannot take (a name outside 1–512 characters, a deposit without a game) is not listed: the
+-- completion, which is money, never fails on the catalogue.
 create or replace function catalogue_add_deposit_items(p_deposit_ids bigint[]) returns int language plpgsql as $$
 declare
   v_n int;
 begin
-  insert into listings (id, game, name, base_price, image_url, exterior, rarity, rarity_color, phase, source, source_ref)
+  insert into listings (id, game, name, base_price, image_url, exterior, rarity, rarity_color, phase, float, paint_seed, source, source_ref)
   select deposit_listing_id(d.id, i.asset_id, i.n),
          d.game, i.market_hash_name, greatest(coalesce(i.original_price, i.price), 0), coalesce(i.image_url, ''),
-         nullif(i.exterior, ''), nullif(i.rarity, ''), nullif(i.rarity_color, ''), nullif(i.phase, ''),
+         nullif(i.exterior, ''), nullif(i.rarity, ''), nullif(i.rarity_color, ''), nullif(i.phase, ''), i.float, i.paint_seed,
          'deposit', 'deposit:' || d.id || ':' || coalesce(i.asset_id, i.n::text)
     from deposits d
    cross join lateral (select di.*, row_number() over (order by di.id) - 1 as n from deposit_items di where di.deposit_id = d.id) i

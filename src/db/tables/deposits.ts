@@ -70,6 +70,9 @@ export interface DepositItemsTable {
   reserved: Generated<boolean>;
   /** price_bases row the item was credited at (migration 046; null before it) */
   price_basis_id: ColumnType<number | null, number | null | undefined, number | null>;
+  /** 084: the float (wear) and paint seed the platform told when the item was deposited; null where it did not. */
+  float: ColumnType<number | null, number | null | undefined, number | null>;
+  paint_seed: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 /** A get-prices quote: its lines packed (019, quote-pack.ts; the older forms went in 071). */
@@ -103,6 +106,9 @@ export interface SnapshotItem {
   phase?: string;
   /** price_bases row of the price (issue 25) */
   basis_id?: number;
+  /** The float (wear) and paint seed the platform tells (Steam: asset properties, else the inspect link). */
+  float?: number;
+  paint_seed?: number;
 }
 
 export interface DepositTables {

@@ -178,6 +178,8 @@ export function createCommitStage(deps: CommitDeps) {
       rarity_color: i.rarity_color ?? null,
       phase: i.phase ?? null,
       price_basis_id: i.basis_id ?? null,
+      float: i.float ?? null,
+      paint_seed: i.paint_seed ?? null,
     }));
     await pricing.ensureBases(chosen.flatMap((i) => (i.basis_id !== undefined ? [i.basis_id] : []))); // rows written before they are named
 

@@ -43,7 +43,10 @@ export interface QuoteDeps {
 }
 
 function snapshotItem(it: PlatformItem, q: Quote): SnapshotItem {
-  return { asset_id: it.assetId, name: it.marketHashName, price: q.price, original_price: q.originalPrice, ...q.card, ...(q.basisId !== undefined ? { basis_id: q.basisId } : {}) };
+  return {
+    asset_id: it.assetId, name: it.marketHashName, price: q.price, original_price: q.originalPrice, ...q.card, ...(q.basisId !== undefined ? { basis_id: q.basisId } : {}),
+    ...(it.float !== undefined ? { float: it.float } : {}), ...(it.paintSeed !== undefined ? { paint_seed: it.paintSeed } : {}),
+  };
 }
 
 /** Inventory item card of spec 2.3. */

@@ -2,6 +2,7 @@
 // getUserDetails answers, send errors, IEconService/GetTradeHistory, community inventories) and
 // the port's vocabulary. No I/O here: the unit tests feed these the platform's JSON.
 import type { Game } from '../../domain/games.js';
+import { parseInspectLink } from '../../domain/inspect-link.js';
 import { FINISH_CATALOG_PROPERTY, phaseOf } from '../../domain/phases.js';
 import type { OfferChange, PlatformItem, UserErrorCode } from '../port.js';
 
@@ -192,6 +193,8 @@ export interface CommunityItem {
    * 7 = finish catalog (the paint index, which names a Doppler phase).
    */
   asset_properties?: { propertyid: number; int_value?: string; float_value?: string; string_value?: string; name?: string }[];
+  /** The class's actions: CS2's "Inspect in Game…" link, with %assetid%, %owner_steamid% or %propid:N% to fill in. */
+  actions?: { link?: string; name?: string }[];
 }
 
 function assetProperties(it: CommunityItem): { float?: number; paintSeed?: number; paintIndex?: number } {
@@ -204,6 +207,33 @@ function assetProperties(it: CommunityItem): { float?: number; paintSeed?: numbe
   return out;
 }
 
+/**
+ * The item's inspect link with its placeholders filled in (%assetid%, %owner_steamid%, %propid:N%:
+ * asset property N's value, e.g. 6, the item certificate that the 2026 links carry), or undefined.
+ */
+export function inspectLinkOf(it: CommunityItem, ownerSteamId = '0'): string | undefined {
+  const link = (it.actions ?? []).map((a) => a.link ?? '').find((l) => /csgo_econ_action_preview/i.test(l));
+  if (!link) return undefined;
+  const prop = (id: number) => {
+    const p = (it.asset_properties ?? []).find((x) => x.propertyid === id);
+    return p?.string_value ?? p?.int_value ?? p?.float_value ?? '';
+  };
+  return link.replace(/%assetid%/g, String(it.assetid ?? it.id ?? '')).replace(/%owner_steamid%/g, ownerSteamId).replace(/%propid:(\d+)%/g, (_m, id: string) => prop(Number(id)));
+}
+
+/**
+ * Float and paint seed: the asset properties (2: wear, 1: pattern) where the inventory sends them,
+ * no inspect link needed; a field they leave out from the inspect link (a self-contained CS2 link
+ * decodes to both; a classic one names only the asset).
+ */
+function wearOf(it: CommunityItem, props: { float?: number; paintSeed?: number }): { float?: number; paintSeed?: number } {
+  if (props.float !== undefined && props.paintSeed !== undefined) return { float: props.float, paintSeed: props.paintSeed };
+  const fromLink = parseInspectLink(inspectLinkOf(it));
+  const float = props.float ?? fromLink.float;
+  const paintSeed = props.paintSeed ?? fromLink.paint_seed;
+  return { ...(float !== undefined ? { float } : {}), ...(paintSeed !== undefined ? { paintSeed } : {}) };
+}
+
 /** Tradable items only, as the port's PlatformItem (the phase from the paint index, else from the tags or descriptions). */
 export function platformItemsOf(items: readonly CommunityItem[]): PlatformItem[] {
   const out: PlatformItem[] = [];
@@ -213,7 +243,7 @@ export function platformItemsOf(items: readonly CommunityItem[]): PlatformItem[]
     const props = assetProperties(it);
     const texts = [...(it.tags ?? []).map((t) => t.localized_tag_name ?? t.name ?? ''), ...(it.descriptions ?? []).map((d) => d.value ?? '')];
     const phase = phaseOf({ marketHashName: it.market_hash_name, paintIndex: props.paintIndex, texts });
-    out.push({ assetId, marketHashName: it.market_hash_name, classId: it.classid, instanceId: it.instanceid, ...(phase ? { phase } : {}), ...props });
+    out.push({ assetId, marketHashName: it.market_hash_name, classId: it.classid, instanceId: it.instanceid, ...(phase ? { phase } : {}), ...props, ...wearOf(it, props) });
   }
   return out;
 }
