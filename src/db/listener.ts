@@ -88,7 +88,8 @@ export function startListener(o: {
 
   async function connect(): Promise<void> {
     if (stopped) return;
-    const c = new pg.Client({ ...o.connection, keepAlive: true });
+    // Named in pg_stat_activity, so an operator (and a test) can tell the listeners apart.
+    const c = new pg.Client({ ...o.connection, keepAlive: true, application_name: `gateway listen ${o.channel}` });
     client = c;
     c.on('error', (err) => lost(err));
     c.on('end', () => lost(new Error('Connection terminated: the LISTEN connection ended')));

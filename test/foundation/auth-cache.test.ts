@@ -87,7 +87,7 @@ describe('API key cache across instances', () => {
     await admin.connect();
     try {
       const killed = await admin.query(
-        `select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query = 'listen merchant_changed'`,
+        `select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name = 'gateway listen merchant_changed'`,
       );
       expect(killed.rowCount).toBe(2);
     } finally {

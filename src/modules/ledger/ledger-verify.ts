@@ -147,6 +147,8 @@ async function settledId(db: Db, waitMs: number): Promise<number | null> {
       await sql<{ vxid: string }>`
         select distinct virtualtransaction as vxid from pg_locks
          where locktype = 'relation' and relation = 'ledger_entries'::regclass and mode = 'RowExclusiveLock'
+           -- pg_locks is the whole cluster's: copies of one database share the table's oid
+           and database = (select oid from pg_database where datname = current_database())
            and granted and pid is distinct from pg_backend_pid()`.execute(db)
     ).rows.map((r) => r.vxid);
   const inFlight = new Set(await writers());
