@@ -24,6 +24,8 @@ export interface FakeItem {
   actions?: { link: string; name: string }[];
   /** '16': in CS2 trade protection (the protected context); default '2'. */
   context?: string;
+  /** The item's own protection release time, as the inventory shows it (item_expiration, ISO). */
+  expiration?: string;
 }
 export interface FakeUser { partner: number; token: string; name?: string; escrowDays?: number; probation?: boolean; private?: boolean; hiddenApps?: number[]; items: FakeItem[] }
 export interface FakeBot { steamId: string; accountName: string; password: string; sharedSecret: string; identitySecret: string; items: FakeItem[]; acknowledged?: boolean }
@@ -159,8 +161,12 @@ export class FakeSteam {
       to.push({ ...it });
     }
   }
-  /** protectionEndsAt: the trade's items' own release time, as Steam reports it on the accepted offer (escrow end date, state Accepted). */
-  accept(id: string, opts: { escrowDays?: number; protectionEndsAt?: Date } = {}): FakeOffer {
+  /**
+   * protectionEndsAt: the trade's items' own release time, as Steam reports it on the accepted offer
+   * (escrow end date, state Accepted). itemsProtectedUntil: the received items land in the bot's
+   * protected context 16, each showing this release time in the inventory (item_expiration).
+   */
+  accept(id: string, opts: { escrowDays?: number; protectionEndsAt?: Date; itemsProtectedUntil?: Date } = {}): FakeOffer {
     const o = this.offers.get(id)!;
     if (o.state !== 2) throw new Error(`fake steam: offer ${id} is not active (${o.state})`);
     const bot = this.bots.get(o.bot)!;
@@ -173,7 +179,7 @@ export class FakeSteam {
     } else {
       if (opts.protectionEndsAt) o.escrowEnd = Math.floor(opts.protectionEndsAt.getTime() / 1000);
       this.change(o, 3);
-      this.receive(o);
+      this.receive(o, opts.itemsProtectedUntil);
       this.move(o.give, bot.items, user.items);
       this.trades.unshift({ tradeid: o.tradeid, bot: o.bot, steamid_other: steamIdOf(o.partner), time_init: o.updated, status: 3 });
     }
@@ -191,14 +197,14 @@ export class FakeSteam {
     this.trades.find((t) => t.tradeid === o.tradeid)!.status = 11;
   }
   /** Items move to the bot under new asset ids, as on the platform. */
-  private receive(o: FakeOffer): void {
+  private receive(o: FakeOffer, protectedUntil?: Date): void {
     const user = this.users.get(o.partner)!;
     const bot = this.bots.get(o.bot)!;
     o.received = o.receive.map((it) => {
       user.items.splice(user.items.findIndex((x) => x.assetid === it.assetid), 1);
-      const moved = { ...it, assetid: String(BigInt(it.assetid) + 1_000_000_000_000n) };
+      const moved: FakeItem = { ...it, assetid: String(BigInt(it.assetid) + 1_000_000_000_000n), ...(protectedUntil ? { context: '16', tradable: false, expiration: protectedUntil.toISOString() } : {}) };
       bot.items.push(moved);
-      return { assetid: it.assetid, new_assetid: moved.assetid, new_contextid: '2', classid: it.classid };
+      return { assetid: it.assetid, new_assetid: moved.assetid, new_contextid: moved.context ?? '2', classid: it.classid };
     });
   }
   decline(id: string): void {
@@ -390,7 +396,7 @@ export class FakeSteam {
       assets: page.map((i) => ({ appid, contextid: context, assetid: i.assetid, classid: i.classid, instanceid: '0', amount: '1' })),
       descriptions: page.map((i) => ({ appid, classid: i.classid, instanceid: '0', tradable: i.tradable === false ? 0 : 1, market_hash_name: i.name, name: i.name,
         ...(i.lines ? { descriptions: i.lines.map((value) => ({ type: 'html', value, name: 'description' })) } : {}),
-        ...(i.actions ? { actions: i.actions } : {}) })),
+        ...(i.actions ? { actions: i.actions } : {}), ...(i.expiration ? { item_expiration: i.expiration } : {}) })),
       ...(page.some((i) => i.properties) ? { asset_properties: page.filter((i) => i.properties).map((i) => ({ appid, contextid: '2', assetid: i.assetid, asset_properties: i.properties })) } : {}),
       total_inventory_count: all.length, success: 1, rwgrsn: -2,
       ...(from + count < all.length ? { more_items: 1, last_assetid: page[page.length - 1].assetid } : {}),

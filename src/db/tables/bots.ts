@@ -1,5 +1,5 @@
 // Kysely table types of the operator-managed bots and the steam adapter (migration 010_steam_bots.sql).
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 import type { Timestamp } from '../columns.js';
 
 /** Columns 010 adds to `bots` (the sandbox's seeded bots leave them at their defaults). */
@@ -60,6 +60,8 @@ export interface SteamReceivedAssetsTable {
   trade_offer_id: string;
   new_asset_id: string;
   new_context_id: string;
+  /** 085: the item's own trade protection release time, as Steam shows it (null: not told). */
+  protection_ends_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: Timestamp;
 }
 

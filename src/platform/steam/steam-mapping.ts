@@ -193,6 +193,11 @@ export interface CommunityItem {
    * 7 = finish catalog (the paint index, which names a Doppler phase).
    */
   asset_properties?: { propertyid: number; int_value?: string; float_value?: string; string_value?: string; name?: string }[];
+  /**
+   * When the item's trade protection (or cooldown) ends, as steamcommunity's CEconItem gives it: the
+   * inventory's item_expiration, else (context 2) its "Tradable/Marketable After …" line; an ISO date.
+   */
+  cache_expiration?: string;
   /** The class's actions: CS2's "Inspect in Game…" link, with %assetid%, %owner_steamid% or %propid:N% to fill in. */
   actions?: { link?: string; name?: string }[];
 }
@@ -244,6 +249,19 @@ export function platformItemsOf(items: readonly CommunityItem[]): PlatformItem[]
     const texts = [...(it.tags ?? []).map((t) => t.localized_tag_name ?? t.name ?? ''), ...(it.descriptions ?? []).map((d) => d.value ?? '')];
     const phase = phaseOf({ marketHashName: it.market_hash_name, paintIndex: props.paintIndex, texts });
     out.push({ assetId, marketHashName: it.market_hash_name, classId: it.classid, instanceId: it.instanceid, ...(phase ? { phase } : {}), ...props, ...wearOf(it, props) });
+  }
+  return out;
+}
+
+/**
+ * Each item's own protection release time among `items` (a context's inventory), by asset id: those
+ * whose release time the platform shows (a valid date), the others left out.
+ */
+export function protectionEndsOf(items: readonly CommunityItem[]): Map<string, Date> {
+  const out = new Map<string, Date>();
+  for (const it of items) {
+    const at = it.cache_expiration ? new Date(it.cache_expiration) : undefined;
+    if (at && Number.isFinite(at.getTime())) out.set(String(it.assetid ?? it.id), at);
   }
   return out;
 }

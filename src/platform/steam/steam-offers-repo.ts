@@ -110,9 +110,16 @@ export async function depositsWithoutAssets(db: Db, botIds: number[]) {
     .limit(100).execute();
 }
 
-export async function recordReceivedAssets(db: Db, rows: { deposit_id: number; asset_id: string; bot_id: number; trade_offer_id: string; new_asset_id: string; new_context_id: string }[]): Promise<void> {
+export async function recordReceivedAssets(db: Db, rows: { deposit_id: number; asset_id: string; bot_id: number; trade_offer_id: string; new_asset_id: string; new_context_id: string; protection_ends_at?: Date | null }[]): Promise<void> {
   if (rows.length === 0) return;
   await db.insertInto('steam_received_assets').values(rows).onConflict((oc) => oc.columns(['deposit_id', 'asset_id']).doNothing()).execute();
+}
+
+/** The latest protection release time Steam showed on the items an offer brought in, or null (none told). */
+export async function itemsProtectionEnd(db: Db, tradeOfferId: string): Promise<Date | null> {
+  const r = await db.selectFrom('steam_received_assets').select((eb) => eb.fn.max('protection_ends_at').as('end'))
+    .where('trade_offer_id', '=', tradeOfferId).executeTakeFirst();
+  return r?.end ? new Date(r.end as Date) : null;
 }
 
 /**

@@ -12,9 +12,10 @@ import * as bots from './bot-repo.js';
 import type { OfferChange, OfferChangeHandler, OfferGuard, RefusedChange } from '../port.js';
 import type { BotDriver, OfferSnapshot } from './steam-bot.js';
 import type { Drivers } from './steam-drivers.js';
-import { OfferState, offerChangeOf, recordOfMessage, reversedTradeIds, reverterOf } from './steam-mapping.js';
+import { APP_IDS, OfferState, PROTECTED_CONTEXT, offerChangeOf, protectionEndsOf, recordOfMessage, reversedTradeIds, reverterOf } from './steam-mapping.js';
 import * as offers from './steam-offers-repo.js';
 import { settleOpenOffers } from './steam-send.js';
+import { contextItems } from './steam-stock.js';
 
 /** The trade history is read back 8 days (a CS2 trade can be reversed for 7). */
 const HISTORY_WINDOW_MS = 8 * 24 * 3600 * 1000;
@@ -153,8 +154,14 @@ export function createPoll(deps: PollDeps) {
       if (!driver) continue;
       try {
         const items = await driver.receivedAssets(o.trade_offer_id!, o.trade_id);
+        // CS2 items under trade protection land in context 16, each with its own release time:
+        // read there once (a failed read leaves the trade for the next poll, nothing recorded).
+        const ends = items.some((i) => i.new_contextid === PROTECTED_CONTEXT)
+          ? protectionEndsOf(await contextItems(driver, APP_IDS.csgo, PROTECTED_CONTEXT))
+          : new Map<string, Date>();
         await offers.recordReceivedAssets(db, items.map((i) => ({
           deposit_id: Number(o.record_id), asset_id: i.assetid, bot_id: driver.bot.id, trade_offer_id: o.trade_offer_id!, new_asset_id: i.new_assetid, new_context_id: i.new_contextid,
+          protection_ends_at: ends.get(i.new_assetid) ?? null,
         })));
       } catch (err) {
         log.warn({ tradeOfferId: o.trade_offer_id, err: (err as Error).message }, 'steam: exchange details not read yet; retried on the next poll');

@@ -87,7 +87,10 @@ export function createRecordCalls(deps: RecordCallDeps) {
     if (!claim?.trade_offer_id) return true; // no offer of ours: nothing the platform could reverse
     if (claim.reverted_at) return false; // reported as a reversal instead
     if (req.game !== 'csgo') return true; // trade protection is CS2's
-    const end = protectionEndOf(claim, settings.protectionWindowSeconds);
+    // The items' own release times where Steam showed them: not before the latest plus the margin.
+    const itemsEnd = await offers.itemsProtectionEnd(db, claim.trade_offer_id);
+    if (itemsEnd && deps.clock.now().getTime() < itemsEnd.getTime() + settings.protectionMarginSeconds * 1000) return false;
+    const end = itemsEnd ? itemsEnd.getTime() : protectionEndOf(claim, settings.protectionWindowSeconds);
     const bot = await db.selectFrom('bots').select('history_read_at').where('id', '=', claim.bot_id).executeTakeFirst();
     return Boolean(bot?.history_read_at && new Date(bot.history_read_at).getTime() >= end);
   }

@@ -13,7 +13,7 @@ import type { BotDriver } from './steam-bot.js';
 import { APP_IDS, OfferState, PROTECTED_CONTEXT, TRADABLE_CONTEXT, TradeStatus, platformItemsOf, recordOfMessage, reversedTradeIds, type CommunityItem } from './steam-mapping.js';
 
 /** Every item of one context (tradable or not), as steamcommunity parses it. */
-function contextItems(driver: BotDriver, appId: number, contextId: string): Promise<CommunityItem[]> {
+export function contextItems(driver: BotDriver, appId: number, contextId: string): Promise<CommunityItem[]> {
   return driver.call('own-inventory', () => new Promise<CommunityItem[]>((resolve, reject) => {
     (driver.community as any).getUserInventoryContents(new SteamID(driver.bot.platformId), appId, Number(contextId), false, 'english',
       (err: Error | null, items: CommunityItem[]) => (err ? reject(err) : resolve(items ?? [])));
