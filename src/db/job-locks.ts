@@ -1,8 +1,11 @@
 // graphile-worker leaves the jobs of a worker that died (kill -9, a lost machine) locked for four
 // hours before another worker may take them, so a crash would stall hold ends, offer expiries,
-// dispatches and webhooks that long. Each instance records a heartbeat for its workers; a job
-// locked longer than JOB_LOCK_TIMEOUT_MS by a worker without a fresh heartbeat (or one never
-// registered) is unlocked for the living. A live worker's lock is never taken from it.
+// dispatches and webhooks that long. Each instance records a heartbeat for its worker pools: a job's
+// locked_by is the id of the pool that took it (graphile-worker locks for the pool, not for the
+// worker inside it that runs the job), and a pool lives until it is released, its workers replaced
+// within it. The workers' own ids check in too (locks taken under a worker's id stay covered). A job
+// locked longer than JOB_LOCK_TIMEOUT_MS by an id without a fresh heartbeat (or one never
+// registered) is unlocked for the living. A live pool's lock is never taken from it.
 import crypto from 'node:crypto';
 import type pg from 'pg';
 import type { WorkerEvents } from 'graphile-worker';
@@ -18,8 +21,14 @@ export function startJobLockReaper(opts: {
   log: (msg: string, unlocked: string[]) => void;
 }): JobLockReaper {
   const instance = crypto.randomUUID();
+  // The ids this instance checks in: its live pools and their live workers.
   const workers = new Set<string>();
   let running: Promise<void> | undefined;
+  opts.events.on('pool:create', ({ workerPool }) => {
+    workers.add(workerPool.id);
+    setImmediate(run); // check in before the pool's first lock can age
+  });
+  opts.events.on('pool:release', ({ workerPool }) => void workers.delete(workerPool.id));
   opts.events.on('worker:create', ({ worker }) => {
     workers.add(worker.workerId);
     setImmediate(run); // check in once the pool's workers are all created

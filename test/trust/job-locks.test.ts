@@ -1,13 +1,29 @@
 // Jobs locked by a worker that died are unlocked after JOB_LOCK_TIMEOUT_MS (graphile-worker alone
 // waits four hours); a lock held by a worker with a fresh heartbeat, or taken moments ago, stays.
+// A job of this instance's own running worker keeps its lock however long it runs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startTestGateway, type TestGateway } from '../helpers.js';
+import { featureTasks } from '../../src/assembly/tasks.js';
+
+// A task that runs until the test lets it end (this file's module registry only).
+let slowRuns = 0;
+let endSlow: () => void = () => {};
+const slowEnds = new Promise<void>((resolve) => (endSlow = resolve));
+featureTasks.push(() => ({
+  trust_slow_job: async () => {
+    slowRuns += 1;
+    await slowEnds;
+  },
+}));
 
 let gw: TestGateway;
 beforeAll(async () => {
   gw = await startTestGateway({ JOB_LOCK_TIMEOUT_MS: '1000' });
 });
-afterAll(async () => gw?.stop());
+afterAll(async () => {
+  endSlow();
+  await gw?.stop();
+});
 
 async function lockedJob(worker: string, lockedAgo: string): Promise<string> {
   const { rows } = await gw.ctx.pool.query(
@@ -42,5 +58,38 @@ describe('job locks of dead workers', () => {
   it('this instance\'s own workers check in', async () => {
     const { rows } = await gw.ctx.pool.query('select count(*)::int as n from worker_heartbeats where heartbeat_at > now() - interval \'5 seconds\' and worker_id <> \'worker-alive\'');
     expect(rows[0].n).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('job locks of live workers', () => {
+  it('a job running longer than the timeout on this instance\'s worker keeps its lock and runs once', async () => {
+    const { rows } = await gw.ctx.pool.query(`select id::text from graphile_worker.add_job('trust_slow_job', '{}'::json)`);
+    const id: string = rows[0].id;
+    const lock = async () =>
+      (await gw.ctx.pool.query<{ locked_by: string | null; locked_at: Date | null }>('select locked_by, locked_at from graphile_worker._private_jobs where id = $1', [id])).rows[0];
+    try {
+      await eventually(async () => slowRuns === 1 && (await lock()).locked_by !== null, 10_000);
+      const taken = await lock();
+      // Wait until this instance's reaper has checked in three times after the lock became older
+      // than the timeout (a tick checks in, then unlocks what it finds dead; the next starts after
+      // it ended): a lock wrongly taken would be gone, and the job run again, by then.
+      const seen = new Set<string>();
+      await eventually(async () => {
+        const { rows: beats } = await gw.ctx.pool.query(
+          `select heartbeat_at::text as t from worker_heartbeats where instance_id <> 'elsewhere' and heartbeat_at > $1::timestamptz + interval '2 seconds'`,
+          [taken.locked_at],
+        );
+        for (const b of beats) seen.add(b.t);
+        return seen.size >= 3;
+      }, 10_000);
+      const now = await lock();
+      expect(now.locked_by).toBe(taken.locked_by);
+      expect(now.locked_at?.getTime()).toBe(taken.locked_at?.getTime());
+      expect(slowRuns).toBe(1);
+    } finally {
+      endSlow();
+    }
+    await eventually(async () => (await gw.ctx.pool.query('select 1 from graphile_worker._private_jobs where id = $1', [id])).rowCount === 0, 10_000);
+    expect(slowRuns).toBe(1);
   });
 });
