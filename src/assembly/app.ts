@@ -194,10 +194,11 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
     const stopAll = async () => {
         await closeHttp(app, drain, config.stopTimeoutMs, log);
         await ctx.platform.stop?.();
-        await reaper?.stop();
         await ctx.purchases.dispatcher.stop();
         await ctx.webhooks.dispatcher.stop();
         await worker?.stop();
+        // Only now: the jobs still running kept their heartbeats, so no other instance took them.
+        await reaper?.stop();
         await ctx.jobRelay.flush(); // what the last jobs added (else the next start's relay moves it)
         await ctx.jobRelay.stop();
         await ctx.catalogue.pageState.stop();

@@ -5,10 +5,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startTestGateway, type TestGateway } from '../helpers.js';
 import { featureTasks } from '../../src/assembly/tasks.js';
 
-// A task that runs until the test lets it end (this file's module registry only).
+// A task that runs until the test lets it end (this file's module registry only; every gateway
+// this file starts runs it, so a second run anywhere counts).
 let slowRuns = 0;
 let endSlow: () => void = () => {};
-const slowEnds = new Promise<void>((resolve) => (endSlow = resolve));
+let slowEnds = Promise.resolve();
+function armSlow() {
+  slowRuns = 0;
+  slowEnds = new Promise<void>((resolve) => (endSlow = resolve));
+}
 featureTasks.push(() => ({
   trust_slow_job: async () => {
     slowRuns += 1;
@@ -63,6 +68,7 @@ describe('job locks of dead workers', () => {
 
 describe('job locks of live workers', () => {
   it('a job running longer than the timeout on this instance\'s worker keeps its lock and runs once', async () => {
+    armSlow();
     const { rows } = await gw.ctx.pool.query(`select id::text from graphile_worker.add_job('trust_slow_job', '{}'::json)`);
     const id: string = rows[0].id;
     const lock = async () =>
@@ -91,5 +97,54 @@ describe('job locks of live workers', () => {
     }
     await eventually(async () => (await gw.ctx.pool.query('select 1 from graphile_worker._private_jobs where id = $1', [id])).rowCount === 0, 10_000);
     expect(slowRuns).toBe(1);
+  });
+});
+
+describe('job locks of a stopping instance', () => {
+  it('a job still running while its instance stops keeps its lock from the other instances', async () => {
+    armSlow();
+    // A takes the job alone; then B, whose reaper watches A's lock while A stops.
+    const a = await startTestGateway({ JOB_LOCK_TIMEOUT_MS: '1000' });
+    let b: TestGateway | undefined;
+    let stopping: Promise<void> | undefined;
+    try {
+      const { rows } = await a.ctx.pool.query(`select id::text from graphile_worker.add_job('trust_slow_job', '{}'::json)`);
+      const id: string = rows[0].id;
+      const lock = async () =>
+        (await a.ctx.pool.query<{ locked_by: string | null; locked_at: Date | null }>('select locked_by, locked_at from graphile_worker._private_jobs where id = $1', [id])).rows[0];
+      await eventually(async () => slowRuns === 1 && (await lock()).locked_by !== null, 10_000);
+      const taken = await lock();
+      b = await startTestGateway({ JOB_LOCK_TIMEOUT_MS: '1000' }, { databaseUrl: a.databaseUrl });
+      const bPool = b.ctx.pool;
+      const shuttingDown = new Promise<void>((resolve) => a.worker!.events.once('pool:gracefulShutdown', () => resolve()));
+      stopping = a.stop();
+      await shuttingDown; // A's worker now waits for the job to end
+      // B's reaper checks in three times after that, and after the lock is older than the timeout
+      // (a tick checks in, then unlocks what it finds dead; the next starts after it ended).
+      const { rows: t0 } = await bPool.query(`select greatest(now(), $1::timestamptz + interval '2 seconds') as t`, [taken.locked_at]);
+      const seen = new Set<string>();
+      await eventually(async () => {
+        const { rows: beats } = await bPool.query(
+          `select h.heartbeat_at::text as t from worker_heartbeats h
+            where h.heartbeat_at > $1 and h.instance_id is distinct from
+              (select instance_id from worker_heartbeats where worker_id = $2)`,
+          [t0[0].t, taken.locked_by],
+        );
+        for (const r of beats) seen.add(r.t);
+        return seen.size >= 3;
+      }, 10_000);
+      const now = await lock();
+      expect(now.locked_by).toBe(taken.locked_by);
+      expect(now.locked_at?.getTime()).toBe(taken.locked_at?.getTime());
+      expect(slowRuns).toBe(1);
+      endSlow();
+      await stopping;
+      await eventually(async () => (await bPool.query('select 1 from graphile_worker._private_jobs where id = $1', [id])).rowCount === 0, 10_000);
+      expect(slowRuns).toBe(1);
+    } finally {
+      endSlow();
+      await (stopping ?? a.stop()).catch(() => {});
+      await b?.stop();
+    }
   });
 });
