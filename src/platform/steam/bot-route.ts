@@ -12,6 +12,7 @@
 // field fails the sign-in with a clear error, never a silent request to the real hosts.
 import http from 'node:http';
 import https from 'node:https';
+import net from 'node:net';
 import tls from 'node:tls';
 import type { Duplex } from 'node:stream';
 import { SocksProxyAgent } from 'socks-proxy-agent';
@@ -54,30 +55,44 @@ export function proxyLabel(value: string): string {
 
 /**
  * An agent that opens each connection through an HTTP(S) proxy's CONNECT tunnel, then TLS to the
- * destination when `secure` (credentials of the proxy URL as Proxy-Authorization).
+ * destination when `secure` (credentials of the proxy URL as Proxy-Authorization). The CONNECT is
+ * written on the socket itself, not through http.request: nothing else sees the tunnel's set-up.
  */
 function connectAgent(proxy: URL, secure: boolean, timeoutMs: number): http.Agent {
   const agent = secure ? new https.Agent({ keepAlive: false }) : new http.Agent({ keepAlive: false });
-  const auth = proxy.username ? { 'proxy-authorization': `Basic ${Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`).toString('base64')}` } : {};
+  const auth = proxy.username ? `proxy-authorization: Basic ${Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`).toString('base64')}\r\n` : '';
+  const proxyPort = Number(proxy.port || (proxy.protocol === 'https:' ? 443 : 80));
   (agent as unknown as { createConnection: unknown }).createConnection = (options: tls.ConnectionOptions & { host: string; port: number }, done: (err: Error | null, socket?: Duplex) => void) => {
     const target = `${options.host}:${options.port}`;
-    const req = (proxy.protocol === 'https:' ? https : http).request({
-      host: proxy.hostname, port: proxy.port || (proxy.protocol === 'https:' ? 443 : 80), method: 'CONNECT', path: target, headers: { host: target, ...auth }, agent: false,
-    });
+    const socket: net.Socket = proxy.protocol === 'https:'
+      ? tls.connect({ host: proxy.hostname, port: proxyPort, servername: proxy.hostname })
+      : net.connect({ host: proxy.hostname, port: proxyPort });
     let finished = false;
     const fail = (err: Error) => {
       if (finished) return;
       finished = true;
-      done(err);
+      socket.destroy();
+      done(new Error(`proxy ${proxy.host}: ${err.message}`));
     };
-    req.setTimeout(timeoutMs, () => req.destroy(new Error(`proxy ${proxy.host}: no CONNECT answer within ${timeoutMs} ms`)));
-    req.once('error', (err) => fail(new Error(`proxy ${proxy.host}: ${err.message}`)));
-    req.once('connect', (res, socket) => {
-      req.setTimeout(0);
-      if (res.statusCode !== 200) {
-        socket.destroy();
-        return fail(new Error(`proxy ${proxy.host}: CONNECT ${target} answered ${res.statusCode}`));
+    socket.setTimeout(timeoutMs, () => fail(new Error(`no CONNECT answer within ${timeoutMs} ms`)));
+    socket.once('error', fail);
+    socket.once(proxy.protocol === 'https:' ? 'secureConnect' : 'connect', () => {
+      socket.write(`CONNECT ${target} HTTP/1.1\r\nhost: ${target}\r\n${auth}\r\n`);
+    });
+    let head = Buffer.alloc(0);
+    const onData = (chunk: Buffer) => {
+      head = Buffer.concat([head, chunk]);
+      const end = head.indexOf('\r\n\r\n');
+      if (end < 0) {
+        if (head.length > 16_384) fail(new Error('CONNECT answer too long'));
+        return;
       }
+      socket.removeListener('data', onData);
+      socket.removeListener('error', fail);
+      socket.setTimeout(0);
+      const status = /^HTTP\/1\.[01] (\d{3})/.exec(head.subarray(0, end).toString('latin1'))?.[1];
+      if (status !== '200') return fail(new Error(`CONNECT ${target} answered ${status ?? 'something else than HTTP'}`));
+      // The destination speaks only once the client has: nothing follows the proxy's answer yet.
       if (!secure) {
         finished = true;
         return done(null, socket);
@@ -89,8 +104,8 @@ function connectAgent(proxy: URL, secure: boolean, timeoutMs: number): http.Agen
         finished = true;
         done(null, secured);
       });
-    });
-    req.end();
+    };
+    socket.on('data', onData);
   };
   return agent;
 }
