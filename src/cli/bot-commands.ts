@@ -15,6 +15,11 @@ async function readMaFile(file: string): Promise<{ account_name?: string; shared
   return { account_name: j.account_name, shared_secret: j.shared_secret, identity_secret: j.identity_secret, platform_id: steamId };
 }
 
+/** A bot's proxy URL from a file (it may carry the proxy's credentials: kept out of ps and shell history). */
+async function readProxy(file: string): Promise<string> {
+  return (await fs.readFile(file, 'utf8')).trim();
+}
+
 /** A stored web session: one cookie a line (blank lines ignored), from a file so it stays out of ps. */
 async function readCookies(file: string): Promise<string[]> {
   return (await fs.readFile(file, 'utf8')).split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
@@ -33,6 +38,7 @@ export function registerBotCommands(program: Command, run: Run, int: (v: string)
     .option('--game <game>', 'game the bot serves (repeat; default all)', (v: string, p: string[] = []) => [...p, v])
     .option('--capacity <n>', 'inventory capacity', int)
     .option('--web-cookies-file <file>', 'a stored web session, one cookie a line (steamLoginSecure=…): signs in over HTTP alone')
+    .option('--proxy-file <file>', "file holding the bot's own outbound proxy URL (http://, https://, socks5://…, credentials allowed)")
     .action(
       run(async (ctx, o) => {
         const ma = await readMaFile(o.mafile);
@@ -48,6 +54,7 @@ export function registerBotCommands(program: Command, run: Run, int: (v: string)
           games: o.game,
           inventory_capacity: o.capacity,
           ...(o.webCookiesFile ? { web_cookies: await readCookies(o.webCookiesFile) } : {}),
+          ...(o.proxyFile ? { proxy: await readProxy(o.proxyFile) } : {}),
         });
       }, 'bot added:'),
     );
@@ -69,12 +76,17 @@ export function registerBotCommands(program: Command, run: Run, int: (v: string)
   bot.command('enable <id>').description('put the bot back in rotation (also clears cannot_trade)').action(run((ctx, id) => ctx.bots.update(int(id), { enabled: true })));
   bot
     .command('update <id>')
-    .description("change a bot's name, games, capacity or enabled state")
+    .description("change a bot's name, games, capacity, enabled state or outbound proxy (the proxy from the bot's next start)")
     .option('--name <name>')
     .option('--game <game>', 'replace the games (repeat)', (v: string, p: string[] = []) => [...p, v])
     .option('--capacity <n>', '', int)
     .addOption(new Option('--enabled <on|off>').argParser(onOff))
-    .action(run((ctx, id, o) => ctx.bots.update(int(id), { name: o.name, games: o.game, inventory_capacity: o.capacity, enabled: o.enabled })));
+    .option('--proxy-file <file>', 'file holding the new outbound proxy URL')
+    .option('--clear-proxy', 'no proxy: the bot connects directly')
+    .action(run(async (ctx, id, o) => ctx.bots.update(int(id), {
+      name: o.name, games: o.game, inventory_capacity: o.capacity, enabled: o.enabled,
+      ...(o.clearProxy ? { proxy: null } : o.proxyFile ? { proxy: await readProxy(o.proxyFile) } : {}),
+    })));
   bot.command('remove <id>').description('out of rotation for good; secrets and tokens wiped').action(run((ctx, id) => ctx.bots.remove(int(id))));
   bot
     .command('sync')

@@ -42,9 +42,11 @@ describe('settings', () => {
     expect(() => loadConfig({ BOT_SECRETS_KEY: 'ab'.repeat(31) })).toThrow(/32 bytes/);
     expect(loadConfig({}).botSecretsKey).toBeUndefined();
     const c = loadConfig({ PLATFORM: 'steam', BOT_SECRETS_KEY: KEY, ...PRICED });
-    expect(c.steam).toEqual({ communityUrl: 'https://steamcommunity.com', apiUrl: 'https://api.steampowered.com', pollIntervalMs: 30000, historyPollMs: 300000, leaseSeconds: 30, callTimeoutMs: 20000, backoffBaseMs: 1000, sendSettleMs: 120000, protectionWindowSeconds: 604800, protectionMarginSeconds: 3600 });
+    expect(c.steam).toEqual({ communityUrl: 'https://steamcommunity.com', apiUrl: 'https://api.steampowered.com', loginApiUrl: 'https://api.steampowered.com', loginUrl: 'https://login.steampowered.com', pollIntervalMs: 30000, historyPollMs: 300000, leaseSeconds: 30, callTimeoutMs: 20000, backoffBaseMs: 1000, sendSettleMs: 120000, protectionWindowSeconds: 604800, protectionMarginSeconds: 3600 });
     expect(loadConfig({ STEAM_COMMUNITY_URL: 'http://127.0.0.1:9000/community/' }).steam.communityUrl).toBe('http://127.0.0.1:9000/community');
     expect(() => loadConfig({ STEAM_API_URL: 'ftp://x' })).toThrow(/STEAM_API_URL/);
+    expect(loadConfig({ STEAM_LOGIN_API_URL: 'http://127.0.0.1:9001/api/', STEAM_LOGIN_URL: 'http://127.0.0.1:9001/login' }).steam).toMatchObject({ loginApiUrl: 'http://127.0.0.1:9001/api', loginUrl: 'http://127.0.0.1:9001/login' });
+    expect(() => loadConfig({ STEAM_LOGIN_URL: 'ftp://x' })).toThrow(/STEAM_LOGIN_URL/);
     expect(() => loadConfig({ BOT_LEASE_SECONDS: '2' })).toThrow(/BOT_LEASE_SECONDS/);
   });
 
