@@ -1,5 +1,6 @@
-// A consistent physical backup of the embedded cluster while it runs and serves, and its restore
-// into a new DATA_DIR. The package ships no pg_dump (and the machine's older pg_dump refuses a
+// A consistent physical backup of the embedded cluster (or of an external server running on this
+// machine whose data directory the operator names) while it runs and serves, and its restore into a
+// new DATA_DIR (or a new server data directory). The package ships no pg_dump (and the machine's older pg_dump refuses a
 // newer server), so the backup is PostgreSQL's low-level base backup over an ordinary connection:
 //
 //   1. on one session, a TEMPORARY physical replication slot reserving WAL at once: the WAL from
@@ -20,6 +21,7 @@
 // every transaction committed before pg_backup_start is in it. See docs/decisions/backups.md.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 
@@ -43,6 +45,8 @@ export interface BackupManifest {
   migrations: number;
   files: number;
   bytes: number;
+  /** 'external': a DATABASE_URL server's directory (`--server-data-dir`); absent in older manifests: the embedded cluster. */
+  source?: 'embedded' | 'external';
 }
 
 export interface BackupProgress {
@@ -138,6 +142,8 @@ export interface CreateBackupOptions {
   /** A superuser connection to the cluster whose directory is `clusterDir`. */
   url: string;
   clusterDir: string;
+  /** The server is an external one (DATABASE_URL) whose directory the operator named; recorded in the manifest. */
+  external?: boolean;
   target: string;
   gatewayVersion: string;
   /** Files kept with the cluster (DATA_DIR's own: the cluster's password file, …), by name → source path; stored under data-dir/. */
@@ -158,7 +164,10 @@ export async function createBackup(opts: CreateBackupOptions): Promise<BackupMan
   await client.connect();
   try {
     const dir = (await client.query<{ d: string }>(`select current_setting('data_directory') as d`)).rows[0]!.d;
-    const [served, given] = await Promise.all([fs.realpath(dir).catch(() => dir), fs.realpath(opts.clusterDir)]);
+    const given = await fs.realpath(opts.clusterDir).catch((err: NodeJS.ErrnoException) => {
+      throw new Error(`${opts.clusterDir} cannot be read (${err.code ?? err.message}): give the server's data directory, readable by this user`);
+    });
+    const served = await fs.realpath(dir).catch(() => dir);
     if (served !== given) throw new Error(`the database answering is on ${dir}, not on ${opts.clusterDir}: refusing to copy another cluster's files`);
     const facts = (
       await client.query<{ v: string; id: string; migrations: string }>(
@@ -166,6 +175,12 @@ export async function createBackup(opts: CreateBackupOptions): Promise<BackupMan
                 (select count(*) from schema_migrations)::text as migrations`,
       )
     ).rows[0]!;
+    // The same path could name another cluster's files (a path seen through another mount, a
+    // directory replaced meanwhile): the identifier in its control file must be the server's.
+    const onDisk = await systemIdentifierOnDisk(given);
+    if (onDisk !== facts.id) {
+      throw new Error(`${opts.clusterDir} holds the cluster ${onDisk}, but the database answering is the cluster ${facts.id}: refusing to copy another cluster's files`);
+    }
 
     const startedAt = new Date().toISOString();
     const label = `gateway backup ${startedAt}`;
@@ -246,6 +261,7 @@ export async function createBackup(opts: CreateBackupOptions): Promise<BackupMan
         migrations: Number(facts.migrations),
         files,
         bytes,
+        source: opts.external ? 'external' : 'embedded',
       };
       await writeFileDurably(path.join(target, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
       log(`backup finished at WAL ${stop.lsn}: ${files} files, ${bytes} bytes`);
@@ -256,6 +272,16 @@ export async function createBackup(opts: CreateBackupOptions): Promise<BackupMan
   } finally {
     await client.end().catch(() => {});
   }
+}
+
+/** The system identifier in `<clusterDir>/global/pg_control`: its first field, a uint64 in the machine's byte order. */
+export async function systemIdentifierOnDisk(clusterDir: string): Promise<string> {
+  const file = path.join(clusterDir, 'global', 'pg_control');
+  const bytes = await fs.readFile(file).catch((err: NodeJS.ErrnoException) => {
+    throw new Error(`${file} cannot be read (${err.code ?? err.message}): give the server's data directory, readable by this user (as root, or as the user the server runs as)`);
+  });
+  if (bytes.length < 8) throw new Error(`${file} is not a PostgreSQL control file`);
+  return (os.endianness() === 'LE' ? bytes.readBigUInt64LE(0) : bytes.readBigUInt64BE(0)).toString();
 }
 
 export async function readManifest(dir: string): Promise<BackupManifest> {
@@ -289,7 +315,7 @@ export async function restoreBackup(opts: RestoreOptions): Promise<BackupManifes
   const manifest = await readManifest(source);
   const from = path.join(source, 'pg');
   const clusterDir = path.resolve(opts.clusterDir);
-  if (await fs.access(clusterDir).then(() => true, () => false)) throw new Error(`${clusterDir} exists; restore into a new DATA_DIR`);
+  if (await fs.access(clusterDir).then(() => true, () => false)) throw new Error(`${clusterDir} exists; restore into a new directory`);
   const partial = `${clusterDir}.restoring`;
   await fs.rm(partial, { recursive: true, force: true });
   const entries = await walk(from, false);

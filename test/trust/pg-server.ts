@@ -51,6 +51,12 @@ export async function createPgServer(root: string, name = 'primary'): Promise<Pg
   return server(bin, user, root, dir, await freePort());
 }
 
+/** A server on an existing data directory `root/name` (a restored copy): not started. */
+export async function openPgServer(root: string, name: string): Promise<PgServer> {
+  const user = os.userInfo().uid === 0 ? postgresUser() : undefined;
+  return server(await binDir(), user, root, path.join(root, name), await freePort());
+}
+
 function run(bin: string, user: PostgresUser | undefined, tool: string, args: string[]): string {
   const opts: SpawnSyncOptions = { ...(user ?? {}), encoding: 'utf8', env: { ...process.env, LC_MESSAGES: 'C' } };
   const r = spawnSync(path.join(bin, tool), args, opts);
