@@ -170,16 +170,29 @@ export async function createBackup(opts: CreateBackupOptions): Promise<BackupMan
     const served = await fs.realpath(dir).catch(() => dir);
     if (served !== given) throw new Error(`the database answering is on ${dir}, not on ${opts.clusterDir}: refusing to copy another cluster's files`);
     const facts = (
-      await client.query<{ v: string; id: string; migrations: string }>(
+      await client.query<{ v: string; id: string; migrations: string; port: string; started: string }>(
         `select current_setting('server_version') as v, (select system_identifier::text from pg_control_system()) as id,
-                (select count(*) from schema_migrations)::text as migrations`,
+                (select count(*) from schema_migrations)::text as migrations, current_setting('port') as port,
+                extract(epoch from pg_postmaster_start_time())::text as started`,
       )
     ).rows[0]!;
-    // The same path could name another cluster's files (a path seen through another mount, a
-    // directory replaced meanwhile): the identifier in its control file must be the server's.
+    // The same path can name other files than the server's: seen through another mount (a
+    // container's volume), or the directory moved away under the running server and another put in
+    // its place. The server reads its pg_control through its own path, so a file the CLI reads
+    // through another mount shows another cluster's identifier; and the directory must hold the
+    // running postmaster's lock file (its port, its start time), which only the directory the
+    // server started in has.
     const onDisk = await systemIdentifierOnDisk(given);
     if (onDisk !== facts.id) {
       throw new Error(`${opts.clusterDir} holds the cluster ${onDisk}, but the database answering is the cluster ${facts.id}: refusing to copy another cluster's files`);
+    }
+    const lock = await fs.readFile(path.join(given, 'postmaster.pid'), 'utf8').catch(() => undefined);
+    if (!lock) throw new Error(`${opts.clusterDir} has no postmaster.pid: no server runs on it, and the database answering does: refusing to copy another cluster's files`);
+    const [, , lockStarted, lockPort] = lock.split('\n');
+    // postmaster.pid's time is taken a moment before pg_postmaster_start_time(), in whole seconds.
+    const lag = Number(facts.started) - Number(lockStarted);
+    if (lockPort?.trim() !== facts.port || !(lag > -1 && lag < 60)) {
+      throw new Error(`${opts.clusterDir} is locked by a server on port ${lockPort?.trim()} started at ${lockStarted}, not the one answering (port ${facts.port}, started at ${Math.floor(Number(facts.started))}): refusing to copy another cluster's files`);
     }
 
     const startedAt = new Date().toISOString();

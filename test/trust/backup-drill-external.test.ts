@@ -5,7 +5,8 @@
 // server directory, a server started on it with pg_ctl, a gateway on that: every write acknowledged
 // before the backup began is there and `gateway ledger verify` is clean. Also the refusals: an
 // external URL without the flag (naming the standard tools and the flag), a directory that is not
-// the server's, an external backup restored as a DATA_DIR.
+// the server's (another path; the server's path holding another cluster), an external backup
+// restored as a DATA_DIR.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -156,5 +157,20 @@ describe('backup drill, external PostgreSQL', () => {
       await db.end();
     }
     expect((await http(gw2.url, 'POST', `/api/admin/merchants/${m.id}/top-ups`, { admin: true, body: { amount: 1, reference: 'after-restore' } })).status).toBe(201);
+
+    // The path alone does not make the directory the server's: the restored server's directory
+    // moved aside while it runs (it works on inside it) and another cluster put at its path. The
+    // server's pg_control_system() reads that path too, so the lock file is what tells: the other
+    // cluster has none (no server runs on it), and the backup is refused before it starts.
+    await fs.rename(restoredDir, `${restoredDir}-moved`);
+    await fs.rename(other.dir, restoredDir);
+    try {
+      const replaced = await cli({ DATABASE_URL: restoredUrl }, 'backup', 'create', path.join(root, 'refused-4'), '--server-data-dir', restoredDir);
+      expect(replaced.code).toBe(1);
+      expect(replaced.err).toContain(`${restoredDir} has no postmaster.pid: no server runs on it`);
+    } finally {
+      await fs.rename(restoredDir, other.dir);
+      await fs.rename(`${restoredDir}-moved`, restoredDir);
+    }
   }, 400_000);
 });
