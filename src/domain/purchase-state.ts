@@ -30,6 +30,8 @@ export const LATER_FAIL_REASONS = [
   'gateway_reverted',
 ] as const;
 export type PurchaseFailReason = CreationFailReason | (typeof LATER_FAIL_REASONS)[number];
+/** Every fail reason, as the purchase views and the webhook payloads enumerate them. */
+export const PURCHASE_FAIL_REASONS = [...CREATION_FAIL_REASONS, ...LATER_FAIL_REASONS];
 
 /** What happens to the listing when a purchase enters a status. */
 export type ListingEffect = 'none' | 'release' | 'sold';

@@ -60,7 +60,6 @@ export const KNOWN_TIES: string[] = [
   'accounts ↔ mail',
   'ledger ↔ merchants',
   'merchants ↔ webhooks',
-  'purchases ↔ webhooks',
 ];
 
 /** Every pair of feature folders that import each other, as "a ↔ b: file → file, …" (a < b). */

@@ -2,9 +2,7 @@
 // validation errors (CreatePurchaseRequest.token …).
 import { Type } from '@sinclair/typebox';
 import { GameEnum, MerchantTxId, Partner, StringEnum, Token, Usd } from '../../http/schemas.js';
-import { CREATION_FAIL_REASONS, LATER_FAIL_REASONS, PURCHASE_STATUSES } from '../../domain/purchase-state.js';
-
-export const PURCHASE_FAIL_REASONS = [...CREATION_FAIL_REASONS, ...LATER_FAIL_REASONS];
+import { PURCHASE_FAIL_REASONS, PURCHASE_STATUSES } from '../../domain/purchase-state.js';
 import { SORTS } from './purchase-repo.js';
 
 export const CreatePurchaseRequest = Type.Object(

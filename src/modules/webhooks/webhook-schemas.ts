@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { IsoDate, Nullable, UsdAmount } from '../../http/schemas.js';
 import { DEPOSIT_MACHINE, DEPOSIT_STATUSES } from '../../domain/deposit-state.js';
 import { PURCHASE_MACHINE, PURCHASE_STATUSES } from '../../domain/purchase-state.js';
-import { PURCHASE_FAIL_REASONS } from '../purchases/purchase-schemas.js';
+import { PURCHASE_FAIL_REASONS } from '../../domain/purchase-state.js';
 
 export const WEBHOOK_STATES = ['pending', 'delivered', 'exhausted'] as const;
 /** The statuses whose entry sends a webhook (spec 6.1, 6.2), from the state machines. */
