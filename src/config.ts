@@ -47,7 +47,7 @@ export interface Config {
   /** Quotes are refused once the loaded price book is older than this (0: no limit). */
   priceMaxAgeSeconds: number;
   priceBookSource: string | undefined;
-  /** Price sources besides the book, and the reference-price rules (issue 25). */
+  /** Price sources besides the book, and the reference-price rules. */
   pricing: PricingConfig;
   sandboxCatalogueSize: number;
   /** Whole-catalogue downloads (purchase/available without page) streaming at once per instance. */
@@ -92,14 +92,14 @@ export interface Config {
   botSync: BotSyncSettings;
   reconcile: ReconcileSettings;
   retention: RetentionSettings;
-  /** Limits on every door (issue 22; src/http/rate-limit.ts), counted per instance. */
+  /** Limits on every door (src/http/rate-limit.ts), counted per instance. */
   rateLimits: RateLimitSettings;
-  /** E-mail (issue 24): reset links and invitations are sent when set; off (undefined) by default. */
+  /** E-mail: reset links and invitations are sent when set; off (undefined) by default. */
   smtp: SmtpSettings | undefined;
 }
 
 /**
- * Retention (issue 26): what grows without bound is pruned by one keyed job (`retention_prune`),
+ * Retention: what grows without bound is pruned by one keyed job (`retention_prune`),
  * in small batches. 0 days keeps a kind forever. The ledger and the money records are never pruned.
  */
 export interface RetentionSettings {
@@ -147,7 +147,7 @@ export interface RateLimitSettings {
   inFlight: number;
 }
 
-/** The catalogue sync of the bots' stock (issue 20): schedule, which items, and their price. */
+/** The catalogue sync of the bots' stock: schedule, which items, and their price. */
 export interface BotSyncSettings {
   /** Seconds between scheduled syncs (0: only on demand). */
   intervalSeconds: number;
@@ -159,7 +159,7 @@ export interface BotSyncSettings {
   pricePercent: number;
 }
 
-/** Reconciliation against the platform (issue 20): schedule and how far back the trade history is read. */
+/** Reconciliation against the platform: schedule and how far back the trade history is read. */
 export interface ReconcileSettings {
   /** Seconds between scheduled runs (0: only on demand). */
   intervalSeconds: number;
@@ -411,7 +411,7 @@ export function loadConfig(env: Env = process.env, opts: { priceSources?: boolea
   return config;
 }
 
-/** Price sources and the reference-price rules (issue 25); every source is off unless set. */
+/** Price sources and the reference-price rules; every source is off unless set. */
 export interface PricingConfig {
   /** PRICE_SKINPORT: Skinport item-list URLs (one per game), whitespace-separated */
   skinportUrls: string[];

@@ -53,7 +53,7 @@ export interface StartOptions {
 
 /**
  * The embedded cluster started before this module is loaded: `npm start` saves most of a restart's
- * cluster start that way (issue 22: start to ready). Its log lines wait for the logger.
+ * cluster start that way (time from start to ready). Its log lines wait for the logger.
  */
 export interface EarlyEmbedded {
   started: Promise<EmbeddedDb>;

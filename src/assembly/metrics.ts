@@ -29,7 +29,7 @@ interface DbGauges {
   outboxFailed: number;
   webhooks: { state: string; n: number }[];
   bots: { bot: string; rotation: string }[];
-  /** The latest finished reconciliation run: its discrepancies by kind and when it finished (issue 20). */
+  /** The latest finished reconciliation run: its discrepancies by kind and when it finished. */
   reconcile: { kinds: { kind: string; n: number }[]; finishedAt: number | null };
 }
 
@@ -44,7 +44,7 @@ async function readDbGauges(db: Db): Promise<DbGauges> {
     select 'pending' as state, count(*)::int as n from webhook_events where state = 'pending'
     union all
     select 'exhausted', count(*)::int from webhook_events where state = 'exhausted'`.execute(db);
-  // Each state by its own partial index (webhook_events_pending_idx, _exhausted_idx of migration 063):
+  // Each state by its own partial index (webhook_events_pending_idx, webhook_events_exhausted_idx):
   // \`state <> 'delivered'\` matched no index and read the whole table (every METRICS_REFRESH_MS).
   const bots = (await listBots(db, 1000, 0)).filter((b) => !b.removed_at).map((b) => ({ bot: b.name, rotation: rotationOf(b).rotation }));
   const run = await sql<{ id: string; at: number }>`

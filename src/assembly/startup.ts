@@ -18,6 +18,6 @@ export const featureStartups: StartupHook[] = [
   async (ctx) => void (await ctx.bots.dropSandboxBots()),
   // The daily reconciliation against the platform.
   reconcileStartup,
-  // Retention: the hourly pruning of what grows without bound (issue 26).
+  // Retention: the hourly pruning of what grows without bound.
   retentionStartup,
 ];

@@ -20,8 +20,8 @@ const LOCK_KEY = 727_001; // arbitrary, constant across instances
 
 /**
  * Earlier contents of files that were edited in place before checksums existed (from git history).
- * A database that applied one of them is accepted: 006_upgrade_and_worker_heartbeats.sql (002–004)
- * and 018_steam_tables_if_missing.sql (010) bring it to today's schema. Never add to this list: change the schema with a new file instead.
+ * A database that applied one of them is accepted: 006_upgrade_and_worker_heartbeats.sql (the deposits,
+ * purchases and webhooks tables) and 018_steam_tables_if_missing.sql (the steam bots' tables) bring it to today's schema. Never add to this list: change the schema with a new file instead.
  */
 export const HISTORICAL_CHECKSUMS: Readonly<Record<string, readonly string[]>> = {
   '002_deposits.sql': [

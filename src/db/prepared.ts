@@ -1,4 +1,4 @@
-// Named prepared statements for the hot reads (issue 12): parsing and planning cost PostgreSQL as
+// Named prepared statements for the hot reads: parsing and planning cost PostgreSQL as
 // much as a primary-key read itself, so the reads every merchant polls are prepared once per
 // connection, then only bound and executed.
 import type pg from 'pg';

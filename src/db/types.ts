@@ -17,7 +17,7 @@ export interface MerchantsTable {
   deposit_multiplier: Generated<number>;
   purchase_markup: Generated<number>;
   frame_ancestors: Generated<string[]>;
-  /** Requests per minute on the merchant API (migration 050); null: RATE_LIMIT_MERCHANT_PER_MINUTE. */
+  /** Requests per minute on the merchant API; null: RATE_LIMIT_MERCHANT_PER_MINUTE. */
   rate_limit_per_minute: Generated<number | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
@@ -78,6 +78,6 @@ import type { PricingTables } from './tables/pricing.js';
 import type { ReconcileTables } from './tables/reconcile.js';
 
 export interface DB extends FoundationTables, DepositTables, PurchaseTables, WebhookTables, BotTables, PricingTables, ReconcileTables {
-  /** The deposits feature's bots plus the operator-managed columns of migration 010. */
+  /** The deposits feature's bots plus the operator-managed columns of the steam bots (SteamBotColumns). */
   bots: DepositTables['bots'] & SteamBotColumns;
 }

@@ -15,7 +15,7 @@ export type DepositEvent =
   | 'cancel' // active → canceled: our side withdrew the offer
   | 'release' // hold → completed: the hold ended
   | 'revert' // hold → reverted: the trade was reversed during the hold
-  // Corrections (issue 20): the platform shows an accepted trade for a deposit the gateway had
+  // Corrections: the platform shows an accepted trade for a deposit the gateway had
   // closed (a late offer after an ambiguous send, an expiry race): the deposit follows the trade.
   | 'follow_hold' // failed / canceled → hold
   | 'follow_accept'; // failed / canceled → completed

@@ -1,5 +1,5 @@
 // The 3-decimal rule is decided on the number's decimal text with integer arithmetic, not by a
-// relative float error (issue 9: 1000000.0006 was taken as 1000000.001, 1e-10 reached the database).
+// relative float error (one took 1000000.0006 as 1000000.001, 1e-10 reached the database).
 import { describe, expect, it } from 'vitest';
 import { MoneyError, millsToUsd, scaledInteger, usdToMills } from './money.js';
 

@@ -47,7 +47,7 @@ export type PurchaseEvent =
   | 'expire' // offer not accepted in time → buyer_too_slow
   | 'cancel' // canceled by the gateway
   | 'revert' // reversed during the hold
-  // Corrections (issue 20): the platform's own report of an accepted trade for a purchase the
+  // Corrections: the platform's own report of an accepted trade for a purchase the
   // gateway closed (refunded): the buyer has the item, so the purchase follows the trade.
   | 'follow_hold' // failed / canceled → hold
   | 'follow_accept'; // failed / canceled → completed

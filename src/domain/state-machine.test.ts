@@ -31,7 +31,7 @@ describe('deposit state machine (spec 3.1)', () => {
         'active -cancel-> canceled',
         'hold -release-> completed (release)',
         'hold -revert-> reverted (revert)',
-        // Corrections (issue 20): the platform shows an accepted trade for a deposit the gateway closed.
+        // Corrections: the platform shows an accepted trade for a deposit the gateway closed.
         'failed -follow_hold-> hold (hold)',
         'failed -follow_accept-> completed (credit)',
         'canceled -follow_hold-> hold (hold)',

@@ -11,7 +11,7 @@
 // merchant, client address, host and URL) are one line: the first's request id, time and response
 // time, with "repeats": N, written after the turn's other lines — the request log sums identical
 // 304s too (request_logs.repeats, per flush). Building and
-// writing a line per poll was ≈ 9 µs of a 304's 36 (bench/RESULTS.md, stop 39).
+// writing a line per poll was ≈ 9 µs of a 304's 36 (bench/RESULTS.md).
 // Credentials in the URL are masked (maskUrl, src/domain/redaction.ts: the request log's rule too), as the
 // logger's `req` serializer does (server.ts).
 import pino, { type Logger } from 'pino';

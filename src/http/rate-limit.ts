@@ -1,4 +1,4 @@
-// Limits on every door (issue 22): per-instance token buckets in memory, one per API key on the
+// Limits on every door: per-instance token buckets in memory, one per API key on the
 // merchant API and one per client address on the unauthenticated doors, plus a cap on the requests
 // in flight on those doors (load shedding). Nothing here touches the database: a refused request
 // costs a map lookup, and a counter shared in PostgreSQL would cost a write per request (README,
@@ -23,7 +23,7 @@
 // it themselves with a prebuilt body (no Error, no stack, no error handler, no serializer), it is
 // counted by door and status (gateway_rate_limit_refusals_total, metrics.ts) instead of an access
 // line each (AccessLog asks `refused`), and one sampled log line per door per REFUSAL_LOG_MS says
-// how many were refused since the last one. bench/RESULTS.md (issue 22, point 5) has the costs.
+// how many were refused since the last one. bench/RESULTS.md (the hosted status flood) has the costs.
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from './errors.js';
 import { normaliseIp } from './client-ip.js';

@@ -189,7 +189,7 @@ function checkNumericText(data: unknown, props: { name: string; integer: boolean
 
 /**
  * Schemas whose Ajv compile is still to do. Compiling all route schemas at start costs a fifth of a
- * second of a restart (issue 22: start to ready), so a route's validator compiles on its first use,
+ * second of a restart's time from start to ready, so a route's validator compiles on its first use,
  * or sooner: `warmValidators()` compiles the rest in slices once the server listens.
  */
 const uncompiled = new Set<() => void>();

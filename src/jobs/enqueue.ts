@@ -1,4 +1,4 @@
-// Jobs are added to the job outbox (migration 012) in the caller's transaction, so a state change
+// Jobs are added to the job outbox (job_outbox) in the caller's transaction, so a state change
 // and the work it implies commit or roll back together: the transactional outbox. No
 // graphile_worker.add_job here: its NOTIFY would take PostgreSQL's cluster-wide commit lock in every
 // business transaction. The relay (relay.ts) moves committed rows into graphile-worker in id order,

@@ -3,7 +3,7 @@
 // setting lowered — runs its statements back to back for as long as the backlog lasts: on the
 // 2-core bench machine a backlog of 28 M webhook events took one core for half an hour, with
 // autovacuum and the WAL behind it, and every request path ran at half its rate meanwhile
-// (bench/RESULTS.md, stop 43). Paced, a loop is busy at most `percent` of its wall time (the idea
+// (bench/RESULTS.md). Paced, a loop is busy at most `percent` of its wall time (the idea
 // of PostgreSQL's vacuum_cost_delay, by time rather than by page cost): after a batch that took
 // t ms it waits t × (100 − percent) / percent ms. It stops between batches once `signal` aborts (a
 // stop); the deletes are idempotent, so the next run carries on where this one ended.

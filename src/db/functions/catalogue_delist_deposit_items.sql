@@ -1,5 +1,5 @@
 -- A completed deposit reversed on the platform (offer.ts reversedAfterCompletion): its items left
--- the bot. Every listing of it is marked withdrawn (migration 075) and those still for sale are
+-- the bot. Every listing of it is marked withdrawn (listings.withdrawn_at) and those still for sale are
 -- delisted; a reserved one stays its purchase's, and goes to 'delisted' instead of back on sale if
 -- that purchase fails (purchase-repo.ts releaseListing). A sold one is the buyer's. Returns how
 -- many it marked (0 when replayed).

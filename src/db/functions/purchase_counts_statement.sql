@@ -1,4 +1,4 @@
--- The kept counts of GET /merchant/purchase's `total` (migration 067): every purchase written and
+-- The kept counts of GET /merchant/purchase's `total` (purchase_counts): every purchase written and
 -- every change of its status adds a delta row in the writer's transaction, so the sum per merchant
 -- (and status) is exact in any snapshot. Inserts only: no counter row is locked, so creations and
 -- transitions of one merchant never queue on it (purchase_counts_fold folds the deltas).

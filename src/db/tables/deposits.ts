@@ -68,7 +68,7 @@ export interface DepositItemsTable {
   partner: number | null;
   /** True while the deposit is pending, active or hold (unique per game, partner, asset_id). */
   reserved: Generated<boolean>;
-  /** price_bases row the item was credited at (migration 046; null before it) */
+  /** price_bases row the item was credited at (null for items credited before price bases existed) */
   price_basis_id: ColumnType<number | null, number | null | undefined, number | null>;
   /** 084: the float (wear) and paint seed the platform told when the item was deposited; null where it did not. */
   float: ColumnType<number | null, number | null | undefined, number | null>;
@@ -79,7 +79,7 @@ export interface DepositItemsTable {
 export interface DepositQuotesTable {
   deposit_id: number;
   packed: Buffer;
-  /** highest price_bases id published when quoted (migration 046) */
+  /** highest price_bases id published when quoted (null for quotes made before price bases existed) */
   price_version: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
@@ -104,7 +104,7 @@ export interface SnapshotItem {
   rarity?: string;
   rarity_color?: string;
   phase?: string;
-  /** price_bases row of the price (issue 25) */
+  /** price_bases row of the price: which sources priced it, and when */
   basis_id?: number;
   /** The float (wear) and paint seed the platform tells (Steam: asset properties, else the inspect link). */
   float?: number;

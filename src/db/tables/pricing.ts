@@ -1,4 +1,4 @@
-// Tables of the price engine (migration 046).
+// Tables of the price engine: price_bases and price_overrides.
 import type { ColumnType, Generated } from 'kysely';
 import type { Timestamp } from '../columns.js';
 

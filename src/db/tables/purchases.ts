@@ -29,7 +29,7 @@ export interface ListingsTable {
   source_ref: string | null;
   status: Generated<ListingStatus>;
   reserved_by: number | null;
-  /** set when the item left the bot (a deposit reversed after completion, migration 075): never back on sale */
+  /** set when the item left the bot (a deposit reversed after completion): never back on sale */
   withdrawn_at: NullableTimestamp;
   /** generated: (first byte of md5(id)) % 16 + 1 */
   page: ColumnType<number, never, never>;
@@ -47,7 +47,7 @@ export interface CataloguePagesTable {
 
 export interface CatalogueEventsTable {
   id: Generated<number>;
-  at: Timestamp | null; // null until stamped (migration 008)
+  at: Timestamp | null; // null until the stamper gives it its place in the feed
   game: Game;
   page: number;
   listing_id: string;
@@ -90,12 +90,12 @@ export interface PurchasesTable {
   bot_name: string | null;
   trade_offer_id: string | null;
   offer_expires_at: Date | null;
-  /** The offer-expiry sweep's next look at an active purchase it took up (migration 077). */
+  /** The offer-expiry sweep's next look at an active purchase it took up (purchases_offer_expiry_idx). */
   expiry_next_at: NullableTimestamp;
   hold_end_date: Date | null;
   dispatch_attempts: Generated<number>;
   dispatch_started_at: Date | null;
-  /** When the dispatcher may claim the purchase (while pending): its lease's end, or the retry time (migration 023). */
+  /** When the dispatcher may claim the purchase (while pending): its lease's end, or the retry time (purchases_dispatch_due_idx). */
   dispatch_next_at: Generated<Date>;
   created_at: Timestamp;
   updated_at: Timestamp;

@@ -8,7 +8,7 @@ export type WebhookState = 'pending' | 'delivered' | 'exhausted';
 export interface WebhookEventsTable {
   id: Generated<number>;
   merchant_id: number;
-  /** 'test': a dashboard test event, recorded settled (migration 042). */
+  /** 'test': a dashboard test event, recorded settled. */
   kind: 'deposit' | 'purchase' | 'test';
   record_id: number;
   status: string;
@@ -22,14 +22,14 @@ export interface WebhookEventsTable {
   lease_until: Timestamp | null;
   /** Bumped by each redelivery (an in-flight attempt then leaves the event pending when it settles). */
   redeliver_generation: Generated<number>;
-  /** Not claimed before this: an earlier event of the record waits for its retry until then (migration 013). */
+  /** Not claimed before this: an earlier event of the record waits for its retry until then (webhook_events_due_idx). */
   not_before: Timestamp | null;
   last_attempt_at: Timestamp | null;
   last_status_code: number | null;
   last_error: string | null;
   delivered_at: Timestamp | null;
   created_at: Timestamp;
-  /** The webhook-id a test event was sent with; null: webhookId(id) (migration 042). */
+  /** The webhook-id a test event was sent with; null: webhookId(id). */
   webhook_id: Generated<string | null>;
 }
 
