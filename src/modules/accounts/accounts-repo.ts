@@ -27,7 +27,7 @@ export function listAudit(db: Conn, opts: { merchantId?: number; before?: number
 }
 
 /**
- * Reserves one sign-in attempt of an address in its window (migration 034), atomically: answers the
+ * Reserves one sign-in attempt of an address in its window (sign_in_address_attempts), atomically: answers the
  * attempts counted so far including this one, and the seconds left in the window.
  */
 export async function reserveAddressAttempt(db: Conn, ip: string, windowSeconds: number): Promise<{ attempts: number; secondsLeft: number }> {
@@ -110,7 +110,7 @@ export async function upsertInvitedUser(trx: Conn, u: { merchantId: number | nul
 }
 
 /**
- * The team's pending invitation of an address that has an account elsewhere (migration 080): a new
+ * The team's pending invitation of an address that has an account elsewhere (account_elsewhere): a new
  * row or the team's earlier one, locked for the transaction. It is listed with the team's users and
  * can never be accepted.
  */
@@ -306,14 +306,14 @@ export function listSessions(db: Conn, userId: number) {
 
 // --- keys -----------------------------------------------------------------------------------
 
-/** The named server-side key (migration 034): created once by whichever instance asks first. */
+/** The named server-side key (web_keys): created once by whichever instance asks first. */
 export async function webKey(db: Conn, name: string, fresh: Buffer): Promise<Buffer> {
   await tables(db).insertInto('web_keys').values({ name, key: fresh }).onConflict((oc) => oc.column('name').doNothing()).execute();
   const r = await tables(db).selectFrom('web_keys').select('key').where('name', '=', name).executeTakeFirstOrThrow();
   return r.key;
 }
 
-// --- password resets (058) ----------------------------------------------------------------------
+// --- password resets ----------------------------------------------------------------------------
 
 /**
  * A new reset link of the user, unless the user is disabled (undefined then); the user's earlier
@@ -353,7 +353,7 @@ export async function consumePasswordReset(trx: Conn, tokenHash: string): Promis
   return r.rows[0];
 }
 
-// --- team settings (058) ------------------------------------------------------------------------
+// --- team settings ------------------------------------------------------------------------------
 
 export async function teamRequiresTotp(db: Conn, merchantId: number): Promise<boolean> {
   const r = await tables(db).selectFrom('team_settings').select('require_totp').where('merchant_id', '=', merchantId).executeTakeFirst();
@@ -368,7 +368,7 @@ export async function setTeamRequiresTotp(db: Conn, merchantId: number, required
     .execute();
 }
 
-// --- mailed links (issue 24: src/modules/mail/letters.ts) ---------------------------------------
+// --- mailed links (src/modules/mail/letters.ts) ------------------------------------------------
 
 /** Ends a reset link whose e-mail could not be sent (only a delivered link should work). */
 export async function voidPasswordReset(db: Conn, id: number): Promise<void> {

@@ -47,7 +47,7 @@ export interface SessionUser {
   email: string;
   role: Role;
   totp_enabled: boolean;
-  /** An operator, or a user of a team whose owner requires an authenticator (058). */
+  /** An operator, or a user of a team whose owner requires an authenticator (team_settings). */
   totp_required: boolean;
   csrf: string;
   sessionHash: string;

@@ -1,4 +1,4 @@
-// Kysely table types of migration 009 (dashboard users, invitations, sessions, audit log, status
+// Kysely table types of the dashboard (users, invitations, sessions, audit log, status
 // history), 034 (sign-in attempts per address, web keys), 058 (password resets, team settings) and
 // 080 (disabled_at, account_elsewhere). The accounts, dashboard and console repositories reach them through `tables(db)`.
 import type { ColumnType, Generated, Kysely, Selectable } from 'kysely';
@@ -21,9 +21,9 @@ export interface DashboardUsersTable {
   failed_sign_ins: Generated<number>;
   locked_until: Date | null;
   disabled: Generated<boolean>;
-  /** When the user was last disabled (080): what was issued before never works again. */
+  /** When the user was last disabled: what was issued before never works again. */
   disabled_at: Date | null;
-  /** A pending invitation of an address that has an account elsewhere (080): never accepted, never looked up by address. */
+  /** A pending invitation of an address that has an account elsewhere: never accepted, never looked up by address. */
   account_elsewhere: Generated<boolean>;
   created_at: Timestamp;
   updated_at: Timestamp;

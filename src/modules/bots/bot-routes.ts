@@ -1,4 +1,4 @@
-// Operator API for bots (issue 11): thin routes over the bot service.
+// Operator API for bots: thin routes over the bot service.
 import { Type } from '@sinclair/typebox';
 import type { TypedPlugin } from '../../http/typed-routes.js';
 import type { BotService } from './bot-service.js';

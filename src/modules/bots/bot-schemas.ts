@@ -1,4 +1,4 @@
-// Wire shapes of the operator's bots API (issue 11): the request bodies (unknown fields refused,
+// Wire shapes of the operator's bots API: the request bodies (unknown fields refused,
 // as on every operator write) and the answers (what the document shows and Fastify serialises).
 // Secrets are write-only: no answer schema has a field for them.
 import { Type } from '@sinclair/typebox';

@@ -1,4 +1,4 @@
-// Operator-managed bots (issue 11): add with encrypted secrets, list, show, update, disable,
+// Operator-managed bots: add with encrypted secrets, list, show, update, disable,
 // remove, and `check` (the platform adapter signs the bot in and reports what it can do).
 // Secrets never leave this module in clear except to the steam driver, and never appear in views.
 import type { Config } from '../../config.js';

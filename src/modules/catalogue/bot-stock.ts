@@ -1,4 +1,4 @@
-// The bots' stock is the catalogue (issue 20, point 6): `gateway bot sync`, POST
+// The bots' stock is the catalogue: `gateway bot sync`, POST
 // /api/admin/bots/sync and the scheduled job (BOT_SYNC_SECONDS) read every bot's inventory from the
 // platform and list what may be sold — tradable, not in trade protection, not in an offer, not
 // already listed by a deposit or an import, priced by the price book (phase by phase) within the

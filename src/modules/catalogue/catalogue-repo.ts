@@ -184,7 +184,7 @@ export interface PageMeta {
 }
 
 // Version and live count: the folded catalogue_pages row plus the page's unstamped events (the
-// deltas writers leave, so they never lock the page row; migration 008).
+// deltas writers leave, so they never lock the page row).
 //
 // last_update_at is a feed cursor (`since`): it must not pass an event the page does not reflect
 // yet. updated_at is the stamp of the page's last folded change, and an event not stamped in
@@ -276,7 +276,7 @@ export async function searchByNames(db: Db, game: Game, names: readonly string[]
 // ---- events ---------------------------------------------------------------------------------
 
 /**
- * Gives finished transactions' events their place in the feed (migration 008). Its own statement
+ * Gives finished transactions' events their place in the feed (their `at`). Its own statement
  * on the pool: the stampers' lock lasts only this statement, and writers never take it.
  */
 export async function stampEvents(db: Db): Promise<number> {
@@ -309,7 +309,7 @@ export interface EventRow {
 const EVENT_SELECT = sql`e.id, (extract(epoch from date_trunc('milliseconds', e.at)) * 1000)::bigint as at_ms, e.game, e.type, e.listing_id`;
 
 // The feed's reads and the prune go by catalogue_events' `at` indexes, which hold only stamped
-// events (migration 079): each condition on `at` below implies `at is not null`, which is what lets
+// events (catalogue_events_at_idx, _game_at_idx): each condition on `at` below implies `at is not null`, which is what lets
 // PostgreSQL use them (test/catalogue/events-plan.test.ts).
 
 /** Events at or after `sinceMs` (inclusive, millisecond precision), oldest first. */

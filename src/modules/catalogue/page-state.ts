@@ -3,7 +3,7 @@
 // body is sent without a database round trip.
 //
 // How it stays current without a lock shared by writers: writers only add unstamped events
-// (migration 008) and never notify (a NOTIFY takes PostgreSQL's cluster-wide commit lock). The
+// (catalogue_events.delta, `at` null) and never notify (a NOTIFY takes PostgreSQL's cluster-wide commit lock). The
 // stamper — every STAMP_EVERY_MS on each instance, and every feed read — folds committed events
 // into catalogue_pages and, in the same statement, NOTIFYs 'catalogue_changed'; rebuild-lease
 // changes notify too. Each instance LISTENs on a dedicated connection and re-reads every page

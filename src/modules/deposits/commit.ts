@@ -241,7 +241,7 @@ export function createCommitStage(deps: CommitDeps) {
       if (!quoted[i]) unquoted.push({ field: `items[${i}].name`, code: 'item_not_available', message: `${it.name} was not quoted by get-prices` });
     });
     if (unquoted.length) throw validationError(unquoted);
-    // The price bases the quote was made at (issue 25: every credit explained).
+    // The price bases the quote was made at: every credit is explained.
     const basisOf = quotedPrice.priceVersion !== undefined ? await pricing.basesAt(req.game, req.items.map((it) => it.name), quotedPrice.priceVersion) : new Map<string, number>();
     // Assets already in a live deposit of this user: refused while the draft is still new. (Only a
     // pre-check for a clear answer; the reservation itself is made with the items, rule 7.)

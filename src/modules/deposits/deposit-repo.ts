@@ -29,8 +29,8 @@ const depositColumns = sql.raw(DEPOSIT_COLUMNS.join(', '));
 
 /**
  * A deposit by id. Both reads by id are named prepared statements (db/prepared.ts): planning them
- * cost PostgreSQL ≈ 120 µs a call on the bench machine, several times their execution (bench/RESULTS.md,
- * stop 40); their generic plans are tested (test/deposits/accept-plan.test.ts).
+ * cost PostgreSQL ≈ 120 µs a call on the bench machine, several times their execution (bench/RESULTS.md);
+ * their generic plans are tested (test/deposits/accept-plan.test.ts).
  */
 export async function findDepositById(q: Q, id: number): Promise<DepositRow | undefined> {
   const r = await sql<DepositRow>`/* prepared:deposit_by_id */ select ${depositColumns} from deposits where id = ${id}`.execute(q);
@@ -158,7 +158,7 @@ const QUOTE_DRAFT_INSERT = `with d as (
  */
 export async function insertQuoteDraft(
   q: Q,
-  /** priceVersion: the highest price basis published (migration 046): explains the quoted prices */
+  /** priceVersion: the highest price basis published (price_bases): explains the quoted prices */
   draft: { merchantId: number; game: string; quoteExpiresAt: Date; priceVersion: number },
   /** quote-pack.ts lines (quote-wire.ts joins them; a Buffer goes to PostgreSQL as is). */
   packed: Buffer,

@@ -214,7 +214,7 @@ export function createDepositTransitions(deps: DepositTransitionDeps) {
    * trade that moved on meanwhile (the watchdog failed it) is left alone: the merchant API never
    * answers 409 for it (409 means a duplicate merchant_tx_id only).
    */
-  /** `cause`: the real cause kept beside the spec's reason (fail_cause, migration 047). */
+  /** `cause`: the real cause kept beside the spec's reason (fail_cause). */
   async function failPending(id: number, reason: string, trx?: Trx, cause?: string): Promise<DepositRow> {
     const extra: TransitionExtra = { failReason: reason, ...(cause ? { set: { fail_cause: cause } } : {}) };
     const r = trx ? await transitionIn(trx, id, 'fail', extra) : await apply(id, 'fail', extra);

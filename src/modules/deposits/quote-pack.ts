@@ -1,4 +1,4 @@
-// A get-prices quote as stored from migration 019 (deposit_quotes.packed): 24 bytes per quoted name,
+// A get-prices quote as stored packed (deposit_quotes.packed): 24 bytes per quoted name,
 // its key (the first 8 bytes of the SHA-256 of its UTF-8 name), its price and its base price (mills,
 // signed 64-bit big-endian). 2 000 names are 48 KB of incompressible bytes stored uncompressed
 // (STORAGE EXTERNAL), instead of ≈ 110 KB of JSON that PostgreSQL parsed and compressed on every

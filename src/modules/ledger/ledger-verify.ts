@@ -1,8 +1,8 @@
-// `gateway ledger verify` over the whole ledger (issue 26): every balance equals the sum of its
+// `gateway ledger verify` over the whole ledger: every balance equals the sum of its
 // entries, proved on one snapshot (REPEATABLE READ, read by ranges of entry ids so each statement
 // is bounded and progress can be shown), in memory proportional to the number of merchants, not
-// of entries. A run that finds the books balanced stores a checkpoint (ledger_checkpoints,
-// migration 063): per merchant, the sums of its entries up to `through_id`. `incremental` starts
+// of entries. A run that finds the books balanced stores a checkpoint (ledger_checkpoints):
+// per merchant, the sums of its entries up to `through_id`. `incremental` starts
 // from that checkpoint and reads only newer entries, so a daily run costs a day of entries.
 //
 // Entries are immutable (ledger_entries_no_update), so a checkpoint's sums stay true as long as no

@@ -1,4 +1,4 @@
-// The e-mails of accounts (issue 24). At each attempt of a mail job the user is read again and a
+// The e-mails of accounts. At each attempt of a mail job the user is read again and a
 // fresh one-time link minted (only its hash stored; the user's older links end), so no link ever
 // waits in a job payload; `undo` ends the link when the send fails, so only a delivered link works.
 // Nothing but the link is secret in a letter.

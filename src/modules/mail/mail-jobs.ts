@@ -1,4 +1,4 @@
-// The mail job (issue 24): every e-mail is sent by the job worker, never by a page, so a slow or
+// The mail job: every e-mail is sent by the job worker, never by a page, so a slow or
 // absent mail server costs no request anything; graphile-worker retries a failed send with its
 // exponential backoff (MAIL_MAX_ATTEMPTS attempts: about 3.5 hours). A payload never carries a
 // secret: the one-time link is minted by the handler at each attempt (letters.ts), so it exists only

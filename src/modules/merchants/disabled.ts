@@ -1,4 +1,4 @@
-// What a disabled merchant means, everywhere (issue 21; docs/decisions/disabled-merchant.md): the
+// What a disabled merchant means, everywhere (docs/decisions/disabled-merchant.md): the
 // account is frozen. Its API keys answer 403, its hosted deposit pages answer 403, its dashboard
 // users may sign in and read (history, balances, CSV) and look after their own account, but nothing
 // is changed on the merchant's behalf (no withdrawal, no key or secret rotation, no settings, no

@@ -1,4 +1,4 @@
-// The price bases' writer (issue 25 point 6). A basis gets its price_bases id when it is computed
+// The price bases' writer. A basis gets its price_bases id when it is computed
 // (ids reserved from the table's sequence, thousands per statement) and is published at once; its
 // row is written in the background, in batches, so that a gateway of 400 000 items answers as soon
 // as its prices are computed instead of after minutes of inserts. What must be durable is what a

@@ -1,4 +1,4 @@
-// Operator API for prices (issue 25): flagged items, an item's basis, a stored basis, the sources'
+// Operator API for prices: flagged items, an item's basis, a stored basis, the sources'
 // poll state, the override list (pin / block, audited) and jump confirmation. Prices in USD.
 import { Type } from '@sinclair/typebox';
 import type { TypedPlugin } from '../../http/typed-routes.js';

@@ -1,4 +1,4 @@
-// The operator's hand on prices (issue 25): pin or block an item (the override list), confirm a
+// The operator's hand on prices: pin or block an item (the override list), confirm a
 // held jump, read what priced an item or a deposit. Every change is audited in the same
 // transaction that stores it, then applied to the engine.
 import type { Db } from '../../db/database.js';

@@ -1,4 +1,4 @@
-// The prices in memory (issue 25): per game and item, the latest reading of each source and the
+// The prices in memory: per game and item, the latest reading of each source and the
 // basis computed from them (reference-price.ts). Readings arrive from the pollers (apply); the
 // bases are computed again for the items they touched and for those whose readings went stale
 // (recompute, in slices that let requests run), given price_bases ids and published; their rows

@@ -1,4 +1,4 @@
-// Deposit pricing (spec 2.3, 2.4, 4.2–4.6): the price engine's reference prices (issue 25: the
+// Deposit pricing (spec 2.3, 2.4, 4.2–4.6): the price engine's reference prices (the
 // own book reloaded every PRICE_REFRESH_SECONDS, and Skinport, CSFloat, the Steam Market guard and
 // the operator's overrides as configured), and the merchant's deposit multiplier applied to them.
 // When no source has answered for PRICE_MAX_AGE_SECONDS, quotes are refused, not made on old prices.
@@ -49,7 +49,7 @@ export interface Quote {
   /** mills, the reference (deposit base) price. */
   originalPrice: number;
   card: ItemCard;
-  /** price_bases row the price came from (issue 25) */
+  /** price_bases row the price came from: which sources priced it, and when */
   basisId?: number;
 }
 

@@ -1,4 +1,4 @@
-// The reference price of one item (issue 25): pure, no I/O. Given the latest reading of each source,
+// The reference price of one item: pure, no I/O. Given the latest reading of each source,
 // the rules (settings), what the item was last priced at and an operator override, it says what a
 // deposit is credited (base, before the merchant's multiplier), the floor a sale may not go under,
 // and why (flags, the sources used and left out). The engine (price-engine.ts) calls it when

@@ -1,4 +1,4 @@
-// The purchase's corrections after the platform (issue 20; docs/decisions/020): what the platform
+// The purchase's corrections after the platform (docs/decisions/020-records-follow-the-platform.md): what the platform
 // shows of a trade the gateway had already settled otherwise — an accepted trade for a purchase it
 // closed (the purchase follows the trade), a reversal after completion (the amount returns). The
 // offer layer (src/platform/offers.ts) calls them for the platform's own reports only.

@@ -7,7 +7,7 @@
 // the last attempt times out, the purchase ends failed timeout_error (the platform was asked and
 // did not answer in time; any other last-attempt error is gateway_too_slow) — except where the
 // platform can say what became of the offer (resolveOffer, steam): an offer it shows is recorded,
-// and while it cannot say yet the purchase waits pending (issue 20: never failed and refunded while
+// and while it cannot say yet the purchase waits pending (never failed and refunded while
 // its offer may still be accepted). A purchase still pending long after every attempt should have
 // ended (the worker died, the database failed the last attempt's bookkeeping, or it waits for the
 // platform) goes to the pending watchdog (the dispatcher's sweep, sweepStuckPending), which asks the

@@ -3,7 +3,7 @@
 // Lock order, the same in every purchase transaction so they cannot deadlock each other:
 //   purchases row (insert / guarded update) → listings row (SELECT … FOR UPDATE when buying)
 //   → balances row (ledger_apply, through applyMovement) → the listing UPDATE, last: its statement
-//   trigger adds an unstamped feed event (inserts only, no lock: migration 008).
+//   trigger adds an unstamped feed event (inserts only, no lock: the stamper orders them later).
 // A refund or a charge locks the listing rows it will update before the balances row (lockListings),
 // the order a late deposit reversal takes them in too (offer.ts: its listings, then the balances row).
 // The balances row lock is shared by every money transaction of a merchant and is also held to
@@ -96,7 +96,7 @@ export async function claimDuePurchases(db: Db, o: { now: Date; leaseUntil: Date
 
 /**
  * claimDuePurchases's statement: a named prepared statement (db/prepared.ts; planning it was ≈ 250 µs
- * a claim, bench/RESULTS.md stop 40), its generic plan tested (test/purchases/dispatch-plan.test.ts).
+ * a claim, bench/RESULTS.md), its generic plan tested (test/purchases/dispatch-plan.test.ts).
  * A materialized CTE: the locking subquery runs once (as a join's inner side it may be rescanned).
  * The claimed ids as an InitPlan array instead (each row then found by its primary key) ran 4× longer
  * in the bench's one-merchant purchase run (946–1 269 µs a claim against 243 µs); alone, on an idle
@@ -200,7 +200,7 @@ export async function changePurchasesGuarded(trx: Trx, changes: Array<{ id: numb
 
 /**
  * changePurchasesGuarded's statement, a named prepared statement (db/prepared.ts; planning it was
- * ≈ 330 µs a batch, bench/RESULTS.md stop 40), the rows as jsonb_to_recordset so the generic plan is
+ * ≈ 330 µs a batch, bench/RESULTS.md), the rows as jsonb_to_recordset so the generic plan is
  * kept (db/prepared.ts; test/purchases/dispatch-plan.test.ts).
  */
 export function changeGuardedStatement(changes: ReadonlyArray<{ id: number; from: PurchaseStatus; patch: PurchasePatch }>) {
@@ -313,7 +313,7 @@ export async function listPurchases(db: Db, merchantId: number, q: HistoryQuery)
 }
 
 /**
- * The merchant's purchases (of one status) from the kept counts (migration 067): a few rows per
+ * The merchant's purchases (of one status) from the kept counts (purchase_counts): a few rows per
  * merchant and status, whatever the merchant's size, and exact — the deltas are written in the
  * transaction that writes the purchase. A date range or a search is counted on the purchases
  * themselves (through the merchant's index: what matches, never the whole table).

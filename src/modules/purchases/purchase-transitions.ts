@@ -32,7 +32,7 @@ export interface EventOptions {
   /** Scope to one merchant: another merchant's purchase is not found. */
   merchantId?: number;
   failReason?: PurchaseFailReason;
-  /** The real cause of a failure (fail_cause, migration 047): what the platform last answered. */
+  /** The real cause of a failure (fail_cause): what the platform last answered. */
   failCause?: string;
   holdEndDate?: Date;
   offer?: SentOffer;

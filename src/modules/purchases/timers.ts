@@ -1,6 +1,6 @@
 // A purchase's time-driven transitions (spec 3.2): an offer the user did not accept in time is
 // canceled buyer_too_slow, a hold that ran out completes. The offer expiry is a sweep the
-// dispatcher runs (dispatcher.ts), over purchases_offer_expiry_idx (migration 077), not a job per
+// dispatcher runs (dispatcher.ts), over purchases_offer_expiry_idx, not a job per
 // purchase; the hold end is job purchase_hold_end (purchase-tasks.ts), which also runs
 // expireIfDue for purchase_offer_expire jobs an older version queued.
 import type { Logger } from 'pino';

@@ -1,5 +1,5 @@
 // SQL of reconciliation: the records a run compares (deposits and purchases, listings for sale)
-// and the runs with their discrepancies (migration 031).
+// and the runs with their discrepancies.
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { Discrepancy, ListingFact, RecordFact } from './reconcile-rules.js';

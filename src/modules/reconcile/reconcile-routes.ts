@@ -1,4 +1,4 @@
-// Operator API of reconciliation (issue 20, point 7): the latest run's discrepancies, and a run now.
+// Operator API of reconciliation: the latest run's discrepancies, and a run now.
 import { Type } from '@sinclair/typebox';
 import type { TypedPlugin } from '../../http/typed-routes.js';
 import { adminSecurity, envelopeOf, IsoDate, Nullable, Paging } from '../../http/schemas.js';

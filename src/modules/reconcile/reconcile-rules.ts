@@ -1,4 +1,4 @@
-// Reconciliation against the platform (issue 20, point 7), the rules: every item that moved is
+// Reconciliation against the platform, the rules: every item that moved is
 // matched by a record in the right status, every credit by an item received and not reversed,
 // every listing for sale by an item a bot holds. Pure: the service reads the platform (the bots'
 // trades and inventories, through the port) and the records, and hands both here.

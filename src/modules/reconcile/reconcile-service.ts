@@ -1,4 +1,4 @@
-// Reconciliation against the platform (issue 20, point 7): reads each bot's trade history (over
+// Reconciliation against the platform: reads each bot's trade history (over
 // RECONCILE_WINDOW_SECONDS) and inventories through the platform port, the records they name and
 // the records that claim a trade, and stores what disagrees (reconcile-rules.ts) as a run. A bot
 // that cannot be read is listed as such and its records are not judged on missing evidence.

@@ -1,4 +1,4 @@
-// SQL of the request logs (migration 043).
+// SQL of the request logs (request_logs).
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 

@@ -1,4 +1,4 @@
-// The retention job (issue 26): one keyed job for all instances, rescheduled by itself every
+// The retention job: one keyed job for all instances, rescheduled by itself every
 // RETENTION_INTERVAL_SECONDS; handler in retention-tasks.ts, SQL in retention-repo.ts.
 import type { Db, Trx } from '../../db/database.js';
 import { addJob } from '../../jobs/enqueue.js';

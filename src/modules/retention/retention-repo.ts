@@ -1,4 +1,4 @@
-// Retention's SQL (issue 26): one bounded statement per call, each its own short transaction, so a
+// Retention's SQL: one bounded statement per call, each its own short transaction, so a
 // prune never holds many row locks or a long snapshot. Three shapes, by how a table is ordered:
 //  - head walk: tables whose key grows with time (bigserial, record ids): from the oldest, take
 //    `limit` rows by the key (SKIP LOCKED), delete those past the cutoff, go on after the last key
@@ -133,7 +133,7 @@ export async function pruneJobHistory(db: Db, days: number, limit: number): Prom
 }
 
 /**
- * Folds up to `limit` purchase count deltas (migration 067) into the base row of their merchant and
+ * Folds up to `limit` purchase count deltas (purchase_counts) into the base row of their merchant and
  * status, in one statement: the deltas deleted and their sums added together, so the count a
  * reader sums is the same before and after. Returns how many deltas went.
  */

@@ -1,4 +1,4 @@
-// Retention (issue 26): one run prunes every kind that grows without bound, each in batches of
+// Retention: one run prunes every kind that grows without bound, each in batches of
 // RETENTION_BATCH rows (one short statement each), until nothing past its cutoff is left. A kind
 // whose setting is 0 is kept forever. Delivered webhook events are webhook_prune's
 // (WEBHOOK_RETENTION_DAYS), request logs the recorder's (REQUEST_LOG_DAYS), the catalogue feed

@@ -58,7 +58,7 @@ export async function enqueueWebhooks(trx: Trx, events: WebhookEventInput[]): Pr
 /**
  * enqueueWebhooks's statement: one text whatever the number of events (they go as one JSON array), a
  * named prepared statement (db/prepared.ts). As a VALUES list it was a text per batch size, each
- * planned at every call (≈ 0.5 ms: bench/RESULTS.md stop 40); as jsonb_to_recordset the generic plan
+ * planned at every call (≈ 0.5 ms: bench/RESULTS.md); as jsonb_to_recordset the generic plan
  * is kept (db/prepared.ts).
  */
 export function webhooksInsertStatement(events: readonly WebhookEventInput[]) {

@@ -6,7 +6,7 @@
 //  2. Standard Webhooks headers: webhook-signature = "v1," + base64(HMAC-SHA256(key,
 //     "<webhook-id>.<webhook-timestamp>.<body>")), where key = the bytes encoded after `whsec_`
 //     (secrets are whsec_ + standard base64 of 32 random bytes, what the official Standard
-//     Webhooks libraries decode; secrets issued before issue 21 are base64url and still verify).
+//     Webhooks libraries decode; secrets issued earlier were base64url and still verify).
 import crypto from 'node:crypto';
 import { AppError } from '../../domain/errors.js';
 

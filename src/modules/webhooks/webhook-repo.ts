@@ -48,7 +48,7 @@ export const fairShareClaimPlan = sql.raw(`set local ${CLAIM_PLAN_SETTING}`);
  * The dispatcher's claims on a connection of their own, planned as fairShareClaimPlan plans them but
  * for the whole session (SET once per connection): each claim is ONE round trip with its own commit,
  * not four (BEGIN, SET LOCAL, the claim, COMMIT). On a busy 2-core machine a round trip that wakes
- * a PostgreSQL backend costs more CPU than the claim's own work (bench/RESULTS.md, stop 38). Claims
+ * a PostgreSQL backend costs more CPU than the claim's own work (bench/RESULTS.md). Claims
  * of one dispatcher never overlap, so one connection is enough; a lost one is opened again.
  */
 export function createClaimSession(poolOptions: pg.PoolConfig, db: Db) {
@@ -100,7 +100,7 @@ export function claimDueStatement(opts: ClaimOptions) {
   }
   // Fair share (the dispatcher): a merchant gets at most `cap` attempts in flight on this instance,
   // counting the `busy` ones it has already, so one merchant's slow or dead endpoint cannot take
-  // every slot. Read merchant by merchant (migration 025's index): the merchants with claimable
+  // every slot. Read merchant by merchant (webhook_events_claimable_idx): the merchants with claimable
   // events by a loose scan (one probe each), then each one's oldest due events, at most its free
   // share (none for a merchant at its cap: its backlog is not read at all), the oldest of all first.
   const { cap, busy } = opts.perMerchant;
@@ -210,7 +210,7 @@ export async function settleAttempts(db: Db | Trx, batch: AttemptOutcome[], sche
  * for every batch (the batch is in arrays), and planning it was ≈ 0.55 ms a settle, as much as
  * executing a settle of four events. PostgreSQL keeps the generic plan after five runs when its
  * estimate is not much above the custom plans' (plan_cache_mode auto); in the bench the settle left
- * the planning list (BENCH_PG_BY=plan, bench/RESULTS.md stop 39).
+ * the planning list (BENCH_PG_BY=plan, bench/RESULTS.md).
  */
 export function settleStatement(batch: AttemptOutcome[], scheduleLength: number) {
   const col = <K extends keyof AttemptOutcome>(k: K) => batch.map((b) => b[k]);
@@ -331,7 +331,7 @@ export async function attemptsOf(db: Db | Trx, eventIds: number[]): Promise<Webh
   return db.selectFrom('webhook_attempts').selectAll().where('event_id', 'in', eventIds).orderBy('event_id').orderBy('attempt').execute();
 }
 
-/** A dashboard test event as sent (one attempt, already settled): the events API lists it (migration 042). */
+/** A dashboard test event as sent (one attempt, already settled): the events API lists it. */
 export interface SentTestEvent {
   merchantId: number;
   webhookId: string;

@@ -29,7 +29,7 @@ export interface BotHoldingsDeps {
 /**
  * The trades of accepted deposits (each deposit's latest offer still standing) and their assets
  * leaving their users, in one statement; answers what each bot received. A named prepared statement
- * (db/prepared.ts): planning it cost as much as running it (bench/RESULTS.md, stop 40); the ids
+ * (db/prepared.ts): planning it cost as much as running it (bench/RESULTS.md); the ids
  * through an InitPlan so that the generic plan is kept. Both are tested (test/deposits/accept-plan.test.ts).
  */
 export function receiveDepositTradesStatement(depositIds: readonly number[]) {

@@ -277,8 +277,8 @@ export function createSandboxPlatform(deps: SandboxDeps): SandboxPlatform {
 /**
  * The sandbox's purchase offers, several purchases in one statement (sendPurchasesInOne): an offer
  * already sent is answered again, else one is recorded with an id from the sequence and a bot chosen
- * by purchase id. A named prepared statement (planning it was ≈ 360 µs a call, bench/RESULTS.md
- * stop 40), the ids through an InitPlan so the generic plan is kept (db/prepared.ts); both are
+ * by purchase id. A named prepared statement (planning it was ≈ 360 µs a call, bench/RESULTS.md),
+ * the ids through an InitPlan so the generic plan is kept (db/prepared.ts); both are
  * checked by test/purchases/dispatch-plan.test.ts.
  */
 export function sendPurchasesStatement(purchaseIds: readonly number[], expiresAt: Date) {

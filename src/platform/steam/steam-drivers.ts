@@ -1,4 +1,4 @@
-// The bots this instance drives (issue 11): it holds a lease on each (bots table, BOT_LEASE_SECONDS;
+// The bots this instance drives: it holds a lease on each (bots table, BOT_LEASE_SECONDS;
 // another instance takes a bot over once the lease runs out), signs them in (refresh tokens stored
 // encrypted in the database) and keeps one driver per bot. The poll and the record-facing calls
 // reach the bots only through this module.

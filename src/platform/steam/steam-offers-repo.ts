@@ -46,7 +46,7 @@ export async function dropClaim(db: Db, kind: OfferKind, recordId: number): Prom
  * The record's offer, found or sent, in `state`. The record takes it as sent (active), so that is
  * what counts as reported: an offer found already accepted, in escrow, declined… (a late offer the
  * user acted on first) is still reported as that change — marking it reported left a deposit
- * active for an accepted trade, then blind to its reversal (the randomized run, issue 20).
+ * active for an accepted trade, then blind to its reversal (found by the randomized run).
  */
 export async function recordSent(db: Db, kind: OfferKind, recordId: number, tradeOfferId: string, state: number): Promise<void> {
   const nothingToReport = state === OfferState.Active || state === OfferState.CreatedNeedsConfirmation;

@@ -1,4 +1,4 @@
-// The steam adapter of the trading-platform port (issue 11), put together from its three roles:
+// The steam adapter of the trading-platform port, put together from its three roles:
 //   - steam-drivers.ts: which bots this instance drives (leases, sign-in, hand-over);
 //   - steam-poll.ts: the poll and report path (offer states, history, changes to the gateway);
 //   - steam-records.ts: the record-facing calls (send, resolve, expire, cancel a record's offer).

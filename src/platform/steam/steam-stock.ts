@@ -1,4 +1,4 @@
-// What a steam bot holds and what it traded, read from the platform (issue 20, points 6 and 7):
+// What a steam bot holds and what it traded, read from the platform (for the catalogue sync and reconciliation):
 // its inventory in the tradable context and, for CS2, the trade-protected one (context 16, items
 // received in the last 7 days), with the items its active offers are giving; and its trade
 // history matched to our offers through the offers' messages. Read through the bot's driver

@@ -1,4 +1,4 @@
-// What every price source gives the engine (issue 25): readings per item, each with its own as-of
+// What every price source gives the engine: readings per item, each with its own as-of
 // time, from one poll. The poller (poller.ts) keeps each source within its limits and backs off.
 import type { Game } from '../../../domain/games.js';
 import type { SourceRole } from '../reference-price.js';

@@ -1,4 +1,4 @@
-// The console's bots page (issue 13 item 3): every bot with its state, lease and capacity, and
+// The console's bots page: every bot with its state, lease and capacity, and
 // disable / enable through the bot service (enabling also clears a cannot_trade state, as the
 // admin API does). In sandbox mode it lists the seeded sandbox bots.
 import type { FastifyInstance } from 'fastify';

@@ -211,7 +211,7 @@ ${actionButton(`/console/merchants/${id}/require-totp`, requireTotp ? 'Make it o
     });
   }
 
-  // A deposit of any merchant with what priced each item (issue 25).
+  // A deposit of any merchant with what priced each item.
   app.get('/console/deposits/:id', async (req, reply) => {
     const u = operator(req);
     const id = intParam(fieldOf(req.params, 'id'));
@@ -222,7 +222,7 @@ ${actionButton(`/console/merchants/${id}/require-totp`, requireTotp ? 'Make it o
   ['Merchant', html`<a href="/console/merchants/${d.merchant_id}">#${d.merchant_id}</a>`],
   ['Status', statusBadge(d.status)],
   ...(d.fail_reason ? [['Fail reason', d.fail_reason] as [string, string]] : []),
-  // The real cause behind a failure after retries (fail_cause, migration 047): operators only.
+  // The real cause behind a failure after retries (fail_cause): operators only.
   ...(d.fail_cause ? [['Cause', d.fail_cause] as [string, string]] : []),
   ['Amount', usd(d.amount)],
   ['Game', d.game],

@@ -56,7 +56,7 @@ export interface LookupHit {
 
 /**
  * Any merchant's deposits and purchases whose id, merchant_tx_id, trade offer id or an item's asset
- * id equals one of the terms (the lookup's readings of what was typed); each by an index (057). A
+ * id equals one of the terms (the lookup's readings of what was typed); each by an index (partial, where not null). A
  * merchant_tx_id is looked up merchant by merchant in the unique (merchant_id, merchant_tx_id) keys
  * (073: no index of its own, which every write would pay for): a probe per merchant.
  */

@@ -1,4 +1,4 @@
-// The console's one search box (issue 24): what an operator pastes — a record id, a merchant_tx_id,
+// The console's one search box: what an operator pastes — a record id, a merchant_tx_id,
 // a trade offer id or its Steam link, an asset id, a dashboard or console link — read as the terms
 // to look for. Pure; console-repo.ts lookupRecords does the search.
 

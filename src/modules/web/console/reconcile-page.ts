@@ -1,4 +1,4 @@
-// The console's reconciliation page (issue 20, point 7): the latest run against the platform, each
+// The console's reconciliation page: the latest run against the platform, each
 // discrepancy with what to do, and "Run now" (audited).
 import type { FastifyInstance } from 'fastify';
 import type { WebDeps } from '../deps.js';

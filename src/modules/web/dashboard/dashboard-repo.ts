@@ -67,7 +67,7 @@ export function findDeposit(db: Db, merchantId: number, id: number) {
   return db.selectFrom('deposits').selectAll().where('id', '=', id).where('merchant_id', '=', merchantId).executeTakeFirst();
 }
 
-/** A deposit's items with the price basis each was credited at (issue 25; none before migration 046). */
+/** A deposit's items with the price basis each was credited at (none for items credited before price bases existed). */
 export function depositItems(db: Db, depositId: number) {
   return db
     .selectFrom('deposit_items as i')

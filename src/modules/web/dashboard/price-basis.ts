@@ -1,4 +1,4 @@
-// "Which sources priced it at what and when" for a deposit's items (issue 25): the dashboard's
+// "Which sources priced it at what and when" for a deposit's items: the dashboard's
 // deposit page and the console's show the same table.
 import type { BasisReadingRow } from '../../../db/tables/pricing.js';
 import { html, money, table, usd, when, type Html } from '../kit/html.js';

@@ -125,7 +125,7 @@ export function checkCsrf(req: FastifyRequest): void {
 
 /**
  * Pre-sign-in double submit, bound to the gateway: the cookie is a random value signed with a server
- * key (migration 034, shared by every instance), and the form token is an HMAC of that cookie and the
+ * key (web_keys, shared by every instance), and the form token is an HMAC of that cookie and the
  * time it was issued. So a pair the gateway never issued (a cookie planted by another site with a
  * matching form field) is refused, a token belongs to one cookie, and it expires.
  */
