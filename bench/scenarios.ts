@@ -10,6 +10,7 @@ import type { Row } from './row.js';
 import type { LoadResult } from './load.js';
 import { createDb, createPool } from '../src/db/database.js';
 import { createLedgerService } from '../src/modules/ledger/ledger-service.js';
+import { createMerchantService } from '../src/modules/merchants/merchant-service.js';
 import { GAMES } from '../src/domain/games.js';
 import { webhookBacklog } from './webhook-backlog.js';
 import { priceRefreshRows } from './price-refresh-gateway.js';
@@ -467,7 +468,7 @@ export async function scenarioPlan(env: PlanEnv) {
       const db = createDb(p);
       try {
         const c = await p.query('select count(*)::int as n from balances where available < 0 or hold < 0');
-        const v = (await createLedgerService(db).verify()) as { mismatches: unknown[]; checked: number };
+        const v = (await createLedgerService(db, createMerchantService(db)).verify()) as { mismatches: unknown[]; checked: number };
         return { overdrafts: c.rows[0].n, mismatches: v.mismatches.length, checked: v.checked };
       } finally {
         await db.destroy();

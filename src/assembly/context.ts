@@ -44,8 +44,8 @@ export function createContext(base: BaseContext) {
   // Moves committed job_outbox rows into graphile-worker (app.ts pokes it after commits, starts its poll).
   const jobRelay = createJobRelay({ db, log, pollMs: config.jobRelayPollMs });
   const merchants = createMerchantService(db, config);
-  const ledger = createLedgerService(db);
-  const webhooks = createWebhookService({ db, log, config });
+  const ledger = createLedgerService(db, merchants);
+  const webhooks = createWebhookService({ db, log, config, merchants });
   const pricing = createPricingService({ config, log, db });
   const platform: TradingPlatform = createPlatform({ config, db, clock, log, itemsFor: pricing.sandboxItems, steamSessions: base.steamSessions });
   const catalogue = createCatalogueService(base);

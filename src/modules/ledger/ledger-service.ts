@@ -5,7 +5,6 @@ import { isCheckViolation, type Db } from '../../db/database.js';
 import { MAX_AMOUNT_MILLS, millsToUsd } from '../../domain/money.js';
 import { AppError, invalidTransition, notFound, validationError } from '../../domain/errors.js';
 import { applyMovement, getBalance, InsufficientFundsError, listEntries } from './ledger-repo.js';
-import { findById } from '../merchants/merchant-repo.js';
 import { verifyLedger, type VerifyOptions } from './ledger-verify.js';
 import { WITHDRAWAL_MACHINE, type WithdrawalEvent } from '../../domain/withdrawal-state.js';
 import { textProblem } from '../../domain/text-rules.js';
@@ -54,9 +53,14 @@ function checkReference(reference: string | undefined): void {
 const insufficient = () =>
   validationError([{ field: 'amount', code: 'insufficient_balance', message: 'available balance is lower than the amount' }]);
 
-export function createLedgerService(db: Db) {
+/** What the ledger needs of merchants: whether one exists (the assembly passes the merchant service). */
+export interface LedgerMerchants {
+  exists(merchantId: number): Promise<boolean>;
+}
+
+export function createLedgerService(db: Db, merchants: LedgerMerchants) {
   async function requireMerchant(merchantId: number) {
-    if (!(await findById(db, merchantId))) throw notFound();
+    if (!(await merchants.exists(merchantId))) throw notFound();
   }
 
   return {

@@ -167,6 +167,11 @@ export function createMerchantService(db: Db, opts: { webhookAllowPrivate?: bool
 
     get,
 
+    /** Whether the merchant exists (the directory that ledger and webhooks take, as their narrow view of merchants). */
+    async exists(id: number): Promise<boolean> {
+      return (await repo.findById(db, id)) !== undefined;
+    },
+
     async list(limit: number, offset: number) {
       return (await repo.listMerchants(db, limit, offset)).map(publicMerchant);
     },

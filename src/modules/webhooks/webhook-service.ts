@@ -13,7 +13,6 @@ import { pacer } from '../../jobs/pacing.js';
 import type { Db, Trx } from '../../db/database.js';
 import { isoUtc } from '../../domain/clock.js';
 import { notFound } from '../../domain/errors.js';
-import { findById as findMerchant } from '../merchants/merchant-repo.js';
 import { webhookId } from './signing.js';
 import { systemLookup, type Lookup } from './target.js';
 import { createDispatcher } from './dispatcher.js';
@@ -74,8 +73,14 @@ export interface WebhookServiceOptions {
   lookup?: Lookup;
 }
 
+/** What webhooks need of merchants: whether one exists (the assembly passes the merchant service). */
+export interface WebhookMerchants {
+  exists(merchantId: number): Promise<boolean>;
+}
+
 export interface WebhookDeps {
   db: Db;
+  merchants: WebhookMerchants;
   log: Logger;
   config: Pick<
     Config,
@@ -91,7 +96,7 @@ export interface WebhookDeps {
 }
 
 export function createWebhookService(deps: WebhookDeps, opts: WebhookServiceOptions = {}) {
-  const { db, log, config } = deps;
+  const { db, log, config, merchants } = deps;
   const dispatcher = createDispatcher({ db, log, config, lookup: opts.lookup ?? systemLookup });
 
   /**
@@ -130,7 +135,7 @@ export function createWebhookService(deps: WebhookDeps, opts: WebhookServiceOpti
   }
 
   async function listDeliveries(merchantId: number, opts: ListDeliveriesOptions = {}) {
-    if (!(await findMerchant(db, merchantId))) throw notFound();
+    if (!(await merchants.exists(merchantId))) throw notFound();
     const events = await repo.listEvents(db, merchantId, { limit: opts.limit ?? 50, offset: opts.offset ?? 0, status: opts.status });
     const attempts = await repo.attemptsOf(db, events.map((e) => e.id));
     return events.map((e) => present(e, attempts.filter((a) => a.event_id === e.id)));
