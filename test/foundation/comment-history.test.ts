@@ -14,12 +14,8 @@ import { describe, expect, it } from 'vitest';
 
 const SRC = fileURLToPath(new URL('../../src', import.meta.url));
 
-/** Comments allowed to keep a citation, by `path:line-text`, each with the reason. This list may only shrink. */
-const EXCEPTIONS: Record<string, string> = {
-  // balances_within_exact_range is the constraint's name: the comment should say that instead.
-  'modules/ledger/ledger-service.ts:/** A balance\'s available + hold may not pass this (migration 082): the largest amount printed exactly (domain/money.ts). */':
-    'the file was mid-edit by another engineer when the citations were rewritten',
-};
+/** Comments allowed to keep a citation, by `path:line-text`, each with the reason (none today). */
+const EXCEPTIONS: Record<string, string> = {};
 
 /** What a citation of history looks like; each answers the part of the comment it matched. */
 const CITATIONS: RegExp[] = [

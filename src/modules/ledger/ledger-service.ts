@@ -9,7 +9,7 @@ import { verifyLedger, type VerifyOptions } from './ledger-verify.js';
 import { WITHDRAWAL_MACHINE, type WithdrawalEvent } from '../../domain/withdrawal-state.js';
 import { textProblem } from '../../domain/text-rules.js';
 
-/** A balance's available + hold may not pass this (migration 082): the largest amount printed exactly (domain/money.ts). */
+/** A balance's available + hold may not pass this (balances_within_exact_range): the largest amount printed exactly (domain/money.ts). */
 export const BALANCE_LIMIT_MILLS = MAX_AMOUNT_MILLS;
 
 
