@@ -10,7 +10,7 @@ import { eventually, startTestGateway, type TestGateway } from '../helpers.js';
 import { text, userOf, WebClient } from './web-client.js';
 import { freePort, SMTP_PASS, startSmtpReceiver, type SmtpReceiver } from './smtp-receiver.js';
 import { FORGOT_COOLDOWN_SECONDS } from '../../src/modules/mail/letters.js';
-import { mailJobKey } from '../../src/modules/mail/mail-jobs.js';
+import { mailJobKey } from '../../src/modules/accounts/account-mail-jobs.js';
 
 const FROM = 'no-reply@gateway.example';
 const PASSWORD = 'correct horse battery';

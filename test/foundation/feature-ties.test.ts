@@ -53,11 +53,6 @@ export const KNOWN_REPO_IMPORTS: string[] = [
   'modules/web/web-app.ts → modules/merchants/merchant-repo.ts',
 ];
 
-/** Pairs of features that import each other that stand today (see KNOWN_REPO_IMPORTS: may only shrink). */
-export const KNOWN_TIES: string[] = [
-  'accounts ↔ mail',
-];
-
 /** Every pair of feature folders that import each other, as "a ↔ b: file → file, …" (a < b). */
 export function ties(edges: [string, string][]): string[] {
   const between = new Map<string, string[]>();
@@ -89,8 +84,7 @@ describe('the feature rule (docs/ARCHITECTURE.md "Layers")', () => {
   const edges = graphOf(SRC);
 
   it('no two feature folders import each other', () => {
-    const found = ties(edges);
-    expect(found.map((t) => t.slice(0, t.indexOf(':')))).toEqual([...KNOWN_TIES].sort());
+    expect(ties(edges)).toEqual([]);
   });
 
   it("no feature imports another feature's repo (the known ones only shrink)", () => {

@@ -10,7 +10,7 @@ import { WEBHOOK_PRUNE_TASK, WEBHOOK_SWEEP_TASK } from '../../src/modules/webhoo
 import { idField, stringField } from '../../src/jobs/enqueue.js';
 import { RECONCILE_TASKS } from '../../src/modules/reconcile/reconcile-jobs.js';
 import { RETENTION_TASKS } from '../../src/modules/retention/retention-jobs.js';
-import { MAIL_TASK } from '../../src/modules/mail/mail-jobs.js';
+import { MAIL_TASK } from '../../src/modules/accounts/account-mail-jobs.js';
 
 describe('typed jobs', () => {
   it('the worker handles exactly the declared task names', () => {

@@ -11,7 +11,7 @@ import * as repo from './accounts-repo.js';
 import { hashPassword, passwordProblem, verifyPassword } from './passwords.js';
 import { matchTotp, newTotpSecret, otpauthUri } from './totp.js';
 import { MERCHANT_ROLES, tables, type Role, type UserRow } from './accounts-types.js';
-import { enqueueMail } from '../mail/mail-jobs.js';
+import { enqueueMail } from './account-mail-jobs.js';
 
 export const INVITATION_TTL_SECONDS = 7 * 24 * 3600;
 /** How long a password reset link works (once). */

@@ -9,7 +9,7 @@ import * as repo from '../accounts/accounts-repo.js';
 import { INVITATION_TTL_SECONDS, PASSWORD_RESET_TTL_SECONDS } from '../accounts/accounts-service.js';
 import { findById as findMerchant } from '../merchants/merchant-repo.js';
 import type { Letter } from './mailer.js';
-import type { MailJob } from './mail-jobs.js';
+import type { MailJob } from '../accounts/account-mail-jobs.js';
 
 /** A self-service request sends at most one link per account in this time (a mailbox is not flooded). */
 export const FORGOT_COOLDOWN_SECONDS = 60;

@@ -8,7 +8,7 @@ import type { Db } from '../../db/database.js';
 import * as repo from '../accounts/accounts-repo.js';
 import { createMailer, type SendMail } from './mailer.js';
 import { letterFor } from './letters.js';
-import { MAIL_TASK, parseMailJob } from './mail-jobs.js';
+import { MAIL_TASK, parseMailJob } from '../accounts/account-mail-jobs.js';
 
 export interface MailTaskDeps {
   db: Db;

@@ -1,7 +1,8 @@
-// The mail job: every e-mail is sent by the job worker, never by a page, so a slow or
+// The mail job of accounts (its letters: invitations and password resets; mail/ renders and sends
+// them): every e-mail is sent by the job worker, never by a page, so a slow or
 // absent mail server costs no request anything; graphile-worker retries a failed send with its
 // exponential backoff (MAIL_MAX_ATTEMPTS attempts: about 3.5 hours). A payload never carries a
-// secret: the one-time link is minted by the handler at each attempt (letters.ts), so it exists only
+// secret: the one-time link is minted by the handler at each attempt (mail/letters.ts), so it exists only
 // as a hash in the database and in the e-mail itself.
 import crypto from 'node:crypto';
 import type { Db, Trx } from '../../db/database.js';
@@ -20,7 +21,7 @@ export type MailJob = (
 ) & {
   /**
    * When it was asked for (ms since the epoch; set by enqueueMail): a user disabled since gets no
-   * link from it, even once enabled again (letters.ts). Absent in a job queued before it existed.
+   * link from it, even once enabled again (mail/letters.ts). Absent in a job queued before it existed.
    */
   at?: number;
 };
