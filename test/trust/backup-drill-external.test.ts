@@ -7,18 +7,15 @@
 // external URL without the flag (naming the standard tools and the flag), a directory that is not
 // the server's (another path; the server's path holding another cluster), an external backup
 // restored as a DATA_DIR.
-import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/db/embedded.js';
+import { backupDuringBurst, cli, expectAcknowledgedWrites, expectLedgerClean, openShop } from './backup-drill-steps.js';
 import { http, processesWith, ready, spawnGateway, waitFor, type GatewayProcess } from './gateway-process.js';
 import { createDatabase, createPgServer, openPgServer, type PgServer } from './pg-server.js';
 
-const exec = promisify(execFile);
 const started: GatewayProcess[] = [];
 const servers: PgServer[] = [];
 let root = '';
@@ -28,21 +25,6 @@ afterAll(async () => {
   if (root) await waitFor(() => processesWith(root).length === 0, 15_000, 'the gateways and servers to be gone');
   if (root) await fs.rm(root, { recursive: true, force: true });
 });
-
-/** The CLI from the sources, as the gateway children run (tsx). */
-async function cli(env: Record<string, string>, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  try {
-    const r = await exec(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', '--json', ...args], {
-      env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent', SANDBOX_CATALOGUE_SIZE: '0', ...env },
-      maxBuffer: 64 << 20,
-    });
-    return { code: 0, out: r.stdout, err: r.stderr };
-  } catch (e: any) {
-    return { code: e.code as number, out: e.stdout as string, err: e.stderr as string };
-  }
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('backup drill, external PostgreSQL', () => {
   it('a backup of a DATABASE_URL server on this machine taken during a burst restores into a new server directory with every write acknowledged before it began; ledger verify clean', async () => {
@@ -57,13 +39,8 @@ describe('backup drill, external PostgreSQL', () => {
 
     const gw = await ready(spawnGateway({ dataDir: path.join(root, 'gw-data'), port: await freePort(), env: { DATABASE_URL: dbUrl } }));
     started.push(gw);
-    const created = await http(gw.url, 'POST', '/api/admin/merchants', { admin: true, body: { name: 'External drill shop' } });
-    expect(created.status).toBe(201);
-    const m = created.body.data as { id: number; api_key: string };
-    expect((await http(gw.url, 'POST', `/api/admin/merchants/${m.id}/top-ups`, { admin: true, body: { amount: 100_000, reference: 'initial' } })).status).toBe(201);
-    const available = await http(gw.url, 'GET', '/api/v1/merchant/purchase/available?game=csgo&full=true', { key: m.api_key, timeoutMs: 60_000 });
-    expect(available.status).toBe(200);
-    const listings = (available.body.data.items as { id: string }[]).map((i) => i.id);
+    const shop = await openShop(gw.url, 'External drill shop');
+    const m = shop.merchant;
 
     // Refusals, before the burst: no flag (the standard tools and the flag named); a directory
     // that is not the answering server's (another cluster on this machine).
@@ -78,38 +55,10 @@ describe('backup drill, external PostgreSQL', () => {
     expect(missing.code).toBe(1);
     expect(missing.err).toContain('cannot be read (ENOENT)');
 
-    // The burst: top-ups and purchases, each recorded once the gateway acknowledged it.
-    const topUps: string[] = [];
-    const purchases = new Map<string, number>();
-    let stopped = false;
-    let seq = 0;
-    const loops = [0, 1, 2, 3].map(async (i) => {
-      while (!stopped) {
-        try {
-          if (i % 2 === 0) {
-            const reference = `xdrill-t${++seq}`;
-            const r = await http(gw.url, 'POST', `/api/admin/merchants/${m.id}/top-ups`, { admin: true, body: { amount: 1.25, reference } });
-            if (r.status === 201) topUps.push(reference);
-          } else {
-            const asset = listings.pop();
-            if (!asset) return;
-            const tx = `xdrill-p${++seq}`;
-            const r = await http(gw.url, 'POST', '/api/v1/merchant/purchase', { key: m.api_key, body: { game: 'csgo', partner: 12345678, token: 'abcdefgh', asset_id: asset, merchant_tx_id: tx } });
-            if (r.status === 200) purchases.set(tx, r.body.data.id);
-          }
-        } catch {
-          await sleep(50);
-        }
-      }
-    });
-    await waitFor(() => topUps.length >= 10 && purchases.size >= 5, 60_000, 'the burst to be under way');
-
-    const topUpsBefore = [...topUps];
-    const purchasesBefore = new Map(purchases);
-    const backup = await cli({ DATABASE_URL: dbUrl }, 'backup', 'create', backupDir, '--server-data-dir', source.dir);
-    const acknowledgedDuring = topUps.length - topUpsBefore.length + purchases.size - purchasesBefore.size;
-    stopped = true;
-    await Promise.all(loops);
+    // The burst: top-ups and purchases, each recorded once the gateway acknowledged it; the
+    // backup taken while it goes on.
+    const drill = await backupDuringBurst(gw.url, shop, 'xdrill', () => cli({ DATABASE_URL: dbUrl }, 'backup', 'create', backupDir, '--server-data-dir', source.dir));
+    const { backup, topUpsBefore, purchasesBefore, acknowledgedDuring } = drill;
     expect(backup.code, backup.err).toBe(0);
     const manifest = JSON.parse(backup.out);
     console.log(`external backup: ${topUpsBefore.length} top-ups and ${purchasesBefore.size} purchases acknowledged before it, ${acknowledgedDuring} writes during it; ${manifest.files} files, ${manifest.bytes} bytes`);
@@ -142,20 +91,8 @@ describe('backup drill, external PostgreSQL', () => {
     const restoredUrl = restored.url('gateway');
     const gw2 = await ready(spawnGateway({ dataDir: path.join(root, 'gw-data-2'), port: await freePort(), env: { DATABASE_URL: restoredUrl } }));
     started.push(gw2);
-    const verify = await cli({ DATABASE_URL: restoredUrl }, 'ledger', 'verify');
-    expect(verify.code, verify.err).toBe(0);
-    expect(JSON.parse(verify.out)).toMatchObject({ ok: true, mismatches: [] });
-
-    const db = new pg.Client({ connectionString: restoredUrl });
-    await db.connect();
-    try {
-      const refs = new Set((await db.query('select reference from top_ups where merchant_id = $1', [m.id])).rows.map((r) => r.reference));
-      for (const ref of topUpsBefore) expect(refs.has(ref), `top-up ${ref}`).toBe(true);
-      const bought = new Map((await db.query('select merchant_tx_id, id::int8 as id from purchases where merchant_id = $1', [m.id])).rows.map((r) => [r.merchant_tx_id, Number(r.id)]));
-      for (const [tx, id] of purchasesBefore) expect(bought.get(tx), `purchase ${tx}`).toBe(id);
-    } finally {
-      await db.end();
-    }
+    await expectLedgerClean({ DATABASE_URL: restoredUrl });
+    await expectAcknowledgedWrites(restoredUrl, m.id, drill);
     expect((await http(gw2.url, 'POST', `/api/admin/merchants/${m.id}/top-ups`, { admin: true, body: { amount: 1, reference: 'after-restore' } })).status).toBe(201);
 
     // The path alone does not make the directory the server's: the restored server's directory
