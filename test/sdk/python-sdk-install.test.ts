@@ -4,19 +4,15 @@
 // as written, runs from the installed package against a sandbox gateway.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startTestGateway, type TestGateway } from '../helpers.js';
-import { startReceiver, type Receiver } from '../webhooks/receiver.js';
+import { describe, expect, it } from 'vitest';
+import { expectFirstRun, readmeExample, useInstallSandbox, writeCompletedDelivery } from './sdk-install-steps.js';
 
 const run = promisify(execFile);
 const SDK = path.resolve('sdk/python');
 
-let tmp: string;
-let gw: TestGateway;
-let rx: Receiver;
+const sandbox = useInstallSandbox('sdk-py-install-');
 
 /** Every file and folder under `dir`, relative, sorted. */
 async function listing(dir: string): Promise<string[]> {
@@ -24,19 +20,9 @@ async function listing(dir: string): Promise<string[]> {
   return entries.map((e) => path.relative(dir, path.join(e.parentPath, e.name)) + (e.isDirectory() ? '/' : '')).sort();
 }
 
-beforeAll(async () => {
-  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'sdk-py-install-'));
-  rx = await startReceiver();
-  gw = await startTestGateway();
-});
-afterAll(async () => {
-  await gw?.stop();
-  await rx?.close();
-  if (tmp) await fs.rm(tmp, { recursive: true, force: true });
-});
-
 describe('the Python SDK on a clean machine', () => {
   it('pip installs it into a fresh venv with no index, leaving its folder unchanged, and its README example runs from the install', async () => {
+    const { tmp, gw, rx } = sandbox;
     const before = await listing(SDK);
     expect(before).toContain('pyproject.toml');
 
@@ -65,30 +51,16 @@ describe('the Python SDK on a clean machine', () => {
     expect(await listing(SDK)).toEqual(before);
 
     // The README's python block, as written, in a project of its own, against the installed package.
-    const readme = await fs.readFile(path.join(SDK, 'README.md'), 'utf8');
-    const blocks = [...readme.matchAll(/```python\n([\s\S]*?)```/g)].map((m) => m[1]!);
-    expect(blocks).toHaveLength(1);
     const app = path.join(tmp, 'app');
     await fs.mkdir(app);
-    await fs.writeFile(path.join(app, 'example.py'), blocks[0]!);
+    await fs.writeFile(path.join(app, 'example.py'), await readmeExample(SDK, 'python'));
     const m = await gw.createMerchant({ name: 'README merchant', webhook_url: rx.url('/hook') });
     const env = { ...process.env, GATEWAY_URL: gw.url, GATEWAY_KEY: m.api_key, WEBHOOK_SECRET: m.webhook_secret, PYTHONDONTWRITEBYTECODE: '1' };
     const first = await run(py, ['example.py'], { cwd: app, env, timeout: 120_000 });
-    const dep = /^deposit (\d+) (\d+)$/m.exec(first.stdout);
-    expect(dep, first.stdout + first.stderr).not.toBeNull();
-    const row = await gw.ctx.db.selectFrom('deposits').select(['id', 'merchant_tx_id']).where('merchant_id', '=', m.id).executeTakeFirstOrThrow();
-    expect({ id: Number(row.id), tx: row.merchant_tx_id }).toEqual({ id: Number(dep![1]), tx: 'order-1' });
-    const raw = await (await fetch(`${gw.url}/api/v1/merchant/deposit/status?id=${dep![1]}`, { headers: { 'x-api-key': m.api_key } })).text();
-    expect(dep![2]).toBe(/"bot_platform_id":(\d+)/.exec(raw)![1]); // every digit of the 64-bit id
-    const cat = /^catalogue (\w+) (\d+)$/m.exec(first.stdout);
-    expect(cat![1]).toBe('False'); // the second read of page 1 was a 304
-    expect(Number(cat![2])).toBeGreaterThan(0);
+    const depositId = await expectFirstRun(gw, m, first, 'False');
 
     // Its webhook handler verifies a real delivery (the module runs again on import: order-1 now meets a 409).
-    const accepted = await gw.merchant(m.api_key, 'POST', `/sandbox/deposit/${dep![1]}/accept`, { hold: false });
-    expect(accepted.status).toBe(200);
-    const delivered = await eventually(async () => rx.received.find((r) => r.body?.trade_id === Number(dep![1]) && r.body?.status === 'completed'), 30_000);
-    await fs.writeFile(path.join(app, 'delivery.json'), JSON.stringify({ raw: delivered.raw, headers: delivered.headers }));
+    await writeCompletedDelivery(sandbox, m.api_key, depositId, app);
     const driver = [
       'import json, skin_gateway, example',
       'd = json.load(open("delivery.json"))',
@@ -102,7 +74,7 @@ describe('the Python SDK on a clean machine', () => {
     ].join('\n');
     const second = await run(py, ['-c', driver], { cwd: app, env, timeout: 120_000 });
     expect(second.stdout).toContain('merchant_tx_id already used: adopt the existing deposit');
-    expect(JSON.parse(/^event (.*)$/m.exec(second.stdout)![1]!)).toEqual({ kind: 'deposit', trade_id: Number(dep![1]) });
+    expect(JSON.parse(/^event (.*)$/m.exec(second.stdout)![1]!)).toEqual({ kind: 'deposit', trade_id: depositId });
     expect(/^from (.*)$/m.exec(second.stdout)![1]!.startsWith(venv)).toBe(true); // the installed copy, not the source
     expect(second.stdout).toMatch(/^forged refused$/m);
 

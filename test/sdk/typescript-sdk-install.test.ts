@@ -4,12 +4,10 @@
 // and its README example type-checks there as written and runs against a sandbox gateway.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startTestGateway, type TestGateway } from '../helpers.js';
-import { startReceiver, type Receiver } from '../webhooks/receiver.js';
+import { describe, expect, it } from 'vitest';
+import { expectFirstRun, readmeExample, useInstallSandbox, writeCompletedDelivery } from './sdk-install-steps.js';
 
 const run = promisify(execFile);
 const ROOT = path.resolve('.');
@@ -18,31 +16,11 @@ const TSC = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 // npm without the gateway's own configuration or a user's (a clean machine's defaults).
 const npmEnv = { ...process.env, npm_config_userconfig: '/dev/null', npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
 
-let tmp: string;
-let gw: TestGateway;
-let rx: Receiver;
-
-/** The README's ```ts block, as written. */
-async function readmeExample(): Promise<string> {
-  const readme = await fs.readFile(path.join(SDK, 'README.md'), 'utf8');
-  const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
-  expect(blocks).toHaveLength(1);
-  return blocks[0]!;
-}
-
-beforeAll(async () => {
-  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'sdk-ts-install-'));
-  rx = await startReceiver();
-  gw = await startTestGateway();
-});
-afterAll(async () => {
-  await gw?.stop();
-  await rx?.close();
-  if (tmp) await fs.rm(tmp, { recursive: true, force: true });
-});
+const sandbox = useInstallSandbox('sdk-ts-install-');
 
 describe('the TypeScript SDK on a clean machine', () => {
   it('packs from a copy of its folder, installs offline from the tarball into an empty project, and its README example type-checks and runs', async () => {
+    const { tmp, gw, rx } = sandbox;
     // A copy of the SDK's committed files only (no dist/, no node_modules of a previous build).
     const copy = path.join(tmp, 'sdk');
     const tracked = (await run('git', ['ls-files', '-z', '.'], { cwd: SDK })).stdout.split('\0').filter(Boolean);
@@ -75,7 +53,7 @@ describe('the TypeScript SDK on a clean machine', () => {
 
     // The README example, as written, type-checks (strict, the SDK's .d.ts checked too) with the
     // gateway's TypeScript; Node's types are the gateway's @types/node.
-    await fs.writeFile(path.join(app, 'example.ts'), await readmeExample());
+    await fs.writeFile(path.join(app, 'example.ts'), await readmeExample(SDK, 'ts'));
     await fs.writeFile(
       path.join(app, 'tsconfig.json'),
       JSON.stringify({
@@ -94,21 +72,10 @@ describe('the TypeScript SDK on a clean machine', () => {
     const m = await gw.createMerchant({ name: 'README merchant', webhook_url: rx.url('/hook') });
     const env = { ...process.env, GATEWAY_URL: gw.url, GATEWAY_KEY: m.api_key, WEBHOOK_SECRET: m.webhook_secret };
     const first = await run(process.execPath, ['example.js'], { cwd: app, env, timeout: 120_000 });
-    const dep = /^deposit (\d+) (\d+)$/m.exec(first.stdout);
-    expect(dep, first.stdout).not.toBeNull();
-    const row = await gw.ctx.db.selectFrom('deposits').select(['id', 'merchant_tx_id']).where('merchant_id', '=', m.id).executeTakeFirstOrThrow();
-    expect({ id: Number(row.id), tx: row.merchant_tx_id }).toEqual({ id: Number(dep![1]), tx: 'order-1' });
-    const raw = await (await fetch(`${gw.url}/api/v1/merchant/deposit/status?id=${dep![1]}`, { headers: { 'x-api-key': m.api_key } })).text();
-    expect(dep![2]).toBe(/"bot_platform_id":(\d+)/.exec(raw)![1]); // every digit of the 64-bit id
-    const cat = /^catalogue (\w+) (\d+)$/m.exec(first.stdout);
-    expect(cat![1]).toBe('false'); // the second read of page 1 was a 304
-    expect(Number(cat![2])).toBeGreaterThan(0);
+    const depositId = await expectFirstRun(gw, m, first, 'false');
 
     // Its webhook handler verifies a real delivery (the module runs again on import: order-1 now meets a 409).
-    const accepted = await gw.merchant(m.api_key, 'POST', `/sandbox/deposit/${dep![1]}/accept`, { hold: false });
-    expect(accepted.status).toBe(200);
-    const delivered = await eventually(async () => rx.received.find((r) => r.body?.trade_id === Number(dep![1]) && r.body?.status === 'completed'), 30_000);
-    await fs.writeFile(path.join(app, 'delivery.json'), JSON.stringify({ raw: delivered.raw, headers: delivered.headers }));
+    await writeCompletedDelivery(sandbox, m.api_key, depositId, app);
     const driver = `import fs from 'node:fs'; import { onWebhook } from './example.js';
       const d = JSON.parse(fs.readFileSync('delivery.json', 'utf8'));
       const ev = onWebhook(Buffer.from(d.raw), d.headers);
@@ -116,7 +83,7 @@ describe('the TypeScript SDK on a clean machine', () => {
       try { onWebhook(Buffer.from(d.raw.replace('completed', 'completeD')), d.headers); console.log('forged accepted'); } catch (e) { console.log('forged ' + e.name); }`;
     const second = await run(process.execPath, ['--input-type=module', '-e', driver], { cwd: app, env, timeout: 120_000 });
     expect(second.stdout).toContain('merchant_tx_id already used: adopt the existing deposit');
-    expect(JSON.parse(/^event (.*)$/m.exec(second.stdout)![1]!)).toEqual({ kind: 'deposit', trade_id: Number(dep![1]) });
+    expect(JSON.parse(/^event (.*)$/m.exec(second.stdout)![1]!)).toEqual({ kind: 'deposit', trade_id: depositId });
     expect(second.stdout).toMatch(/^forged WebhookVerificationError$/m);
   }, 300_000);
 });
