@@ -41,6 +41,45 @@ async function lockedJob(worker: string, lockedAgo: string): Promise<string> {
 const lockOf = async (id: string) =>
   (await gw.ctx.pool.query('select locked_by from graphile_worker._private_jobs where id = $1', [id])).rows[0].locked_by as string | null;
 
+type Pool = TestGateway['ctx']['pool'];
+interface JobLock {
+  locked_by: string | null;
+  locked_at: Date | null;
+}
+
+/** Queues the slow job and waits until it runs, locked; `lock` reads its lock now, `taken` is the lock it was run under. */
+async function runSlowJob(pool: Pool): Promise<{ id: string; lock: () => Promise<JobLock>; taken: JobLock }> {
+  const { rows } = await pool.query(`select id::text from graphile_worker.add_job('trust_slow_job', '{}'::json)`);
+  const id: string = rows[0].id;
+  const lock = async () => (await pool.query<JobLock>('select locked_by, locked_at from graphile_worker._private_jobs where id = $1', [id])).rows[0]!;
+  await eventually(async () => slowRuns === 1 && (await lock()).locked_by !== null, 10_000);
+  return { id, lock, taken: await lock() };
+}
+
+/** Waits until `sql` (heartbeats, as column t) has returned three different ones. */
+async function threeCheckIns(pool: Pool, sql: string, params: unknown[]): Promise<void> {
+  const seen = new Set<string>();
+  await eventually(async () => {
+    const { rows: beats } = await pool.query(sql, params);
+    for (const b of beats) seen.add(b.t);
+    return seen.size >= 3;
+  }, 10_000);
+}
+
+/** The job still holds the lock it was run under, and has run once. */
+async function expectLockKept(job: { lock: () => Promise<JobLock>; taken: JobLock }): Promise<void> {
+  const now = await job.lock();
+  expect(now.locked_by).toBe(job.taken.locked_by);
+  expect(now.locked_at?.getTime()).toBe(job.taken.locked_at?.getTime());
+  expect(slowRuns).toBe(1);
+}
+
+/** Once let end, the job is done and gone, and it ran once. */
+async function expectDoneOnce(pool: Pool, id: string): Promise<void> {
+  await eventually(async () => (await pool.query('select 1 from graphile_worker._private_jobs where id = $1', [id])).rowCount === 0, 10_000);
+  expect(slowRuns).toBe(1);
+}
+
 describe('job locks of dead workers', () => {
   it('unlocks a dead worker\'s job, keeps a live worker\'s and a fresh lock', async () => {
     await gw.ctx.pool.query(`insert into worker_heartbeats (worker_id, instance_id) values ('worker-alive', 'elsewhere')`);
@@ -69,34 +108,22 @@ describe('job locks of dead workers', () => {
 describe('job locks of live workers', () => {
   it('a job running longer than the timeout on this instance\'s worker keeps its lock and runs once', async () => {
     armSlow();
-    const { rows } = await gw.ctx.pool.query(`select id::text from graphile_worker.add_job('trust_slow_job', '{}'::json)`);
-    const id: string = rows[0].id;
-    const lock = async () =>
-      (await gw.ctx.pool.query<{ locked_by: string | null; locked_at: Date | null }>('select locked_by, locked_at from graphile_worker._private_jobs where id = $1', [id])).rows[0];
     try {
-      await eventually(async () => slowRuns === 1 && (await lock()).locked_by !== null, 10_000);
-      const taken = await lock();
+      const job = await runSlowJob(gw.ctx.pool);
       // Wait until this instance's reaper has checked in three times after the lock became older
       // than the timeout (a tick checks in, then unlocks what it finds dead; the next starts after
       // it ended): a lock wrongly taken would be gone, and the job run again, by then.
-      const seen = new Set<string>();
-      await eventually(async () => {
-        const { rows: beats } = await gw.ctx.pool.query(
-          `select heartbeat_at::text as t from worker_heartbeats where instance_id <> 'elsewhere' and heartbeat_at > $1::timestamptz + interval '2 seconds'`,
-          [taken.locked_at],
-        );
-        for (const b of beats) seen.add(b.t);
-        return seen.size >= 3;
-      }, 10_000);
-      const now = await lock();
-      expect(now.locked_by).toBe(taken.locked_by);
-      expect(now.locked_at?.getTime()).toBe(taken.locked_at?.getTime());
-      expect(slowRuns).toBe(1);
+      await threeCheckIns(
+        gw.ctx.pool,
+        `select heartbeat_at::text as t from worker_heartbeats where instance_id <> 'elsewhere' and heartbeat_at > $1::timestamptz + interval '2 seconds'`,
+        [job.taken.locked_at],
+      );
+      await expectLockKept(job);
+      endSlow();
+      await expectDoneOnce(gw.ctx.pool, job.id);
     } finally {
       endSlow();
     }
-    await eventually(async () => (await gw.ctx.pool.query('select 1 from graphile_worker._private_jobs where id = $1', [id])).rowCount === 0, 10_000);
-    expect(slowRuns).toBe(1);
   });
 });
 
@@ -108,12 +135,7 @@ describe('job locks of a stopping instance', () => {
     let b: TestGateway | undefined;
     let stopping: Promise<void> | undefined;
     try {
-      const { rows } = await a.ctx.pool.query(`select id::text from graphile_worker.add_job('trust_slow_job', '{}'::json)`);
-      const id: string = rows[0].id;
-      const lock = async () =>
-        (await a.ctx.pool.query<{ locked_by: string | null; locked_at: Date | null }>('select locked_by, locked_at from graphile_worker._private_jobs where id = $1', [id])).rows[0];
-      await eventually(async () => slowRuns === 1 && (await lock()).locked_by !== null, 10_000);
-      const taken = await lock();
+      const job = await runSlowJob(a.ctx.pool);
       b = await startTestGateway({ JOB_LOCK_TIMEOUT_MS: '1000' }, { databaseUrl: a.databaseUrl });
       const bPool = b.ctx.pool;
       const shuttingDown = new Promise<void>((resolve) => a.worker!.events.once('pool:gracefulShutdown', () => resolve()));
@@ -121,26 +143,18 @@ describe('job locks of a stopping instance', () => {
       await shuttingDown; // A's worker now waits for the job to end
       // B's reaper checks in three times after that, and after the lock is older than the timeout
       // (a tick checks in, then unlocks what it finds dead; the next starts after it ended).
-      const { rows: t0 } = await bPool.query(`select greatest(now(), $1::timestamptz + interval '2 seconds') as t`, [taken.locked_at]);
-      const seen = new Set<string>();
-      await eventually(async () => {
-        const { rows: beats } = await bPool.query(
-          `select h.heartbeat_at::text as t from worker_heartbeats h
-            where h.heartbeat_at > $1 and h.instance_id is distinct from
-              (select instance_id from worker_heartbeats where worker_id = $2)`,
-          [t0[0].t, taken.locked_by],
-        );
-        for (const r of beats) seen.add(r.t);
-        return seen.size >= 3;
-      }, 10_000);
-      const now = await lock();
-      expect(now.locked_by).toBe(taken.locked_by);
-      expect(now.locked_at?.getTime()).toBe(taken.locked_at?.getTime());
-      expect(slowRuns).toBe(1);
+      const { rows: t0 } = await bPool.query(`select greatest(now(), $1::timestamptz + interval '2 seconds') as t`, [job.taken.locked_at]);
+      await threeCheckIns(
+        bPool,
+        `select h.heartbeat_at::text as t from worker_heartbeats h
+          where h.heartbeat_at > $1 and h.instance_id is distinct from
+            (select instance_id from worker_heartbeats where worker_id = $2)`,
+        [t0[0].t, job.taken.locked_by],
+      );
+      await expectLockKept(job);
       endSlow();
       await stopping;
-      await eventually(async () => (await bPool.query('select 1 from graphile_worker._private_jobs where id = $1', [id])).rowCount === 0, 10_000);
-      expect(slowRuns).toBe(1);
+      await expectDoneOnce(bPool, job.id);
     } finally {
       endSlow();
       await (stopping ?? a.stop()).catch(() => {});
