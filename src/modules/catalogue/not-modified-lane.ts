@@ -14,7 +14,7 @@ import { isGame, type Game } from '../../domain/games.js';
 import { sha256Hex } from '../../domain/secrets.js';
 import { merchantRefusal } from '../merchants/auth.js';
 import { headersOf, type Decision } from '../../http/rate-limit.js';
-import type { MerchantRow } from '../merchants/merchant-repo.js';
+import type { MerchantRow } from '../../db/tables/merchants.js';
 import type { KeyCache } from '../merchants/key-cache.js';
 import type { AvailableQuery, MerchantPricing } from './catalogue-views.js';
 

@@ -13,7 +13,7 @@ import type { Clock } from '../../domain/clock.js';
 import { conflictDuplicate, notFound, validationError, type AppError, type FieldError } from '../../domain/errors.js';
 import type { Game } from '../../domain/games.js';
 import { millsToUsd, sumMills } from '../../domain/money.js';
-import type { MerchantRow } from '../merchants/merchant-repo.js';
+import type { MerchantRow } from '../../db/tables/merchants.js';
 import type { PricingService } from '../pricing/pricing-service.js';
 import { assertWebhookTarget } from '../webhooks/target.js';
 import * as repo from './deposit-repo.js';

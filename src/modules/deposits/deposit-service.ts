@@ -10,7 +10,7 @@ import type { Db } from '../../db/database.js';
 import type { Clock } from '../../domain/clock.js';
 import { notFound, validationError } from '../../domain/errors.js';
 import type { TradingPlatform } from '../../platform/port.js';
-import type { MerchantRow } from '../merchants/merchant-repo.js';
+import type { MerchantRow } from '../../db/tables/merchants.js';
 import type { PricingService } from '../pricing/pricing-service.js';
 import { createCommitStage } from './commit.js';
 import * as repo from './deposit-repo.js';

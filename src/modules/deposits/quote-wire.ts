@@ -6,7 +6,7 @@
 // the quote's stored lines are packed (quote-pack.ts).
 import type { Game } from '../../domain/games.js';
 import { millsToUsd } from '../../domain/money.js';
-import type { MerchantRow } from '../merchants/merchant-repo.js';
+import type { MerchantRow } from '../../db/tables/merchants.js';
 import type { PricedItem, PricingService, Quote } from '../pricing/pricing-service.js';
 import { LINE_BYTES, packedLine } from './quote-pack.js';
 

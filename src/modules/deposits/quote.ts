@@ -9,7 +9,7 @@ import { forbidden, validationError } from '../../domain/errors.js';
 import { MoneyError, millsToUsd, sumMills } from '../../domain/money.js';
 import type { PlatformItem, PlatformUser, TradingPlatform } from '../../platform/port.js';
 import type { SnapshotItem } from '../../db/tables/deposits.js';
-import type { MerchantRow } from '../merchants/merchant-repo.js';
+import type { MerchantRow } from '../../db/tables/merchants.js';
 import type { PricingService, Quote } from '../pricing/pricing-service.js';
 import * as repo from './deposit-repo.js';
 import { callPlatform } from './deposit-platform.js';

@@ -9,7 +9,7 @@ import { conflictDuplicate, validationError, type FieldError } from '../../domai
 import { isUniqueViolation } from '../../db/database.js';
 import type { TradingPlatform } from '../../platform/port.js';
 import { callPlatform } from '../deposits/deposit-platform.js';
-import type { MerchantRow } from '../merchants/merchant-repo.js';
+import type { MerchantRow } from '../../db/tables/merchants.js';
 import { assertWebhookTarget } from '../webhooks/target.js';
 import { insertIntent } from './intent-repo.js';
 import type { CreateIntentBody } from './intent-schemas.js';

@@ -1,9 +1,10 @@
 import { sql } from 'kysely';
 import type { Db, Trx } from '../../db/database.js';
 import type { MerchantsTable } from '../../db/types.js';
-import type { Selectable, Updateable } from 'kysely';
+import type { Updateable } from 'kysely';
 
-export type MerchantRow = Selectable<MerchantsTable>;
+import type { MerchantRow } from '../../db/tables/merchants.js';
+export type { MerchantRow };
 
 export async function insertMerchant(
   trx: Trx,

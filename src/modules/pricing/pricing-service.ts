@@ -9,7 +9,7 @@ import { noteDatabaseError } from '../../db/outage.js';
 import { GAMES, isGame, type Game } from '../../domain/games.js';
 import { AppError } from '../../domain/errors.js';
 import { applyRate } from '../../domain/money.js';
-import type { MerchantRow } from '../merchants/merchant-repo.js';
+import type { MerchantRow } from '../../db/tables/merchants.js';
 import { createPriceEngine, type ItemPrice } from './price-engine.js';
 import type { Basis, Flag, PriceRules } from './reference-price.js';
 import * as repo from './price-repo.js';
