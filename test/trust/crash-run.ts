@@ -12,7 +12,7 @@ import pg from 'pg';
 import { embeddedUrl, freePort } from '../../src/db/embedded.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
 import { balanceAgainstRecords, TERMINAL } from './books.js';
-import { http, processesWith, ready, spawnGateway, waitFor, type GatewayProcess } from './gateway-process.js';
+import { http, processesWith, ready, SHORT_TIMERS, spawnGateway, waitFor, type GatewayProcess } from './gateway-process.js';
 
 export interface CrashOptions {
   cycles: number;
@@ -32,17 +32,7 @@ export interface CycleResult {
 }
 
 /** Short timers so records left mid-flight by a kill end within seconds. */
-const TIMERS = {
-  OFFER_TTL_SECONDS: '4',
-  HOLD_SECONDS_CSGO: '2',
-  WEBHOOK_RETRY_SCHEDULE: '0,1,1,1,1,1,1,1,1,1,1,1',
-  WEBHOOK_TIMEOUT_MS: '3000',
-  WEBHOOK_LEASE_MARGIN_MS: '500',
-  WEBHOOK_SWEEP_INTERVAL_MS: '500',
-  WORKER_CONCURRENCY: '8',
-  JOB_LOCK_TIMEOUT_MS: '3000',
-  DEPOSIT_TIMEOUT_MS: '2000',
-};
+const TIMERS = { ...SHORT_TIMERS, WORKER_CONCURRENCY: '8' };
 const TOKEN = 'abcdefgh';
 
 interface Acked {

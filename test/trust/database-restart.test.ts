@@ -20,21 +20,11 @@ import { embeddedUrl, freePort } from '../../src/db/embedded.js';
 import { freshDatabase, startTestGateway, type TestGateway } from '../helpers.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
 import { balanceAgainstRecords, TERMINAL } from './books.js';
-import { http, PROCESS_ADMIN_TOKEN, processesWith, ready, spawnGateway, waitFor, type GatewayProcess } from './gateway-process.js';
+import { http, PROCESS_ADMIN_TOKEN, processesWith, ready, SHORT_TIMERS, spawnGateway, waitFor, type GatewayProcess } from './gateway-process.js';
 import { createDatabase, createPgServer, startTcpProxy, type PgServer } from './pg-server.js';
 
 /** Short timers, so records left mid-flight end within seconds once the database is back. */
-const TIMERS = {
-  OFFER_TTL_SECONDS: '4',
-  HOLD_SECONDS_CSGO: '2',
-  WEBHOOK_RETRY_SCHEDULE: '0,1,1,1,1,1,1,1,1,1,1,1',
-  WEBHOOK_TIMEOUT_MS: '3000',
-  WEBHOOK_LEASE_MARGIN_MS: '500',
-  WEBHOOK_SWEEP_INTERVAL_MS: '500',
-  JOB_LOCK_TIMEOUT_MS: '3000',
-  DEPOSIT_TIMEOUT_MS: '2000',
-  SANDBOX_CATALOGUE_SIZE: '300',
-};
+const TIMERS = { ...SHORT_TIMERS, SANDBOX_CATALOGUE_SIZE: '300' };
 const TOKEN = 'abcdefgh';
 /** What a client waits for an answer: past it the request counts as hung. */
 const CLIENT_TIMEOUT_MS = 25_000;
@@ -251,6 +241,36 @@ function sha256(s: string): string {
   return crypto.createHash('sha256').update(s).digest('hex');
 }
 
+/** The log has no error line, and one line when the database went away and one when it came back. */
+function expectOneOutage(lines: { level: number; msg: string }[]) {
+  const o = outageLines(lines);
+  expect(o.errors).toEqual([]);
+  expect(o.away).toBe(1);
+  expect(o.back).toBe(1);
+}
+
+/**
+ * Two in-process gateways on `dbUrl` under load while `disrupt` takes the database away: every
+ * answer is 2xx or 503 (some met the outage), a rotated key reaches the other instance (its LISTEN
+ * is back), every acknowledged write is there and the books balance, and each log has one outage.
+ */
+async function twoInstancesThroughOutage(dbUrl: string, tag: string, disrupt: () => Promise<void>) {
+  const receiver = await startReceiver();
+  cleanups.push(() => receiver.close());
+  const A = await gateway(dbUrl);
+  const B = await gateway(dbUrl);
+  const { merchant, listings } = await setUpMerchant(A.gw.url, receiver);
+  const acked: Acked = { topUps: new Map([['initial', 1_000_000_000]]), purchases: new Map(), deposits: new Map() };
+
+  const answers = await disruptUnderLoad([A.gw.url, B.gw.url], merchant, listings, acked, tag, disrupt);
+  expect(expectOnlySuccessOr503(answers)).toBeGreaterThan(0); // the disruption was met under load
+
+  const key = await rotationReachesOtherInstance(A.gw, B.gw, merchant.id, merchant.api_key);
+  merchant.api_key = key;
+  await verify(dbUrl, A.gw.url, merchant.id, acked, receiver);
+  for (const { lines } of [A, B]) expectOneOutage(lines);
+}
+
 describe('the database restarts under the gateway', () => {
   it('external PostgreSQL, pg_ctl restart -m fast under load on two instances: 2xx or 503 + Retry-After, recovery, nothing lost, LISTEN back', async () => {
     const root = await tempRoot('gw-dbrestart-');
@@ -258,26 +278,7 @@ describe('the database restarts under the gateway', () => {
     await server.start();
     cleanups.push(() => server.stop('immediate'));
     const dbUrl = await createDatabase(server, 'gateway');
-    const receiver = await startReceiver();
-    cleanups.push(() => receiver.close());
-    const A = await gateway(dbUrl);
-    const B = await gateway(dbUrl);
-    const { merchant, listings } = await setUpMerchant(A.gw.url, receiver);
-    const acked: Acked = { topUps: new Map([['initial', 1_000_000_000]]), purchases: new Map(), deposits: new Map() };
-
-    const answers = await disruptUnderLoad([A.gw.url, B.gw.url], merchant, listings, acked, 'r1', () => server.restartFast());
-    expect(expectOnlySuccessOr503(answers)).toBeGreaterThan(0); // the restart was met under load
-
-    const key = await rotationReachesOtherInstance(A.gw, B.gw, merchant.id, merchant.api_key);
-    merchant.api_key = key;
-    await verify(dbUrl, A.gw.url, merchant.id, acked, receiver);
-
-    for (const { lines } of [A, B]) {
-      const o = outageLines(lines);
-      expect(o.errors).toEqual([]);
-      expect(o.away).toBe(1);
-      expect(o.back).toBe(1);
-    }
+    await twoInstancesThroughOutage(dbUrl, 'r1', () => server.restartFast());
   }, 300_000);
 
   it('failover: the primary killed, a synchronous standby promoted behind the same address; two instances recover, nothing acknowledged is lost', async () => {
@@ -292,14 +293,7 @@ describe('the database restarts under the gateway', () => {
     const proxy = await startTcpProxy(primary.port);
     cleanups.push(() => proxy.close());
     const dbUrl = `postgres://postgres@127.0.0.1:${proxy.port}/gateway`;
-    const receiver = await startReceiver();
-    cleanups.push(() => receiver.close());
-    const A = await gateway(dbUrl);
-    const B = await gateway(dbUrl);
-    const { merchant, listings } = await setUpMerchant(A.gw.url, receiver);
-    const acked: Acked = { topUps: new Map([['initial', 1_000_000_000]]), purchases: new Map(), deposits: new Map() };
-
-    const answers = await disruptUnderLoad([A.gw.url, B.gw.url], merchant, listings, acked, 'f1', async () => {
+    await twoInstancesThroughOutage(dbUrl, 'f1', async () => {
       // The primary's machine is gone: its postmaster killed, every connection to it cut.
       process.kill(await primary.postmasterPid(), 'SIGKILL');
       proxy.dropAll();
@@ -307,17 +301,6 @@ describe('the database restarts under the gateway', () => {
       await standby.promote();
       proxy.switchTo(standby.port);
     });
-    expect(expectOnlySuccessOr503(answers)).toBeGreaterThan(0);
-
-    const key = await rotationReachesOtherInstance(A.gw, B.gw, merchant.id, merchant.api_key);
-    merchant.api_key = key;
-    await verify(dbUrl, A.gw.url, merchant.id, acked, receiver);
-    for (const { lines } of [A, B]) {
-      const o = outageLines(lines);
-      expect(o.errors).toEqual([]);
-      expect(o.away).toBe(1);
-      expect(o.back).toBe(1);
-    }
   }, 300_000);
 
   it('a LISTEN connection left half-open (nothing passes, nobody is told) is found by its heartbeat: the other instance then refuses a rotated key', async () => {
@@ -370,10 +353,7 @@ describe('the database restarts under the gateway', () => {
 
     await verify((await embeddedUrl(dataDir))!, g.url, merchant.id, acked, receiver);
     const lines = g.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { level: number; msg: string });
-    const o = outageLines(lines);
-    expect(o.errors).toEqual([]);
-    expect(o.away).toBe(1);
-    expect(o.back).toBe(1);
+    expectOneOutage(lines);
     expect(g.child.exitCode).toBeNull(); // it kept running
   }, 300_000);
 });

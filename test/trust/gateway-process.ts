@@ -5,6 +5,18 @@ import { readFileSync, readdirSync } from 'node:fs';
 
 export const PROCESS_ADMIN_TOKEN = 'trust-admin-token-0123456789abcdef';
 
+/** Short timers, so records left mid-flight (by a kill, or a database gone away) end within seconds. */
+export const SHORT_TIMERS = {
+  OFFER_TTL_SECONDS: '4',
+  HOLD_SECONDS_CSGO: '2',
+  WEBHOOK_RETRY_SCHEDULE: '0,1,1,1,1,1,1,1,1,1,1,1',
+  WEBHOOK_TIMEOUT_MS: '3000',
+  WEBHOOK_LEASE_MARGIN_MS: '500',
+  WEBHOOK_SWEEP_INTERVAL_MS: '500',
+  JOB_LOCK_TIMEOUT_MS: '3000',
+  DEPOSIT_TIMEOUT_MS: '2000',
+} as const;
+
 export interface GatewayProcess {
   child: ChildProcess;
   pid: number;
