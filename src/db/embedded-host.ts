@@ -127,23 +127,31 @@ async function socketLock(dataDir: string): Promise<DataDirLock> {
         server?.close();
         throw accessError(err, dataDir);
       });
-      let released = false;
-      const release = () => {
-        if (released) return;
-        released = true;
-        process.off('exit', release);
-        try {
-          if (readFileSync(file, 'utf8') === mine) unlinkSync(file);
-        } catch {
-          /* already gone */
-        }
-        server?.close();
-      };
-      process.on('exit', release);
-      return { release };
+      return heldLock(file, mine, server);
     }
     await sleep(100);
   }
+}
+
+/**
+ * The lock once taken: released once, at the latest when the process exits, by removing `file`
+ * if it still names this process (`mine`; a later holder's file stays) and closing `server`.
+ */
+function heldLock(file: string, mine: string, server?: net.Server): DataDirLock {
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    process.off('exit', release);
+    try {
+      if (readFileSync(file, 'utf8') === mine) unlinkSync(file);
+    } catch {
+      /* already gone */
+    }
+    server?.close();
+  };
+  process.on('exit', release);
+  return { release };
 }
 
 async function fileLock(dataDir: string): Promise<DataDirLock> {
@@ -152,19 +160,7 @@ async function fileLock(dataDir: string): Promise<DataDirLock> {
   for (let attempt = 0; attempt < 5; attempt++) {
     try {
       await fs.writeFile(file, mine, { flag: 'wx', mode: 0o644 });
-      let released = false;
-      const release = () => {
-        if (released) return;
-        released = true;
-        process.off('exit', release);
-        try {
-          if (readFileSync(file, 'utf8') === mine) unlinkSync(file);
-        } catch {
-          /* already gone */
-        }
-      };
-      process.on('exit', release);
-      return { release };
+      return heldLock(file, mine);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw accessError(err, dataDir);
     }

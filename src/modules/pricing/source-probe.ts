@@ -3,6 +3,7 @@
 // (PRICE_ITEM_MAX_AGE_SECONDS). The Steam guard is asked about one name another source priced.
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
+import type { PriceProbe } from '../admin/preflight.js';
 import { withDeadline } from '../../domain/deadline.js';
 import type { Game } from '../../domain/games.js';
 import { csfloatSource } from './sources/csfloat.js';
@@ -11,16 +12,8 @@ import { skinportSource } from './sources/skinport.js';
 import type { PriceSource, SourceReading } from './sources/source.js';
 import { steamMarketSource } from './sources/steam-market.js';
 
-export interface SourceProbe {
-  id: string;
-  /** the setting that turns the source on */
-  setting: string;
-  role: 'market' | 'guard';
-  error?: string;
-  readings: number;
-  fresh: number;
-  /** ms since the epoch */
-  newestAsOf?: number;
+/** One source's answer, as the doctor's price-source rule takes it (admin/preflight.ts), its games typed. */
+export interface SourceProbe extends PriceProbe {
   games: Game[];
 }
 
