@@ -27,7 +27,6 @@ export const KNOWN_REPO_IMPORTS: string[] = [
   'modules/deposits/offer.ts → modules/accounts/accounts-repo.ts',
   'modules/deposits/offer.ts → modules/catalogue/catalogue-repo.ts',
   'modules/deposits/offer.ts → modules/ledger/ledger-repo.ts',
-  'modules/events/events-repo.ts → modules/webhooks/webhook-repo.ts',
   'modules/events/events-service.ts → modules/webhooks/webhook-repo.ts',
   'modules/hosted-page/hosted-service.ts → modules/merchants/merchant-repo.ts',
   'modules/mail/letters.ts → modules/accounts/accounts-repo.ts',

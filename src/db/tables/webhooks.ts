@@ -1,6 +1,6 @@
 // Kysely table types of the webhooks feature (migration 004_webhooks.sql); DB in ../types.ts is
 // the union of every feature's tables.
-import type { Generated } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 import type { Timestamp } from '../columns.js';
 
 export type WebhookState = 'pending' | 'delivered' | 'exhausted';
@@ -49,3 +49,7 @@ export interface WebhookTables {
   webhook_events: WebhookEventsTable;
   webhook_attempts: WebhookAttemptsTable;
 }
+
+/** The rows as read: the events feature lists them too, and takes their types from here. */
+export type WebhookEventRow = Selectable<WebhookEventsTable>;
+export type WebhookAttemptRow = Selectable<WebhookAttemptsTable>;

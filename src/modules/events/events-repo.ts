@@ -1,6 +1,6 @@
 // SQL of the events API: a merchant's webhook events (the webhook feature's tables, read only).
 import type { Db } from '../../db/database.js';
-import type { WebhookEventRow } from '../webhooks/webhook-repo.js';
+import type { WebhookEventRow } from '../../db/tables/webhooks.js';
 
 export interface EventFilter {
   limit: number;

@@ -6,7 +6,8 @@ import type { Db } from '../../db/database.js';
 import { isoUtc } from '../../domain/clock.js';
 import { notFound } from '../../domain/errors.js';
 import { webhookId } from '../webhooks/signing.js';
-import { attemptsOf, type WebhookAttemptRow, type WebhookEventRow } from '../webhooks/webhook-repo.js';
+import type { WebhookAttemptRow, WebhookEventRow } from '../../db/tables/webhooks.js';
+import { attemptsOf } from '../webhooks/webhook-repo.js';
 import * as repo from './events-repo.js';
 
 export interface ListEventsInput {

@@ -1,11 +1,10 @@
 // SQL of the webhook feature: events (the outbox rows) and their attempts.
 import pg from 'pg';
-import { sql, type Selectable } from 'kysely';
+import { sql } from 'kysely';
 import type { Db, Trx } from '../../db/database.js';
-import type { WebhookAttemptsTable, WebhookEventsTable, WebhookState } from '../../db/tables/webhooks.js';
+import type { WebhookAttemptRow, WebhookEventRow, WebhookState } from '../../db/tables/webhooks.js';
 
-export type WebhookEventRow = Selectable<WebhookEventsTable>;
-export type WebhookAttemptRow = Selectable<WebhookAttemptsTable>;
+export type { WebhookAttemptRow, WebhookEventRow };
 
 export function findEvent(db: Db | Trx, id: number): Promise<WebhookEventRow | undefined> {
   return db.selectFrom('webhook_events').selectAll().where('id', '=', id).executeTakeFirst();
