@@ -3,7 +3,7 @@
 // merchant in the WHERE, the same answer as the general query.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, createPool, type Db } from '../../src/db/database.js';
-import { getBalance } from '../../src/modules/ledger/ledger-repo.js';
+import { getBalance } from '../../src/modules/ledger/ledger-moves.js';
 import { findPurchase, findPurchaseWire, PURCHASE_WIRE_COLUMNS } from '../../src/modules/purchases/purchase-repo.js';
 import { DEPOSIT_STATUS_COLUMNS, findDepositStatus, findMerchantDeposit } from '../../src/modules/deposits/deposit-repo.js';
 import { startTestGateway, type TestGateway } from '../helpers.js';

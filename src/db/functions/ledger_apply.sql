@@ -6,7 +6,7 @@
 --                for it — or earlier in this call): nothing done, the movement is a no-op;
 --   'refused'    the balance would go below zero (available or hold), or the merchant has no
 --                balances row: nothing done for it.
--- Callers: applyMovement (src/modules/ledger/ledger-repo.ts: one movement in the caller's
+-- Callers: applyMovement (src/modules/ledger/ledger-moves.ts: one movement in the caller's
 -- transaction), purchase_create_batch and deposit_transition_batch (the movements of a batch).
 -- Locks: the merchants' balances rows in merchant order (movements are processed by merchant, then
 -- in the order given), each row updated once per call with the sum of its applied movements — so a

@@ -8,7 +8,7 @@ import type { DepositItemsTable, DepositsTable, SnapshotItem } from '../../db/ta
 import { unpackQuote, type QuotedPrice } from './quote-pack.js';
 import { JOB_OUTBOX } from '../../jobs/enqueue.js';
 import { WEBHOOK_EVENTS_WRITE } from '../webhooks/outbox.js';
-import { InsufficientFundsError } from '../ledger/ledger-repo.js';
+import { InsufficientFundsError } from '../ledger/ledger-moves.js';
 
 export type DepositRow = Selectable<DepositsTable>;
 export type DepositItemRow = Selectable<DepositItemsTable>;

@@ -13,7 +13,7 @@ import { causeOf, isTransient, RetriesExhaustedError, retryWithin } from '../../
 import { PlatformAssetsRefusedError, PlatformOfferUncertainError, type OfferChange, type OfferedAsset, type SentOffer, type TradingPlatform } from '../../platform/port.js';
 import { insertAudit } from '../accounts/accounts-repo.js';
 import { delistDepositItems } from '../catalogue/catalogue-repo.js';
-import { applyMovement, InsufficientFundsError } from '../ledger/ledger-repo.js';
+import { applyMovement, InsufficientFundsError } from '../ledger/ledger-moves.js';
 
 /** A hold whose trade the platform cannot clear yet is looked at again this much later. */
 const HOLD_RECHECK_MS = 10 * 60_000;

@@ -7,7 +7,7 @@ import { textProblem } from '../../domain/text-rules.js';
 import { AppError, notFound, validationError, type FieldError } from '../../domain/errors.js';
 import { isHttpUrl } from '../../http/validation.js';
 import { RATE_LIMIT_MAX_PER_MINUTE } from '../../config.js';
-import { getBalance } from '../ledger/ledger-repo.js';
+import { getBalance } from '../ledger/ledger-moves.js';
 import { assertWebhookTarget } from '../webhooks/target.js';
 import { newWebhookSecret } from '../webhooks/signing.js';
 import * as repo from './merchant-repo.js';

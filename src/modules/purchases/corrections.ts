@@ -9,7 +9,7 @@ import type { Clock } from '../../domain/clock.js';
 import type { OfferEventOf } from '../../platform/offers.js';
 import type { OfferChange } from '../../platform/port.js';
 import { insertAudit } from '../accounts/accounts-repo.js';
-import { applyMovement, InsufficientFundsError } from '../ledger/ledger-repo.js';
+import { applyMovement, InsufficientFundsError } from '../ledger/ledger-moves.js';
 import type { PurchaseRow } from './purchase-repo.js';
 import type { PurchaseTransitions } from './purchase-transitions.js';
 

@@ -10,7 +10,7 @@ import { PURCHASE_MACHINE, type PurchaseEvent, type PurchaseFailReason } from '.
 import { transitionFrom } from '../../domain/state-machine.js';
 import type { TransitionResult } from '../../platform/offers.js';
 import type { SentOffer } from '../../platform/port.js';
-import { applyMovement } from '../ledger/ledger-repo.js';
+import { applyMovement } from '../ledger/ledger-moves.js';
 import { addJobs } from '../../jobs/enqueue.js';
 import { enqueueWebhooks } from '../webhooks/outbox.js';
 import { purchaseHoldEndJob } from './purchase-jobs.js';
