@@ -10,6 +10,7 @@ import type { Backoff } from './backoff.js';
 import { SignInRateLimitedError, type SessionProvider, type WebSession } from './session.js';
 import { withDeadline } from '../../domain/deadline.js';
 import { proxyAgents } from './bot-route.js';
+import { acknowledgeTradeProtection, addItems, communityCookies, communityRequest, managerAccessToken, managerCanPoll, neverHoldBackSentOffers, pollNow, rewriteCommunityRequests, sendCommunityThrough, userInventory } from './library-internals.js';
 import { type CommunityItem, type HistoryTrade, type PartnerDetails } from './steam-mapping.js';
 
 export interface DriverBot {
@@ -128,28 +129,20 @@ export class BotDriver {
     if (bot.proxy) {
       // Both libraries send through community.request: its defaults take the bot's proxy agents.
       const agents = proxyAgents(bot.proxy, deps.settings.callTimeoutMs);
-      const request = (this.community as any).request;
-      const through = (agentOf: (uri: string) => unknown) => (options: any, callback?: unknown) => {
-        const uri = String(options?.uri ?? options?.url ?? options);
-        return request(typeof options === 'object' ? { ...options, agent: agentOf(uri), forever: false } : { uri, agent: agentOf(uri), forever: false }, callback);
-      };
-      (this.community as any).request = Object.assign(through((uri) => (uri.startsWith('https:') ? agents.https : agents.http)), request);
+      sendCommunityThrough(this.community, (uri) => (uri.startsWith('https:') ? agents.https : agents.http));
     }
     const { communityUrl, apiUrl } = deps.settings;
     const rewrite = communityUrl !== DEFAULT_COMMUNITY || apiUrl !== DEFAULT_API;
     if (rewrite) {
       // Every request of both libraries goes through community.httpRequest: point it at the stand-in.
-      (this.community as any).onPreHttpRequest = (_id: number, _source: string, options: any) => {
+      rewriteCommunityRequests(this.community, (options) => {
         const original = String(options.uri ?? options.url);
         if (original.startsWith('https://steamcommunity.com/')) {
           // The cookie jar is keyed by the real host: hand the stand-in the same session cookies.
-          options.headers = { ...options.headers, cookie: (this.community as any)._jar.getCookieString('https://steamcommunity.com/') };
+          options.headers = { ...options.headers, cookie: communityCookies(this.community, 'https://steamcommunity.com/') };
         }
         options.uri = options.url = original.replace(/^https:\/\/steamcommunity\.com\/+/, `${communityUrl}/`).replace(/^https:\/\/api\.steampowered\.com\//, `${apiUrl}/`);
-        return false;
-      };
-      // steam-totp asks the real API for the clock offset; a stand-in platform shares our clock.
-      (this.community as any)._timeOffset = 0;
+      });
     }
     this.manager = new TradeOfferManager({
       community: this.community,
@@ -159,22 +152,20 @@ export class BotDriver {
       // Active offers are withdrawn once the gateway's offer TTL has passed, so none outlives its record.
       cancelTime: deps.offerTtlMs,
       pendingCancelTime: deps.offerTtlMs,
-    } as any);
+    });
     this.manager.minimumPollInterval = 0;
     const track = (p: Promise<unknown>) => {
       this.pending.add(p);
       p.finally(() => this.pending.delete(p)).catch(() => {});
     };
     const snapshot = (o: any): OfferSnapshot => ({ id: String(o.id), state: o.state, message: o.message ?? '', tradeId: o.tradeID ?? null, escrowEnds: o.escrowEnds ?? null, isOurOffer: Boolean(o.isOurOffer) });
-    // The library holds back every unknown sent offer while any send of this bot awaits its answer
-    // (_pendingOfferSendResponses): one hung send, or steady sends on a busy bot, would hide a late
-    // offer — never withdrawn, never followed. Taking up an offer is idempotent here (by its
-    // message, guarded by the record's claim), so that hold-back is switched off.
-    Object.defineProperty(this.manager, '_pendingOfferSendResponses', { get: () => 0, set: () => {}, configurable: true });
+    // The library holds back every unknown sent offer while any send of this bot awaits its answer:
+    // one hung send would hide a late offer, so that hold-back is switched off (see the adapter).
+    neverHoldBackSentOffers(this.manager);
     // The library counts a change as seen once it has emitted it: a change our handler failed to
     // take (a database error) is forgotten from the poll data, so the next poll reports it again.
     const changed = (offer: any) => track(deps.events.offerChanged(snapshot(offer)).catch((err: unknown) => {
-      const sent = (this.manager as any).pollData?.sent;
+      const sent = (this.manager.pollData as { sent?: Record<string, unknown> } | undefined)?.sent;
       if (sent) delete sent[String(offer.id)];
       throw err;
     }));
@@ -210,7 +201,7 @@ export class BotDriver {
         await this.deps.events.refreshToken(session.refreshToken);
       }
       await cb<void>((done) => this.manager.setCookies(session.cookies, (err?: Error | null) => done(err ?? null)));
-      this.accessToken = (this.manager as any).accessToken ?? undefined;
+      this.accessToken = managerAccessToken(this.manager);
       this.hasSession = true;
       if (onPlatform) {
         // The next driver of this bot starts from this session instead of signing in again.
@@ -335,7 +326,7 @@ export class BotDriver {
   }
 
   async acknowledgeTradeProtection(): Promise<void> {
-    await this.call('acknowledge', () => cb<void>((done) => (this.community as any).acknowledgeTradeProtection((err: Error | null) => done(err))));
+    await this.call('acknowledge', () => cb<void>((done) => acknowledgeTradeProtection(this.community, done)));
   }
 
   async userDetails(partnerSteamId: string, token: string): Promise<PartnerDetails> {
@@ -347,7 +338,7 @@ export class BotDriver {
 
   async inventory(steamId: string, appId: number, contextId: string, endpoint = 'inventory'): Promise<CommunityItem[]> {
     return this.call(endpoint, () => cb<CommunityItem[]>((done) => {
-      (this.community as any).getUserInventoryContents(new SteamID(steamId), appId, Number(contextId), true, 'english', (err: Error | null, items: CommunityItem[]) => done(err, items));
+      userInventory<CommunityItem>(this.community, new SteamID(steamId), appId, Number(contextId), true, done);
     }));
   }
 
@@ -356,8 +347,7 @@ export class BotDriver {
     // Never retried on a lost answer (the offer may exist): only 429s, which Steam answers before doing anything.
     return this.call('send', () => cb<{ id: string; pending: boolean }>((done) => {
       const offer = this.manager.createOffer(req.partnerSteamId, req.token);
-      for (const it of req.give) offer.addMyItem(it as any);
-      for (const it of req.receive) offer.addTheirItem(it as any);
+      addItems(offer, req.give, req.receive);
       offer.setMessage(req.message);
       offer.send((err: Error | null, status?: string) => done(err, err ? undefined : { id: String(offer.id), pending: status === 'pending' }));
     }));
@@ -408,11 +398,11 @@ export class BotDriver {
     let startAfterTime: number | undefined;
     let startAfterTradeId: string | undefined;
     for (let page = 0; page < 50; page++) {
-      const body: any = await this.call('history', () => cb<any>((done) => (this.community as any).httpRequest({
+      const body: any = await this.call('history', () => cb<any>((done) => communityRequest(this.community, {
         uri: `${DEFAULT_API}/IEconService/GetTradeHistory/v1/`,
         qs: { access_token: this.accessToken, max_trades: 500, include_failed: 1, get_descriptions: 0, ...(startAfterTime ? { start_after_time: startAfterTime, start_after_tradeid: startAfterTradeId } : {}) },
         json: true,
-      }, (err: Error | null, res: any, b: any) => {
+      }, (err, res, b) => {
         if (!err && res?.statusCode !== 200) err = Object.assign(new Error(`HTTP error ${res?.statusCode}`), { code: res?.statusCode });
         done(err, b);
       }, 'steam-adapter')));
@@ -454,13 +444,13 @@ export class BotDriver {
   /** One poll of our offers; resolves once the changes it found have been handed on. */
   async poll(full = false): Promise<void> {
     // Without a token the library's doPoll returns without an event: the poll would never end.
-    if (!(this.manager as any).accessToken && !(this.manager as any).apiKey) throw new Error('Not Logged In: the session has no access token');
+    if (!managerCanPoll(this.manager)) throw new Error('Not Logged In: the session has no access token');
     await new Promise<void>((resolve, reject) => {
       const ok = () => { this.manager.removeListener('pollFailure', bad); resolve(); };
       const bad = (err: Error) => { this.manager.removeListener('pollSuccess', ok); reject(err); };
       this.manager.once('pollSuccess', ok);
       this.manager.once('pollFailure', bad);
-      (this.manager as any).doPoll(full);
+      pollNow(this.manager, full);
     });
     this.authenticated();
     await Promise.allSettled([...this.pending]);

@@ -10,20 +10,21 @@ import type { Db } from '../../db/database.js';
 import type { Game } from '../../domain/games.js';
 import type { BotItem, PlatformTrade } from '../port.js';
 import type { BotDriver } from './steam-bot.js';
+import { userInventory } from './library-internals.js';
 import { APP_IDS, OfferState, PROTECTED_CONTEXT, TRADABLE_CONTEXT, TradeStatus, platformItemsOf, recordOfMessage, reversedTradeIds, type CommunityItem } from './steam-mapping.js';
 
 /** Every item of one context (tradable or not), as steamcommunity parses it. */
 export function contextItems(driver: BotDriver, appId: number, contextId: string): Promise<CommunityItem[]> {
   return driver.call('own-inventory', () => new Promise<CommunityItem[]>((resolve, reject) => {
-    (driver.community as any).getUserInventoryContents(new SteamID(driver.bot.platformId), appId, Number(contextId), false, 'english',
-      (err: Error | null, items: CommunityItem[]) => (err ? reject(err) : resolve(items ?? [])));
+    userInventory<CommunityItem>(driver.community, new SteamID(driver.bot.platformId), appId, Number(contextId), false,
+      (err, items) => (err ? reject(err) : resolve(items ?? [])));
   }));
 }
 
 /** Our sent offers (every state) updated since `since`, as steam-tradeoffer-manager parses them. */
 function sentOffers(driver: BotDriver, filter: number, since?: Date): Promise<any[]> {
   return driver.call('offers', () => new Promise<any[]>((resolve, reject) => {
-    driver.manager.getOffers(filter, since ?? (undefined as any), (err: Error | null, sent: any[]) => (err ? reject(err) : resolve(sent ?? [])));
+    driver.manager.getOffers(filter, since ?? null, (err: Error | null, sent: any[]) => (err ? reject(err) : resolve(sent ?? [])));
   }));
 }
 
