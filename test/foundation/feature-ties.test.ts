@@ -22,15 +22,11 @@ export function featureOf(rel: string): string | undefined {
  */
 export const KNOWN_REPO_IMPORTS: string[] = [
   'modules/accounts/accounts-service.ts → modules/merchants/merchant-repo.ts',
-  'modules/deposits/offer.ts → modules/accounts/accounts-repo.ts',
   'modules/deposits/offer.ts → modules/catalogue/catalogue-repo.ts',
   'modules/events/events-service.ts → modules/webhooks/webhook-repo.ts',
   'modules/hosted-page/hosted-service.ts → modules/merchants/merchant-repo.ts',
   'modules/mail/letters.ts → modules/accounts/accounts-repo.ts',
   'modules/mail/letters.ts → modules/merchants/merchant-repo.ts',
-  'modules/mail/mail-tasks.ts → modules/accounts/accounts-repo.ts',
-  'modules/pricing/price-admin-service.ts → modules/accounts/accounts-repo.ts',
-  'modules/purchases/corrections.ts → modules/accounts/accounts-repo.ts',
   'modules/web/dashboard/dashboard-repo.ts → modules/webhooks/webhook-repo.ts',
   'modules/web/dashboard/request-log-pages.ts → modules/request-logs/request-log-repo.ts',
   'modules/web/dashboard/settings-pages.ts → modules/merchants/merchant-repo.ts',

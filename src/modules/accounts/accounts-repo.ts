@@ -1,22 +1,7 @@
-// SQL of dashboard users, invitations, sessions and the audit log.
+// SQL of dashboard users, invitations, sessions and the audit log's reads (its one writer, insertAudit,
+// is audit-log.ts).
 import { sql } from 'kysely';
 import { tables, type Conn, type Role, type UserRow } from './accounts-types.js';
-
-export interface AuditInput {
-  merchantId: number | null;
-  userId: number | null;
-  actor: string;
-  action: string;
-  detail?: Record<string, unknown>;
-  ip: string | null;
-}
-
-export async function insertAudit(db: Conn, a: AuditInput): Promise<void> {
-  await tables(db)
-    .insertInto('audit_log')
-    .values({ merchant_id: a.merchantId, user_id: a.userId, actor: a.actor, action: a.action, detail: JSON.stringify(a.detail ?? {}), ip: a.ip })
-    .execute();
-}
 
 /** Audit entries newest first (of one merchant, or all for operators), keyset on id. */
 export function listAudit(db: Conn, opts: { merchantId?: number; before?: number; limit: number }) {

@@ -8,6 +8,7 @@ import { randomSecret, sha256Hex } from '../../domain/secrets.js';
 import { AppError, isAppError, notFound, validationError } from '../../http/errors.js';
 import { findById as findMerchant } from '../merchants/merchant-repo.js';
 import * as repo from './accounts-repo.js';
+import { insertAudit } from './audit-log.js';
 import { hashPassword, passwordProblem, verifyPassword } from './passwords.js';
 import { matchTotp, newTotpSecret, otpauthUri } from './totp.js';
 import { MERCHANT_ROLES, tables, type Role, type UserRow } from './accounts-types.js';
@@ -97,7 +98,7 @@ export function createAccountsService(base: AccountDeps) {
   const { db, config, clock } = base;
 
   const audit = (a: Actor, action: string, merchantId: number | null, detail?: Record<string, unknown>) =>
-    repo.insertAudit(db, { merchantId, userId: a.userId, actor: a.actor, action, detail, ip: a.ip });
+    insertAudit(db, { merchantId, userId: a.userId, actor: a.actor, action, detail, ip: a.ip });
 
   /**
    * Invites an e-mail address (merchant user, or operator when merchantId is null); answers the
@@ -128,7 +129,7 @@ export function createAccountsService(base: AccountDeps) {
       let user = await repo.upsertInvitedUser(trx, { merchantId: input.merchantId, email, role: input.role });
       // An address with an account elsewhere: from here on, the same steps as a new address.
       if (opts.hideOtherAccounts && input.merchantId !== null && user.merchant_id !== input.merchantId) {
-        await repo.insertAudit(trx, { merchantId: null, userId: by.userId, actor: by.actor, action: INVITE_REFUSED_SILENTLY, detail: { email, merchant_id: input.merchantId, reason: 'the address has an account elsewhere: recorded on the team as an invitation that cannot be accepted' }, ip: by.ip });
+        await insertAudit(trx, { merchantId: null, userId: by.userId, actor: by.actor, action: INVITE_REFUSED_SILENTLY, detail: { email, merchant_id: input.merchantId, reason: 'the address has an account elsewhere: recorded on the team as an invitation that cannot be accepted' }, ip: by.ip });
         user = await repo.upsertElsewhereInvitation(trx, { merchantId: input.merchantId, email, role: input.role });
       }
       if (user.password_hash !== null || user.merchant_id !== input.merchantId) {
@@ -141,7 +142,7 @@ export function createAccountsService(base: AccountDeps) {
         ? (await enqueueMail(trx, { kind: 'invitation', user_id: user.id, by: by.actor }), { expires_at: new Date(clock.now().getTime() + INVITATION_TTL_SECONDS * 1000) })
         : await repo.insertInvitation(trx, { userId: user.id, tokenHash: sha256Hex(token), invitedBy: by.actor, ttlSeconds: INVITATION_TTL_SECONDS });
       if (!inv) throw validationError([{ field: 'email', code: 'state', message: ACCOUNT_DISABLED }]); // disabled meanwhile
-      await repo.insertAudit(trx, { merchantId: input.merchantId, userId: by.userId, actor: by.actor, action: 'user_invited', detail: { email, role: input.role, ...(mail ? { by_mail: true } : {}) }, ip: by.ip });
+      await insertAudit(trx, { merchantId: input.merchantId, userId: by.userId, actor: by.actor, action: 'user_invited', detail: { email, role: input.role, ...(mail ? { by_mail: true } : {}) }, ip: by.ip });
       return { user, inv };
     });
     if (mail) return { user_id: result.user.id, merchant_id: input.merchantId, email, role: input.role, sent_to: email };
@@ -172,7 +173,7 @@ export function createAccountsService(base: AccountDeps) {
       if (!used) throw new AppError('not_found', 'this invitation link is not valid (used, expired or mistyped)');
       await repo.setPassword(trx, used.user_id, hash);
       await repo.revokeUserSessions(trx, used.user_id);
-      await repo.insertAudit(trx, { merchantId: inv.merchant_id, userId: used.user_id, actor: inv.email, action: 'invitation_accepted', ip });
+      await insertAudit(trx, { merchantId: inv.merchant_id, userId: used.user_id, actor: inv.email, action: 'invitation_accepted', ip });
       return { user_id: used.user_id, email: inv.email };
     });
   }
@@ -204,9 +205,9 @@ export function createAccountsService(base: AccountDeps) {
     const passwordOk = await verifyPassword(input.password.slice(0, 1000), user?.password_hash ?? null);
     const fail = async (reason: string, u?: UserRow & { reserved: number | null }) => {
       const merchantId = u?.merchant_id ?? null;
-      await repo.insertAudit(db, { merchantId, userId: u?.id ?? null, actor: email || '(empty)', action: 'sign_in_failed', detail: { reason }, ip });
+      await insertAudit(db, { merchantId, userId: u?.id ?? null, actor: email || '(empty)', action: 'sign_in_failed', detail: { reason }, ip });
       if (u && u.reserved === LOCK_AFTER_FAILURES) {
-        await repo.insertAudit(db, { merchantId, userId: u.id, actor: u.email, action: 'account_locked', detail: { seconds: LOCK_SECONDS }, ip });
+        await insertAudit(db, { merchantId, userId: u.id, actor: u.email, action: 'account_locked', detail: { seconds: LOCK_SECONDS }, ip });
       }
       throw new AppError('unauthenticated', SIGN_IN_FAILED);
     };
@@ -222,7 +223,7 @@ export function createAccountsService(base: AccountDeps) {
     await repo.releaseAddressAttempt(db, ip);
     const session = await newSession(user.id, input.ip, input.userAgent);
     if (!session) return fail('disabled while signing in', user);
-    await repo.insertAudit(db, { merchantId: user.merchant_id, userId: user.id, actor: user.email, action: 'signed_in', ip });
+    await insertAudit(db, { merchantId: user.merchant_id, userId: user.id, actor: user.email, action: 'signed_in', ip });
     return { ...session, user };
   }
 
@@ -238,15 +239,15 @@ export function createAccountsService(base: AccountDeps) {
     const ip = a.ip ?? 'unknown';
     const place = await repo.reserveAddressAttempt(db, ip, IP_FAILURE_WINDOW_SECONDS);
     if (place.attempts > IP_FAILURE_LIMIT) {
-      await repo.insertAudit(db, { merchantId: user.merchant_id, userId: user.id, actor: user.email, action: 'reauth_failed', detail: { form, reason: 'address over its limit' }, ip });
+      await insertAudit(db, { merchantId: user.merchant_id, userId: user.id, actor: user.email, action: 'reauth_failed', detail: { form, reason: 'address over its limit' }, ip });
       throw tooMany('too many failed attempts from this address: try again later', place.secondsLeft);
     }
     const row = await repo.findUserReservingAttempt(db, { id: user.id }, LOCK_AFTER_FAILURES, LOCK_SECONDS);
     const passwordOk = await verifyPassword(input.password.slice(0, 1000), row?.password_hash ?? null);
     const fail = async (reason: string): Promise<never> => {
-      await repo.insertAudit(db, { merchantId: user.merchant_id, userId: user.id, actor: user.email, action: 'reauth_failed', detail: { form, reason }, ip });
+      await insertAudit(db, { merchantId: user.merchant_id, userId: user.id, actor: user.email, action: 'reauth_failed', detail: { form, reason }, ip });
       if (row && row.reserved === LOCK_AFTER_FAILURES) {
-        await repo.insertAudit(db, { merchantId: user.merchant_id, userId: user.id, actor: user.email, action: 'account_locked', detail: { seconds: LOCK_SECONDS, form }, ip });
+        await insertAudit(db, { merchantId: user.merchant_id, userId: user.id, actor: user.email, action: 'account_locked', detail: { seconds: LOCK_SECONDS, form }, ip });
       }
       if (row && row.reserved === null) {
         const left = row.locked_until ? Math.ceil((new Date(row.locked_until).getTime() - clock.now().getTime()) / 1000) : LOCK_SECONDS;
@@ -291,7 +292,7 @@ export function createAccountsService(base: AccountDeps) {
     if (config.smtp) {
       await db.transaction().execute(async (trx) => {
         await enqueueMail(trx, { kind: 'password_reset', user_id: userId, by: by.actor });
-        await repo.insertAudit(trx, { merchantId: u.merchant_id, userId: by.userId, actor: by.actor, action: 'password_reset_issued', detail: { email: u.email, by_mail: true }, ip: by.ip });
+        await insertAudit(trx, { merchantId: u.merchant_id, userId: by.userId, actor: by.actor, action: 'password_reset_issued', detail: { email: u.email, by_mail: true }, ip: by.ip });
       });
       return { email: u.email, sent_to: u.email };
     }
@@ -299,7 +300,7 @@ export function createAccountsService(base: AccountDeps) {
     const r = await tables(db).transaction().execute(async (trx) => {
       const row = await repo.insertPasswordReset(trx, { userId, tokenHash: sha256Hex(token), issuedBy: by.actor, ttlSeconds: PASSWORD_RESET_TTL_SECONDS });
       if (!row) throw validationError([{ field: 'user', code: 'state', message: ACCOUNT_DISABLED }]); // disabled meanwhile
-      await repo.insertAudit(trx, { merchantId: u.merchant_id, userId: by.userId, actor: by.actor, action: 'password_reset_issued', detail: { email: u.email }, ip: by.ip });
+      await insertAudit(trx, { merchantId: u.merchant_id, userId: by.userId, actor: by.actor, action: 'password_reset_issued', detail: { email: u.email }, ip: by.ip });
       return row;
     });
     return { email: u.email, url: `${config.publicUrl}/dashboard/reset/${token}`, expires_at: new Date(r.expires_at).toISOString() };
@@ -322,7 +323,7 @@ export function createAccountsService(base: AccountDeps) {
       if (!used) throw new AppError('not_found', RESET_INVALID);
       await repo.setPassword(trx, used.user_id, hash);
       await repo.revokeUserSessions(trx, used.user_id);
-      await repo.insertAudit(trx, { merchantId: r.merchant_id, userId: used.user_id, actor: r.email, action: 'password_reset_completed', ip });
+      await insertAudit(trx, { merchantId: r.merchant_id, userId: used.user_id, actor: r.email, action: 'password_reset_completed', ip });
       return { user_id: used.user_id, email: r.email };
     });
   }
@@ -344,7 +345,7 @@ export function createAccountsService(base: AccountDeps) {
     }
     await db.transaction().execute(async (trx) => {
       await enqueueMail(trx, { kind: 'forgot_password', email, ip });
-      await repo.insertAudit(trx, { merchantId: null, userId: null, actor: email, action: 'password_reset_requested', ip });
+      await insertAudit(trx, { merchantId: null, userId: null, actor: email, action: 'password_reset_requested', ip });
     });
     return true;
   }
@@ -352,7 +353,7 @@ export function createAccountsService(base: AccountDeps) {
   async function setTeamRule(merchantId: number, required: boolean, a: Actor, detail?: Record<string, unknown>) {
     await db.transaction().execute(async (trx) => {
       await repo.setTeamRequiresTotp(trx, merchantId, required);
-      await repo.insertAudit(trx, { merchantId, userId: a.userId, actor: a.actor, action: required ? 'team_totp_required' : 'team_totp_optional', detail, ip: a.ip });
+      await insertAudit(trx, { merchantId, userId: a.userId, actor: a.actor, action: required ? 'team_totp_required' : 'team_totp_optional', detail, ip: a.ip });
     });
   }
 
@@ -456,7 +457,7 @@ export function createAccountsService(base: AccountDeps) {
           await repo.revokeUserSessions(trx, userId);
           await repo.endUserLinks(trx, userId);
         }
-        await repo.insertAudit(trx, { merchantId, userId: a.userId, actor: a.actor, action: disabled ? 'user_disabled' : 'user_enabled', detail: { email: u.email }, ip: a.ip });
+        await insertAudit(trx, { merchantId, userId: a.userId, actor: a.actor, action: disabled ? 'user_disabled' : 'user_enabled', detail: { email: u.email }, ip: a.ip });
       });
     },
 

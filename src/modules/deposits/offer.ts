@@ -11,7 +11,7 @@ import { batched } from '../../db/batched.js';
 import { createOffers, PlatformTimeoutError, type OfferEventOf } from '../../platform/offers.js';
 import { causeOf, isTransient, RetriesExhaustedError, retryWithin } from '../../platform/retry.js';
 import { PlatformAssetsRefusedError, PlatformOfferUncertainError, type OfferChange, type OfferedAsset, type SentOffer, type TradingPlatform } from '../../platform/port.js';
-import { insertAudit } from '../accounts/accounts-repo.js';
+import { insertAudit } from '../accounts/audit-log.js';
 import { delistDepositItems } from '../catalogue/catalogue-repo.js';
 import { applyMovement, InsufficientFundsError } from '../ledger/ledger-moves.js';
 

@@ -5,7 +5,7 @@ import type { TaskList } from 'graphile-worker';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
-import * as repo from '../accounts/accounts-repo.js';
+import { insertAudit } from '../accounts/audit-log.js';
 import { createMailer, type SendMail } from './mailer.js';
 import { letterFor } from './letters.js';
 import { MAIL_TASK, parseMailJob } from '../accounts/account-mail-jobs.js';
@@ -32,7 +32,7 @@ export function mailTasks(ctx: MailTaskDeps): TaskList {
         await letter.undo();
         throw err;
       }
-      await repo.insertAudit(ctx.db, { merchantId: letter.merchantId, userId: letter.userId, actor: 'mail', action: 'mail_sent', detail: { kind: job.kind, email: letter.to }, ip: job.kind === 'forgot_password' ? job.ip : null });
+      await insertAudit(ctx.db, { merchantId: letter.merchantId, userId: letter.userId, actor: 'mail', action: 'mail_sent', detail: { kind: job.kind, email: letter.to }, ip: job.kind === 'forgot_password' ? job.ip : null });
       ctx.log.info({ kind: job.kind, user_id: letter.userId }, 'mail: sent');
     },
   };

@@ -4,7 +4,7 @@
 import type { Db } from '../../db/database.js';
 import type { Game } from '../../domain/games.js';
 import { notFound, validationError } from '../../domain/errors.js';
-import { insertAudit } from '../accounts/accounts-repo.js'; // the one audit log (accounts feature)
+import { insertAudit } from '../accounts/audit-log.js'; // the one audit log (accounts feature)
 import type { PricingService } from './pricing-service.js';
 import * as repo from './price-repo.js';
 

@@ -8,7 +8,7 @@ import type { Db } from '../../db/database.js';
 import type { Clock } from '../../domain/clock.js';
 import type { OfferEventOf } from '../../platform/offers.js';
 import type { OfferChange } from '../../platform/port.js';
-import { insertAudit } from '../accounts/accounts-repo.js';
+import { insertAudit } from '../accounts/audit-log.js';
 import { applyMovement, InsufficientFundsError } from '../ledger/ledger-moves.js';
 import type { PurchaseRow } from './purchase-repo.js';
 import type { PurchaseTransitions } from './purchase-transitions.js';
