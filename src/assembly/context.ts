@@ -52,10 +52,10 @@ export function createContext(base: BaseContext) {
   const deposits = createDepositService({ db, config, clock, log, platform, pricing, onListingsChanged: catalogue.noteLocalWrite });
   const purchases = createPurchaseService({ db, config, clock, log, platform, onListingsChanged: catalogue.noteLocalWrite });
   const intents = createIntentService({ db, config, platform, clock });
-  const hosted = createHostedService({ db, config, clock, deposits });
+  const hosted = createHostedService({ db, config, clock, deposits, merchants });
   const bots = createBotService({ db, config, platform });
   const reconcile = createReconcileService({ db, log, clock, settings: config.reconcile, platform });
-  const accounts = createAccountsService({ db, config, clock });
+  const accounts = createAccountsService({ db, config, clock, merchants });
   const events = createEventsService({ db });
   const priceAdmin = createPriceAdminService({ db, pricing });
   const botStock = createBotStockSync({ db, log, settings: config.botSync, platform, pricing, state: catalogue.pageState });

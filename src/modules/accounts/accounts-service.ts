@@ -6,7 +6,6 @@ import type { Db } from '../../db/database.js';
 import type { Clock } from '../../domain/clock.js';
 import { randomSecret, sha256Hex } from '../../domain/secrets.js';
 import { AppError, isAppError, notFound, validationError } from '../../http/errors.js';
-import { findById as findMerchant } from '../merchants/merchant-repo.js';
 import * as repo from './accounts-repo.js';
 import { insertAudit } from './audit-log.js';
 import { hashPassword, passwordProblem, verifyPassword } from './passwords.js';
@@ -87,11 +86,17 @@ export const RECHECK_FAILED = 'the password or the authentication code is not co
 
 const ACCOUNT_DISABLED = 'this account is disabled: enable it first';
 
+/** What accounts need of merchants: whether one exists (the assembly passes the merchant service). */
+export interface AccountMerchants {
+  exists(merchantId: number): Promise<boolean>;
+}
+
 /** What the accounts service takes of the composition root (the web app's deps extend it). */
 export interface AccountDeps {
   db: Db;
   config: Config;
   clock: Clock;
+  merchants: AccountMerchants;
 }
 
 export function createAccountsService(base: AccountDeps) {
@@ -123,7 +128,7 @@ export function createAccountsService(base: AccountDeps) {
     if (operator ? input.role !== 'operator' : !(MERCHANT_ROLES as readonly string[]).includes(input.role)) {
       throw validationError([{ field: 'role', code: 'oneof', message: operator ? 'role must be operator' : 'role must be one of: owner, developer, viewer' }]);
     }
-    if (!operator && !(await findMerchant(db, input.merchantId!))) throw notFound();
+    if (!operator && !(await base.merchants.exists(input.merchantId!))) throw notFound();
     const token = randomSecret('inv_');
     const result = await db.transaction().execute(async (trx) => {
       let user = await repo.upsertInvitedUser(trx, { merchantId: input.merchantId, email, role: input.role });
@@ -386,7 +391,7 @@ export function createAccountsService(base: AccountDeps) {
 
     /** An operator's setting of a team's rule (console): operators always have an authenticator themselves. */
     async setTeamRequiresTotpAsOperator(merchantId: number, required: boolean, a: Actor) {
-      if (!(await findMerchant(db, merchantId))) throw notFound();
+      if (!(await base.merchants.exists(merchantId))) throw notFound();
       await setTeamRule(merchantId, required, a, { by_operator: true });
     },
     signIn,

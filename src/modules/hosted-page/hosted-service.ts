@@ -7,7 +7,6 @@ import { isoUtc } from '../../domain/clock.js';
 import { GAMES, type Game } from '../../domain/games.js';
 import { forbidden, notFound, validationError, type FieldError } from '../../domain/errors.js';
 import type { MerchantRow } from '../../db/tables/merchants.js';
-import { findById } from '../merchants/merchant-repo.js';
 import { findIntentByToken, type IntentRow } from './intent-repo.js';
 import { platformErrorToAppError } from '../deposits/deposit-platform.js';
 import { intentExpired, intentLinkExpired } from '../deposits/deposit-rules.js';
@@ -36,10 +35,16 @@ export interface HostedDepositsPort {
   status(merchant: MerchantRow, q: { id?: number; merchant_tx_id?: string }): Promise<unknown>;
 }
 
+/** What the hosted page needs of merchants: the intent's merchant's row (the assembly passes the merchant service). */
+export interface HostedMerchants {
+  findRow(merchantId: number): Promise<MerchantRow | undefined>;
+}
+
 export interface HostedDeps {
   db: Db;
   config: Pick<Config, 'publicUrl'>;
   deposits: HostedDepositsPort;
+  merchants: HostedMerchants;
   clock: { now(): Date };
 }
 
@@ -88,7 +93,7 @@ export function createHostedService(deps: HostedDeps) {
     if (typeof hostedToken !== 'string' || !TOKEN_SHAPE.test(hostedToken)) throw notFound();
     const intent = await findIntentByToken(deps.db, hostedToken);
     if (!intent) throw notFound();
-    const merchant = await findById(deps.db, intent.merchant_id);
+    const merchant = await deps.merchants.findRow(intent.merchant_id);
     if (!merchant) throw notFound();
     const disabled = disabledRefusal(merchant); // every hosted page and call of a disabled merchant
     if (disabled) throw disabled;

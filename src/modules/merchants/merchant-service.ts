@@ -167,9 +167,14 @@ export function createMerchantService(db: Db, opts: { webhookAllowPrivate?: bool
 
     get,
 
-    /** Whether the merchant exists (the directory that ledger and webhooks take, as their narrow view of merchants). */
+    /** Whether the merchant exists (the directory that ledger, webhooks and accounts take, as their narrow view of merchants). */
     async exists(id: number): Promise<boolean> {
       return (await repo.findById(db, id)) !== undefined;
+    },
+
+    /** The merchant's row as stored (its secrets too), or undefined: for the gateway's own pages, hosted page and letters, never an API answer as it is. */
+    findRow(id: number): Promise<MerchantRow | undefined> {
+      return repo.findById(db, id);
     },
 
     async list(limit: number, offset: number) {

@@ -13,7 +13,6 @@ import { appErrorOf, forbidden, httpStatusOf, isAppError, notFound } from '../..
 import type { AccountsService, SessionUser } from '../accounts/accounts-service.js';
 import { installWebBasics } from './sign-in/web-session.js';
 import { accountPages, homeOf } from './sign-in/account-pages.js';
-import { findById as findMerchant } from '../merchants/merchant-repo.js';
 import { dashboardPostAllowedWhileDisabled, disabledRefusal } from '../merchants/disabled.js';
 import { html, page } from './kit/html.js';
 import { overviewPage } from './dashboard/overview-page.js';
@@ -60,7 +59,7 @@ export const webAppRoutes = (ctx: WebDeps & { accounts: AccountsService }): Type
   app.addHook('preHandler', async (req) => {
     if (req.method !== 'POST' || !req.user || req.user.merchant_id === null) return;
     if (dashboardPostAllowedWhileDisabled(req.url.split('?')[0])) return;
-    const m = await findMerchant(ctx.db, req.user.merchant_id);
+    const m = await ctx.merchants.findRow(req.user.merchant_id);
     const refusal = m && disabledRefusal(m);
     if (refusal) throw refusal;
   });
@@ -77,7 +76,7 @@ export const webAppRoutes = (ctx: WebDeps & { accounts: AccountsService }): Type
 
   async function shell(u: SessionUser): Promise<Shell> {
     if (u.role === 'operator') return { nav: CONSOLE_NAV };
-    const m = await findMerchant(ctx.db, u.merchant_id!);
+    const m = await ctx.merchants.findRow(u.merchant_id!);
     const nav = MERCHANT_NAV.filter((n) => u.role === 'owner' || n.href !== '/dashboard/audit');
     return { nav, merchantName: m?.name };
   }

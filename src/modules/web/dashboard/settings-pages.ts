@@ -6,7 +6,6 @@ import type { WebDeps } from '../deps.js';
 import { notFound } from '../../../http/errors.js';
 import type { AccountsService } from '../../accounts/accounts-service.js';
 import { actorOf, checkCsrf } from '../sign-in/web-session.js';
-import { findById as findMerchant } from '../../merchants/merchant-repo.js';
 import { actionButton, csrfField, facts, html, pager, statusBadge, table, when, shownOnce, type Html } from '../kit/html.js';
 import * as repo from './dashboard-repo.js';
 import { DEVELOP, intParam, merchantUser, respond, type MerchantUser, type ShellOf } from '../kit/view.js';
@@ -31,7 +30,7 @@ ${canAct ? actionButton(`/dashboard/webhooks/${e.id}/redeliver`, 'Redeliver', cs
 
 export function settingsPages(app: FastifyInstance, ctx: WebDeps, shell: ShellOf, accounts: AccountsService): void {
   async function webhooksPage(u: MerchantUser, query: Record<string, string>, extra?: Html) {
-    const m = await findMerchant(ctx.db, u.merchant_id);
+    const m = await ctx.merchants.findRow(u.merchant_id);
     if (!m) throw notFound();
     const state = ['pending', 'delivered', 'exhausted'].includes(query.state ?? '') ? query.state : undefined;
     const events = await repo.webhookEvents(ctx.db, u.merchant_id, { state, before: intParam(query.before), limit: repo.PAGE_SIZE + 1 });
@@ -102,7 +101,7 @@ ${pager('/dashboard/webhooks', { state }, more ? shown[shown.length - 1].id : un
   // --- API keys & access -----------------------------------------------------------------------
 
   async function developersPage(u: MerchantUser, extra?: Html) {
-    const m = await findMerchant(ctx.db, u.merchant_id);
+    const m = await ctx.merchants.findRow(u.merchant_id);
     if (!m) throw notFound();
     const used = await keyLastUsed(ctx.db, m.id, m.api_key_prefix);
     const canAct = u.role !== 'viewer';

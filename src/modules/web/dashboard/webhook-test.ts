@@ -3,7 +3,6 @@
 import crypto from 'node:crypto';
 import type { WebDeps } from '../deps.js';
 import { validationError } from '../../../http/errors.js';
-import { findById } from '../../merchants/merchant-repo.js';
 import { sendWebhook } from '../../webhooks/http-sender.js';
 import { legacySign, standardSignature } from '../../webhooks/signing.js';
 import { isTargetRefused, resolveTarget } from '../../webhooks/target.js';
@@ -14,7 +13,7 @@ import { recordTestEvent } from '../../webhooks/webhook-repo.js';
 export const TEST_EVENT_STATUS = 'test';
 
 export async function sendTestEvent(ctx: WebDeps, merchantId: number) {
-  const m = await findById(ctx.db, merchantId);
+  const m = await ctx.merchants.findRow(merchantId);
   if (!m?.webhook_url) throw validationError([{ field: 'webhook_url', code: 'required', message: 'set a webhook URL first' }]);
   // Nothing real looks like it: status `test` is no record's status (a handler that acts on
   // `completed` never acts on it), trade_id 0 names no deposit, and `test: true` says so.
