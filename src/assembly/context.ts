@@ -56,7 +56,7 @@ export function createContext(base: BaseContext) {
   const bots = createBotService({ db, config, platform });
   const reconcile = createReconcileService({ db, log, clock, settings: config.reconcile, platform });
   const accounts = createAccountsService({ db, config, clock, merchants });
-  const events = createEventsService({ db });
+  const events = createEventsService({ db, webhooks });
   const priceAdmin = createPriceAdminService({ db, pricing });
   const botStock = createBotStockSync({ db, log, settings: config.botSync, platform, pricing, state: catalogue.pageState });
   // Offer changes the platform reports (accepted, declined, expired, canceled, hold ended,

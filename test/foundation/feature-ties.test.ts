@@ -22,12 +22,9 @@ export function featureOf(rel: string): string | undefined {
  */
 export const KNOWN_REPO_IMPORTS: string[] = [
   'modules/deposits/offer.ts → modules/catalogue/catalogue-repo.ts',
-  'modules/events/events-service.ts → modules/webhooks/webhook-repo.ts',
   'modules/mail/letters.ts → modules/accounts/accounts-repo.ts',
   'modules/mail/letters.ts → modules/merchants/merchant-repo.ts',
-  'modules/web/dashboard/dashboard-repo.ts → modules/webhooks/webhook-repo.ts',
   'modules/web/dashboard/request-log-pages.ts → modules/request-logs/request-log-repo.ts',
-  'modules/web/dashboard/webhook-test.ts → modules/webhooks/webhook-repo.ts',
 ];
 
 /** Every pair of feature folders that import each other, as "a ↔ b: file → file, …" (a < b). */

@@ -7,7 +7,6 @@ import { isoUtc } from '../../domain/clock.js';
 import { notFound } from '../../domain/errors.js';
 import { webhookId } from '../webhooks/signing.js';
 import type { WebhookAttemptRow, WebhookEventRow } from '../../db/tables/webhooks.js';
-import { attemptsOf } from '../webhooks/webhook-repo.js';
 import * as repo from './events-repo.js';
 
 export interface ListEventsInput {
@@ -68,7 +67,12 @@ function typeFilter(type: string | undefined): Pick<repo.EventFilter, 'kind' | '
   return status === undefined ? { kind } : { kind, status };
 }
 
-export function createEventsService(deps: { db: Db }) {
+/** What the events API needs of webhooks: an event's attempts (the assembly passes the webhook service). */
+export interface EventAttempts {
+  attemptsOf(eventIds: number[]): Promise<WebhookAttemptRow[]>;
+}
+
+export function createEventsService(deps: { db: Db; webhooks: EventAttempts }) {
   const { db } = deps;
 
   async function list(merchantId: number, q: ListEventsInput) {
@@ -95,7 +99,7 @@ export function createEventsService(deps: { db: Db }) {
     const n = parseEventId(id);
     const ev = n === undefined ? undefined : await repo.findMerchantEvent(db, merchantId, n);
     if (!ev) throw notFound();
-    return { ...present(ev), attempts: (await attemptsOf(db, [ev.id])).map(presentAttempt) };
+    return { ...present(ev), attempts: (await deps.webhooks.attemptsOf([ev.id])).map(presentAttempt) };
   }
 
   return { list, get };

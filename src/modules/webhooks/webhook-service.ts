@@ -170,7 +170,13 @@ export function createWebhookService(deps: WebhookDeps, opts: WebhookServiceOpti
     return reopened;
   }
 
-  return { deliver, listDeliveries, getDelivery, redeliver, sweep, prune, dispatcher };
+  /** The attempts of these events, by event then attempt (the events API shows one event's). */
+  const attemptsOf = (eventIds: number[]) => repo.attemptsOf(db, eventIds);
+
+  /** Records a dashboard test event as sent (one attempt, already settled): the events API lists it. */
+  const recordTestEvent = (t: repo.SentTestEvent) => repo.recordTestEvent(db, t);
+
+  return { deliver, listDeliveries, getDelivery, redeliver, sweep, prune, dispatcher, attemptsOf, recordTestEvent };
 }
 
 export type WebhookService = ReturnType<typeof createWebhookService>;

@@ -3,7 +3,6 @@
 // scoped by merchant_id: another merchant's record is simply not found.
 import { sql } from 'kysely';
 import type { Db } from '../../../db/database.js';
-import { attemptsOf } from '../../webhooks/webhook-repo.js';
 import { tables } from '../../accounts/accounts-types.js';
 import { merchantOf } from '../../../db/merchant-of-lookup.js';
 
@@ -109,7 +108,8 @@ export async function webhookEvents(db: Db, merchantId: number, opts: { kind?: R
   if (opts.state) q = q.where('state', '=', opts.state as never);
   if (opts.before) q = q.where('id', '<', opts.before);
   const events = await newestOf(q, merchantId).limit(opts.limit).execute();
-  const attempts = await attemptsOf(db, events.map((e) => e.id));
+  const ids = events.map((e) => e.id);
+  const attempts = ids.length === 0 ? [] : await db.selectFrom('webhook_attempts').selectAll().where('event_id', 'in', ids).orderBy('event_id').orderBy('attempt').execute();
   return events.map((e) => ({ ...e, attempt_rows: attempts.filter((a) => a.event_id === e.id) }));
 }
 

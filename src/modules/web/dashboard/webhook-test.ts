@@ -7,7 +7,6 @@ import { sendWebhook } from '../../webhooks/http-sender.js';
 import { legacySign, standardSignature } from '../../webhooks/signing.js';
 import { isTargetRefused, resolveTarget } from '../../webhooks/target.js';
 import { USER_AGENT } from '../../webhooks/webhook-service.js';
-import { recordTestEvent } from '../../webhooks/webhook-repo.js';
 
 /** The status of the test event: no deposit or purchase ever has it. */
 export const TEST_EVENT_STATUS = 'test';
@@ -42,6 +41,6 @@ export async function sendTestEvent(ctx: WebDeps, merchantId: number) {
       'webhook-signature': standardSignature(m.webhook_secret, id, ts, body),
     },
   });
-  await recordTestEvent(ctx.db, { merchantId, webhookId: id, url: m.webhook_url, body, statusCode: r.statusCode, error: r.error, latencyMs: r.latencyMs, excerpt: r.excerpt });
+  await ctx.webhooks.recordTestEvent({ merchantId, webhookId: id, url: m.webhook_url, body, statusCode: r.statusCode, error: r.error, latencyMs: r.latencyMs, excerpt: r.excerpt });
   return { url: m.webhook_url, status_code: r.statusCode, error: r.error, latency_ms: r.latencyMs, excerpt: r.excerpt };
 }
