@@ -250,6 +250,7 @@ const bot = {
   last_authenticated_at: null,
   session_error: null,
   sign_in_retry_at: null,
+  proxy: 'set',
   rotation: 'out',
   rotation_reason: 'no live session (not driven by any instance yet)',
   lease_owner: null,

@@ -136,7 +136,11 @@ describe('migrations', () => {
     await p.query('drop table steam_instances; drop table steam_received_assets');
     await p.query(`update schema_migrations set checksum = $1 where name = '010_steam_bots.sql'`, [migrationChecksum(await fs.readFile(path.join(LEGACY, '010_steam_bots.sql'), 'utf8'))]);
     expect(await migrate(p)).toEqual([]);
-    await p.query(await fs.readFile(path.join(CURRENT, '018_steam_tables_if_missing.sql'), 'utf8'));
+    // As on such a database at the time: 018 made the tables, then the later migrations that change them ran.
+    for (const name of (await fs.readdir(CURRENT)).filter((f) => f.endsWith('.sql') && f >= '018_').sort()) {
+      const text = await fs.readFile(path.join(CURRENT, name), 'utf8');
+      if (name.startsWith('018_') || /alter table (steam_instances|steam_received_assets)\b/.test(text)) await p.query(text);
+    }
     expect(await schema(p)).toEqual(today);
   });
 
