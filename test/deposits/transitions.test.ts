@@ -11,7 +11,7 @@ import { startGateway } from '../../src/assembly/app.js';
 import { steamTestPriceBook } from '../steam/test-price-book.js';
 import { sandboxDepositRoutes } from '../../src/modules/sandbox-helpers/sandbox-deposit-routes.js';
 import { depositTasks } from '../../src/modules/deposits/deposit-tasks.js';
-import { delistDepositItems } from '../../src/modules/catalogue/catalogue-repo.js';
+import { delistDepositItems } from '../../src/modules/catalogue/writes.js';
 import { releaseListing } from '../../src/modules/purchases/purchase-repo.js';
 import { activeDeposit, balance, expectBooksBalance, payloadOf, webhookEvents } from './deposit-helpers.js';
 

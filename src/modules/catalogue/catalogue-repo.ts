@@ -383,9 +383,3 @@ export function pruneEventsStatement(olderThanSeconds: number) {
     )
     select count(*)::int as n from d`;
 }
-
-/** A completed deposit reversed on the platform: its listings are marked withdrawn and those still for sale delisted (SQL catalogue_delist_deposit_items); answers how many it marked. */
-export async function delistDepositItems(db: Db | Trx, depositId: number): Promise<number> {
-  const r = await sql<{ n: number }>`select catalogue_delist_deposit_items(${depositId}) as n`.execute(db);
-  return r.rows[0]?.n ?? 0;
-}

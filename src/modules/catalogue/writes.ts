@@ -1,11 +1,12 @@
 // Catalogue writes (DESIGN 7): the rebuild window (a lease while a long seed or import runs,
 // during which the read side answers 503 + Retry-After), the sandbox seed, and the listing of a
 // completed deposit's items for a job an older version queued (the completing transaction lists
-// them now: SQL catalogue_add_deposit_items). Listing rows carry their own
+// them now: SQL catalogue_add_deposit_items), and the delisting of a reversed deposit's items in the
+// deposits feature's transaction (SQL catalogue_delist_deposit_items). Listing rows carry their own
 // change bookkeeping (the triggers of 003_purchases.sql: page versions and the change feed).
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
-import type { Db } from '../../db/database.js';
+import type { Db, Trx } from '../../db/database.js';
 import { AppError } from '../../domain/errors.js';
 import { clearRebuildLease, countBySource, insertListingsIgnore, rebuildSecondsLeft, setRebuildLease, type ListingInput } from './catalogue-repo.js';
 import type { PageState } from './page-state.js';
@@ -107,3 +108,9 @@ export function createCatalogueWrites(deps: { db: Db; log: Logger; state: Pick<P
 }
 
 export type CatalogueWrites = ReturnType<typeof createCatalogueWrites>;
+
+/** A completed deposit reversed on the platform: its listings are marked withdrawn and those still for sale delisted (SQL catalogue_delist_deposit_items); answers how many it marked. */
+export async function delistDepositItems(db: Db | Trx, depositId: number): Promise<number> {
+  const r = await sql<{ n: number }>`select catalogue_delist_deposit_items(${depositId}) as n`.execute(db);
+  return r.rows[0]?.n ?? 0;
+}

@@ -12,7 +12,7 @@ import { createOffers, PlatformTimeoutError, type OfferEventOf } from '../../pla
 import { causeOf, isTransient, RetriesExhaustedError, retryWithin } from '../../platform/retry.js';
 import { PlatformAssetsRefusedError, PlatformOfferUncertainError, type OfferChange, type OfferedAsset, type SentOffer, type TradingPlatform } from '../../platform/port.js';
 import { insertAudit } from '../accounts/audit-log.js';
-import { delistDepositItems } from '../catalogue/catalogue-repo.js';
+import { delistDepositItems } from '../catalogue/writes.js';
 import { applyMovement, InsufficientFundsError } from '../ledger/ledger-moves.js';
 
 /** A hold whose trade the platform cannot clear yet is looked at again this much later. */
