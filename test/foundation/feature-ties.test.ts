@@ -23,7 +23,6 @@ export function featureOf(rel: string): string | undefined {
 export const KNOWN_REPO_IMPORTS: string[] = [
   'modules/mail/letters.ts → modules/accounts/accounts-repo.ts',
   'modules/mail/letters.ts → modules/merchants/merchant-repo.ts',
-  'modules/web/dashboard/request-log-pages.ts → modules/request-logs/request-log-repo.ts',
 ];
 
 /** Every pair of feature folders that import each other, as "a ↔ b: file → file, …" (a < b). */

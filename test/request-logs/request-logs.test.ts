@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../helpers.js';
 import { userOf, type WebClient } from '../dashboard/web-client.js';
-import { listRequests } from '../../src/modules/request-logs/request-log-repo.js';
+import { listRequests } from '../../src/modules/web/dashboard/dashboard-repo.js';
 
 let gw: TestGateway;
 let A: Awaited<ReturnType<TestGateway['createMerchant']>>;

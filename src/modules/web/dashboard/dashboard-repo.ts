@@ -1,5 +1,5 @@
 // The dashboard's reads: filtered keyset lists (newest first, `before` = the last id seen), record
-// details with their status history and webhook events, the overview's volume. Every query is
+// details with their status history and webhook events, the overview's volume, the API request log. Every query is
 // scoped by merchant_id: another merchant's record is simply not found.
 import { sql } from 'kysely';
 import type { Db } from '../../../db/database.js';
@@ -151,4 +151,33 @@ export async function dailyVolume(db: Db, merchantId: number, from: Date, to: Da
      where merchant_id = ${merchantId} and created_at >= ${from} and created_at < ${to} and status in ('hold', 'completed')
      group by 2) v`.execute(db);
   return rows.rows.map((r) => ({ kind: r.kind, day: r.day, n: r.n, amount: Number(r.amount) }));
+}
+
+export interface RequestLogRow {
+  id: number;
+  at: Date;
+  method: string;
+  path: string;
+  status: number;
+  duration_ms: number;
+  request_id: string;
+  key_prefix: string;
+  client_ip: string;
+  merchant_tx_id: string | null;
+  error_body: string | null;
+  repeats: number;
+}
+
+/** A merchant's requests newest first (request_logs_merchant_idx), from the cursor on, optionally those of a request id or merchant_tx_id. */
+export async function listRequests(db: Db, merchantId: number, opts: { limit: number; beforeId?: number; requestId?: string; merchantTxId?: string }): Promise<RequestLogRow[]> {
+  const r = await sql<RequestLogRow>`
+    select id, at, method, path, status, duration_ms, request_id, key_prefix, client_ip, merchant_tx_id, error_body, repeats
+      from request_logs
+     where merchant_id = ${merchantId}
+       ${opts.beforeId !== undefined ? sql`and id < ${opts.beforeId}` : sql``}
+       ${opts.requestId ? sql`and request_id = ${opts.requestId}` : sql``}
+       ${opts.merchantTxId ? sql`and merchant_tx_id = ${opts.merchantTxId}` : sql``}
+     order by id desc
+     limit ${opts.limit}`.execute(db);
+  return r.rows.map((row) => ({ ...row, id: Number(row.id) }));
 }

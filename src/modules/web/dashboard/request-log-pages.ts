@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../../db/database.js';
 import { html, pager, table, when } from '../kit/html.js';
 import { intParam, merchantUser, respond, type ShellOf } from '../kit/view.js';
-import { listRequests } from '../../request-logs/request-log-repo.js';
+import { listRequests } from './dashboard-repo.js';
 import { stringFields } from '../../../http/typed-routes.js';
 import { maskText, maskUrl } from '../../../domain/redaction.js';
 
