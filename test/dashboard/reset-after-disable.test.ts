@@ -101,7 +101,7 @@ describe('a disable ends what was issued before, for good', () => {
     const id = await userId(e);
     const asked = Date.now() - 1000;
     await disableAndEnable(id);
-    const deps = { db: gw.ctx.db, config: { publicUrl: gw.ctx.config.publicUrl } };
+    const deps = { db: gw.ctx.db, config: { publicUrl: gw.ctx.config.publicUrl }, merchants: gw.ctx.merchants };
     const links = async () => (await sql<{ n: number }>`select count(*)::int as n from dashboard_password_resets where user_id = ${id}`.execute(gw.ctx.db)).rows[0].n;
     const n = await links();
     expect(await letterFor(deps, { kind: 'password_reset', user_id: id, by: 'owner', at: asked })).toBeUndefined();

@@ -22,7 +22,6 @@ export function featureOf(rel: string): string | undefined {
  */
 export const KNOWN_REPO_IMPORTS: string[] = [
   'modules/mail/letters.ts → modules/accounts/accounts-repo.ts',
-  'modules/mail/letters.ts → modules/merchants/merchant-repo.ts',
 ];
 
 /** Every pair of feature folders that import each other, as "a ↔ b: file → file, …" (a < b). */

@@ -7,7 +7,7 @@ import type { Db } from '../../db/database.js';
 import { randomSecret, sha256Hex } from '../../domain/secrets.js';
 import * as repo from '../accounts/accounts-repo.js';
 import { INVITATION_TTL_SECONDS, PASSWORD_RESET_TTL_SECONDS } from '../accounts/accounts-service.js';
-import { findById as findMerchant } from '../merchants/merchant-repo.js';
+import type { MerchantRow } from '../../db/tables/merchants.js';
 import type { Letter } from './mailer.js';
 import type { MailJob } from '../accounts/account-mail-jobs.js';
 
@@ -20,10 +20,15 @@ export interface MintedLetter extends Letter {
   undo: () => Promise<void>;
 }
 
+/** What letters need of merchants: the team's name (the assembly passes the merchant service). */
+export interface MailMerchants {
+  findRow(merchantId: number): Promise<MerchantRow | undefined>;
+}
+
 const until = (d: Date | string) => `${new Date(d).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
 /** The letter of a job with its link minted, or undefined when there is nothing to send (any more). */
-export async function letterFor(deps: { db: Db; config: Pick<Config, 'publicUrl'> }, job: MailJob): Promise<MintedLetter | undefined> {
+export async function letterFor(deps: { db: Db; config: Pick<Config, 'publicUrl'>; merchants: MailMerchants }, job: MailJob): Promise<MintedLetter | undefined> {
   const { db, config } = deps;
   const u = job.kind === 'forgot_password' ? await repo.findUserByEmail(db, job.email) : await repo.findUser(db, job.user_id);
   if (!u || u.disabled) return undefined;
@@ -32,7 +37,7 @@ export async function letterFor(deps: { db: Db; config: Pick<Config, 'publicUrl'
   const site = config.publicUrl;
   if (job.kind === 'invitation') {
     if (u.password_hash !== null) return undefined; // accepted meanwhile
-    const merchant = u.merchant_id === null ? undefined : await findMerchant(db, u.merchant_id);
+    const merchant = u.merchant_id === null ? undefined : await deps.merchants.findRow(u.merchant_id);
     const where = merchant ? `the team of ${merchant.name}` : 'the operators';
     if (u.account_elsewhere) {
       // The address already has an account: it is told so (it holds that account), and gets no link.

@@ -7,13 +7,14 @@ import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import { insertAudit } from '../accounts/audit-log.js';
 import { createMailer, type SendMail } from './mailer.js';
-import { letterFor } from './letters.js';
+import { letterFor, type MailMerchants } from './letters.js';
 import { MAIL_TASK, parseMailJob } from '../accounts/account-mail-jobs.js';
 
 export interface MailTaskDeps {
   db: Db;
   log: Logger;
   config: Config;
+  merchants: MailMerchants;
 }
 
 export function mailTasks(ctx: MailTaskDeps): TaskList {
