@@ -4,6 +4,7 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withoutNock } from './without-nock.js';
 import { FakeSteam } from './fake-steam.js';
 import { FakeSteamLogin } from './fake-steam-login.js';
 import { steamSessionProvider } from '../../src/platform/steam/session.js';
@@ -45,11 +46,14 @@ async function startSocks5(): Promise<{ url: string; connects: string[]; stop():
 
 let fake: FakeSteam;
 let login: FakeSteamLogin;
+let nockBack: () => void;
 beforeAll(async () => {
+  nockBack = withoutNock();
   fake = await new FakeSteam().start();
   login = await new FakeSteamLogin(fake).start();
 });
 afterAll(async () => {
+  nockBack?.();
   await login?.stop();
   await fake?.stop();
 });

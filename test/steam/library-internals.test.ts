@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import SteamCommunity from 'steamcommunity';
 import TradeOfferManager from 'steam-tradeoffer-manager';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withoutNock } from './without-nock.js';
 import {
   communityCookies, communityRequest, managerAccessToken, managerCanPoll, neverHoldBackSentOffers, pollNow, rewriteCommunityRequests, sendCommunityThrough,
 } from '../../src/platform/steam/library-internals.js';
@@ -14,7 +15,9 @@ describe('steam library internals', () => {
   let base = '';
   const seen: { url?: string; cookie?: string; agentUsed: boolean }[] = [];
 
+  let nockBack: () => void;
   beforeAll(async () => {
+    nockBack = withoutNock();
     server = http.createServer((req, res) => {
       seen.push({ url: req.url, cookie: req.headers.cookie, agentUsed: req.headers['x-through'] === 'agent' });
       res.setHeader('content-type', 'application/json');
@@ -23,7 +26,10 @@ describe('steam library internals', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  afterAll(async () => {
+    nockBack?.();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
 
   it('steamcommunity: its requests are rewritten, carry the jar\'s cookies and go through the chosen agent', async () => {
     const community = new SteamCommunity();

@@ -11,6 +11,7 @@
 import crypto from 'node:crypto';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withoutNock } from './without-nock.js';
 import { startTestGateway, type TestGateway } from '../helpers.js';
 import { FakeSteam } from './fake-steam.js';
 import { FakeSteamLogin, startCountingProxy } from './fake-steam-login.js';
@@ -42,7 +43,9 @@ function noRouteOut(): void {
   } as typeof net.Socket.prototype.connect;
 }
 
+let nockBack: () => void;
 beforeAll(async () => {
+  nockBack = withoutNock();
   noRouteOut();
   fake = await new FakeSteam().start();
   login = await new FakeSteamLogin(fake).start();
@@ -55,6 +58,7 @@ beforeAll(async () => {
   platform = gw.ctx.platform as SteamPlatform;
 });
 afterAll(async () => {
+  nockBack?.();
   net.Socket.prototype.connect = connect;
   await gw?.stop();
   await proxy?.stop();
